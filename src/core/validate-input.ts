@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+import { invalidInput, type FieldIssue } from './errors.ts';
+
+/** Turns zod issues into field issues a caller can act on: the field path and, for enums, the allowed values. */
+export function toFieldIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.map(String).join('.') : '(body)';
+    const fieldIssue: FieldIssue = { field, message: issue.message };
+    if (issue.code === 'invalid_value' && Array.isArray(issue.values)) {
+      fieldIssue.allowed = issue.values.filter((v): v is string | number => typeof v === 'string' || typeof v === 'number');
+      fieldIssue.message = `must be one of: ${fieldIssue.allowed.join(', ')}`;
+    }
+    return fieldIssue;
+  });
+}
+
+/** Parses `raw` with `schema` or throws a 400 ServiceError naming every bad field. */
+export function validateInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw invalidInput('The request has invalid fields', toFieldIssues(parsed.error));
+  }
+  return parsed.data;
+}
