@@ -1,0 +1,411 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import { ServiceError, invalidInput } from '../core/errors.ts';
+import { getPlan, PLAN_IDS, type Plan } from './plans.ts';
+import { periodOf, periodResetAt } from './periods.ts';
+import { constantTimeEqual, hashPassword, hashSecret, newApiKeySecret, newToken, verifyPassword } from './secrets.ts';
+
+export interface Account {
+  id: string;
+  email: string;
+  plan: string;
+  status: string;
+  emailVerified: boolean;
+  quotaOverride: number | null;
+  rateLimitOverride: number | null;
+  createdAt: string;
+}
+
+export interface ApiKey {
+  id: string;
+  accountId: string;
+  name: string;
+  displayPrefix: string;
+  tools: string[] | null;
+  canManageKeys: boolean;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface Caller {
+  account: Account;
+  key: ApiKey;
+}
+
+export interface Limits {
+  plan: Plan;
+  monthlyCredits: number;
+  requestsPerMinute: number;
+}
+
+export interface CreateAccountInput {
+  email: string;
+  password?: string | undefined;
+  plan?: string | undefined;
+  verified?: boolean | undefined;
+  quota?: number | undefined;
+  rateLimit?: number | undefined;
+}
+
+export interface CreateKeyInput {
+  accountId: string;
+  name?: string | undefined;
+  tools?: string[] | null | undefined;
+  canManageKeys?: boolean | undefined;
+}
+
+export interface ChargeResult {
+  charged: boolean;
+  used: number;
+  remaining: number;
+}
+
+const now = (): string => new Date().toISOString();
+
+function rowToAccount(row: {
+  id: string;
+  email: string;
+  plan: string;
+  status: string;
+  email_verified_at: string | null;
+  quota_override: number | null;
+  rate_limit_override: number | null;
+  created_at: string;
+}): Account {
+  return {
+    id: row.id,
+    email: row.email,
+    plan: row.plan,
+    status: row.status,
+    emailVerified: row.email_verified_at !== null,
+    quotaOverride: row.quota_override,
+    rateLimitOverride: row.rate_limit_override,
+    createdAt: row.created_at,
+  };
+}
+
+function rowToKey(row: {
+  id: string;
+  account_id: string;
+  name: string;
+  display_prefix: string;
+  tools: string | null;
+  can_manage_keys: number;
+  created_at: string;
+  revoked_at: string | null;
+}): ApiKey {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    displayPrefix: row.display_prefix,
+    tools: row.tools === null ? null : (JSON.parse(row.tools) as string[]),
+    canManageKeys: row.can_manage_keys === 1,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Accounts, keys and credits: everything the invoke path asks of the database. */
+export class AccountStore {
+  readonly #db: Db;
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  limitsOf(account: Account): Limits {
+    const plan = getPlan(account.plan);
+    if (!plan) throw new Error(`account ${account.id} has unknown plan ${account.plan}`);
+    return {
+      plan,
+      monthlyCredits: account.quotaOverride ?? plan.monthlyCredits,
+      requestsPerMinute: account.rateLimitOverride ?? plan.requestsPerMinute,
+    };
+  }
+
+  async countAccounts(): Promise<number> {
+    const row = await this.#db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async createAccount(input: CreateAccountInput): Promise<Account> {
+    const plan = input.plan ?? 'free';
+    if (!getPlan(plan)) throw invalidInput('Unknown plan', [{ field: 'plan', message: `must be one of: ${PLAN_IDS.join(', ')}`, allowed: PLAN_IDS }]);
+    const email = normalizeEmail(input.email);
+    const existing = await this.#db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
+    if (existing) throw new ServiceError(409, 'email_taken', 'An account with this e-mail already exists');
+    const row = {
+      id: randomUUID(),
+      email,
+      password_hash: input.password ? await hashPassword(input.password) : null,
+      email_verified_at: input.verified ? now() : null,
+      plan,
+      status: 'active',
+      quota_override: input.quota ?? null,
+      rate_limit_override: input.rateLimit ?? null,
+      created_at: now(),
+    };
+    await this.#db.insertInto('accounts').values(row).execute();
+    return rowToAccount(row);
+  }
+
+  async getAccount(id: string): Promise<Account | undefined> {
+    const row = await this.#db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? rowToAccount(row) : undefined;
+  }
+
+  async setPlan(accountId: string, plan: string): Promise<Account> {
+    if (!getPlan(plan)) throw invalidInput('Unknown plan', [{ field: 'plan', message: `must be one of: ${PLAN_IDS.join(', ')}`, allowed: PLAN_IDS }]);
+    const result = await this.#db.updateTable('accounts').set({ plan }).where('id', '=', accountId).executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new ServiceError(404, 'account_not_found', `No account ${accountId}`);
+    return (await this.getAccount(accountId))!;
+  }
+
+  /** Checks e-mail and password; the same answer for an unknown e-mail and a wrong password. */
+  async authenticatePassword(email: string, password: string): Promise<Account | undefined> {
+    const row = await this.#db.selectFrom('accounts').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+    if (!row?.password_hash) return undefined;
+    return (await verifyPassword(password, row.password_hash)) ? rowToAccount(row) : undefined;
+  }
+
+  async createVerificationToken(accountId: string, ttlMs = 48 * 3600_000): Promise<string> {
+    const token = newToken();
+    await this.#db
+      .insertInto('email_verifications')
+      .values({ token_hash: hashSecret(token), account_id: accountId, expires_at: new Date(Date.now() + ttlMs).toISOString(), used_at: null })
+      .execute();
+    return token;
+  }
+
+  async verifyEmail(token: string): Promise<Account> {
+    const row = await this.#db.selectFrom('email_verifications').selectAll().where('token_hash', '=', hashSecret(token)).executeTakeFirst();
+    if (!row || row.used_at !== null || row.expires_at < now()) {
+      throw new ServiceError(400, 'invalid_token', 'The verification link is invalid, used or expired');
+    }
+    await this.#db.transaction().execute(async (trx) => {
+      await trx.updateTable('email_verifications').set({ used_at: now() }).where('token_hash', '=', row.token_hash).execute();
+      await trx.updateTable('accounts').set({ email_verified_at: now() }).where('id', '=', row.account_id).where('email_verified_at', 'is', null).execute();
+    });
+    return (await this.getAccount(row.account_id))!;
+  }
+
+  async createKey(input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {
+    const secret = newApiKeySecret();
+    const row = {
+      id: randomUUID(),
+      account_id: input.accountId,
+      name: input.name ?? 'default',
+      display_prefix: secret.slice(0, 13),
+      secret_hash: hashSecret(secret),
+      tools: input.tools ? JSON.stringify([...new Set(input.tools)].sort()) : null,
+      can_manage_keys: input.canManageKeys ? 1 : 0,
+      created_at: now(),
+      revoked_at: null,
+    };
+    await this.#db.insertInto('api_keys').values(row).execute();
+    return { key: rowToKey(row), secret };
+  }
+
+  async listKeys(accountId: string): Promise<ApiKey[]> {
+    const rows = await this.#db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('created_at').execute();
+    return rows.map(rowToKey);
+  }
+
+  async getKey(keyId: string): Promise<ApiKey | undefined> {
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst();
+    return row ? rowToKey(row) : undefined;
+  }
+
+  /** Revokes a key; `accountId` scopes the change to the caller's own keys. */
+  async revokeKey(keyId: string, accountId?: string): Promise<ApiKey> {
+    let query = this.#db.updateTable('api_keys').set({ revoked_at: now() }).where('id', '=', keyId).where('revoked_at', 'is', null);
+    if (accountId) query = query.where('account_id', '=', accountId);
+    await query.execute();
+    const key = await this.getKey(keyId);
+    if (!key || (accountId && key.accountId !== accountId)) throw new ServiceError(404, 'key_not_found', `No API key ${keyId}`);
+    return key;
+  }
+
+  /** Replaces a key's secret: the old secret stops working at once, the id and scopes stay. */
+  async rotateKey(keyId: string, accountId: string): Promise<{ key: ApiKey; secret: string }> {
+    const secret = newApiKeySecret();
+    const result = await this.#db
+      .updateTable('api_keys')
+      .set({ secret_hash: hashSecret(secret), display_prefix: secret.slice(0, 13) })
+      .where('id', '=', keyId)
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new ServiceError(404, 'key_not_found', `No active API key ${keyId}`);
+    return { key: (await this.getKey(keyId))!, secret };
+  }
+
+  /** Resolves a secret to its key and account. Revoked keys resolve too, so the caller can say why they fail. */
+  async findCaller(secret: string): Promise<Caller | undefined> {
+    const hash = hashSecret(secret);
+    const row = await this.#db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .select([
+        'api_keys.id as key_id',
+        'api_keys.name',
+        'api_keys.display_prefix',
+        'api_keys.secret_hash',
+        'api_keys.tools',
+        'api_keys.can_manage_keys',
+        'api_keys.created_at as key_created_at',
+        'api_keys.revoked_at',
+        'accounts.id',
+        'accounts.email',
+        'accounts.plan',
+        'accounts.status',
+        'accounts.email_verified_at',
+        'accounts.quota_override',
+        'accounts.rate_limit_override',
+        'accounts.created_at',
+      ])
+      .where('api_keys.secret_hash', '=', hash)
+      .executeTakeFirst();
+    // The index lookup already matched; the constant-time compare keeps the check itself free of timing signal.
+    if (!row || !constantTimeEqual(row.secret_hash, hash)) return undefined;
+    return {
+      account: rowToAccount(row),
+      key: rowToKey({ ...row, id: row.key_id, account_id: row.id, created_at: row.key_created_at }),
+    };
+  }
+
+  /**
+   * Spends `credits` from the account's quota for the current UTC month, atomically: one
+   * conditional upsert, so concurrent calls and other processes on the same database can never
+   * push `used` past the quota.
+   */
+  async charge(accountId: string, credits: number, quota: number, at = new Date()): Promise<ChargeResult> {
+    const period = periodOf(at);
+    if (credits > quota) return { charged: false, used: await this.usedCredits(accountId, at), remaining: 0 };
+    const row = await this.#db
+      .insertInto('credit_periods')
+      .values({ account_id: accountId, period, used: credits })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'period'])
+          .doUpdateSet({ used: sql<number>`credit_periods.used + excluded.used` })
+          .where(sql<number>`credit_periods.used + excluded.used`, '<=', quota),
+      )
+      .returning('used')
+      .executeTakeFirst();
+    if (row) return { charged: true, used: row.used, remaining: Math.max(0, quota - row.used) };
+    const used = await this.usedCredits(accountId, at);
+    return { charged: false, used, remaining: Math.max(0, quota - used) };
+  }
+
+  async refund(accountId: string, credits: number, at = new Date()): Promise<void> {
+    await this.#db
+      .updateTable('credit_periods')
+      .set({ used: sql<number>`max(used - ${credits}, 0)` })
+      .where('account_id', '=', accountId)
+      .where('period', '=', periodOf(at))
+      .execute();
+  }
+
+  async usedCredits(accountId: string, at = new Date()): Promise<number> {
+    const row = await this.#db
+      .selectFrom('credit_periods')
+      .select('used')
+      .where('account_id', '=', accountId)
+      .where('period', '=', periodOf(at))
+      .executeTakeFirst();
+    return row?.used ?? 0;
+  }
+
+  async recordUsage(event: { accountId: string; keyId: string; operationId: string; credits: number; statusCode: number }, at = new Date()): Promise<void> {
+    await this.#db
+      .insertInto('usage_events')
+      .values({
+        account_id: event.accountId,
+        key_id: event.keyId,
+        operation_id: event.operationId,
+        period: periodOf(at),
+        credits: event.credits,
+        status_code: event.statusCode,
+        created_at: at.toISOString(),
+      })
+      .execute();
+  }
+
+  async usageSummary(account: Account, at = new Date()) {
+    const period = periodOf(at);
+    const limits = this.limitsOf(account);
+    const used = await this.usedCredits(account.id, at);
+    const byTool = await this.#db
+      .selectFrom('usage_events')
+      .select((eb) => ['operation_id', eb.fn.countAll<number>().as('calls'), eb.fn.sum<number>('credits').as('credits')])
+      .where('account_id', '=', account.id)
+      .where('period', '=', period)
+      .groupBy('operation_id')
+      .orderBy('operation_id')
+      .execute();
+    const byKey = await this.#db
+      .selectFrom('usage_events')
+      .leftJoin('api_keys', 'api_keys.id', 'usage_events.key_id')
+      .select((eb) => ['usage_events.key_id', 'api_keys.name', eb.fn.countAll<number>().as('calls'), eb.fn.sum<number>('usage_events.credits').as('credits')])
+      .where('usage_events.account_id', '=', account.id)
+      .where('usage_events.period', '=', period)
+      .groupBy(['usage_events.key_id', 'api_keys.name'])
+      .orderBy('usage_events.key_id')
+      .execute();
+    return {
+      period,
+      plan: limits.plan.id,
+      quota: limits.monthlyCredits,
+      used,
+      remaining: Math.max(0, limits.monthlyCredits - used),
+      resetAt: periodResetAt(at).toISOString(),
+      requestsPerMinute: limits.requestsPerMinute,
+      byTool: byTool.map((r) => ({ operationId: r.operation_id, calls: Number(r.calls), credits: Number(r.credits ?? 0) })),
+      byKey: byKey.map((r) => ({ keyId: r.key_id, name: r.name ?? null, calls: Number(r.calls), credits: Number(r.credits ?? 0) })),
+    };
+  }
+
+  // Idempotency records: the first request with a key claims it (state 'pending'); the response is stored when it ends.
+  async claimIdempotencyKey(accountId: string, key: string, requestHash: string, ttlMs: number): Promise<
+    { kind: 'claimed' } | { kind: 'replay'; status: number; body: string } | { kind: 'mismatch' } | { kind: 'in_progress' }
+  > {
+    const cutoff = new Date(Date.now() - ttlMs).toISOString();
+    await this.#db.deleteFrom('idempotency_records').where('account_id', '=', accountId).where('idempotency_key', '=', key).where('created_at', '<', cutoff).execute();
+    const inserted = await this.#db
+      .insertInto('idempotency_records')
+      .values({ account_id: accountId, idempotency_key: key, request_hash: requestHash, state: 'pending', response_status: null, response_body: null, created_at: now() })
+      .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { kind: 'claimed' };
+    const row = await this.#db.selectFrom('idempotency_records').selectAll().where('account_id', '=', accountId).where('idempotency_key', '=', key).executeTakeFirst();
+    if (!row) return { kind: 'in_progress' };
+    if (row.request_hash !== requestHash) return { kind: 'mismatch' };
+    if (row.state !== 'done' || row.response_status === null || row.response_body === null) return { kind: 'in_progress' };
+    return { kind: 'replay', status: row.response_status, body: row.response_body };
+  }
+
+  async completeIdempotencyKey(accountId: string, key: string, status: number, body: string): Promise<void> {
+    await this.#db
+      .updateTable('idempotency_records')
+      .set({ state: 'done', response_status: status, response_body: body })
+      .where('account_id', '=', accountId)
+      .where('idempotency_key', '=', key)
+      .execute();
+  }
+
+  /** Releases a claim so a retry can run again (the service failed, nothing to replay). */
+  async releaseIdempotencyKey(accountId: string, key: string): Promise<void> {
+    await this.#db.deleteFrom('idempotency_records').where('account_id', '=', accountId).where('idempotency_key', '=', key).execute();
+  }
+
+  async sweepIdempotency(ttlMs: number): Promise<void> {
+    await this.#db.deleteFrom('idempotency_records').where('created_at', '<', new Date(Date.now() - ttlMs).toISOString()).execute();
+  }
+}

@@ -1,0 +1,84 @@
+import { resolve, join } from 'node:path';
+import { z } from 'zod';
+
+const boolFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+/** Every setting, from the environment, parsed by this one schema. Unknown values fail at start, not later. */
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.string().optional(),
+  PUBLIC_BASE_URL: z.url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  SMTP_URL: z.string().optional(),
+  SMTP_FROM: z.string().default('Tool Service <no-reply@localhost>'),
+  TRUST_PROXY: boolFromEnv.default(false),
+  BOOTSTRAP_ACCOUNT: boolFromEnv.default(true),
+  BOOTSTRAP_EMAIL: z.email().default('admin@localhost.localdomain'),
+  IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `sqlite:<absolute path>`; the seam for a PostgreSQL URL later. */
+  databaseUrl: string;
+  publicBaseUrl: string;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  bodyLimitBytes: number;
+  smtpUrl: string | undefined;
+  smtpFrom: string;
+  trustProxy: boolean;
+  bootstrapAccount: boolean;
+  bootstrapEmail: string;
+  idempotencyTtlMs: number;
+  toolTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  const databaseUrl = e.DATABASE_URL ?? `sqlite:${join(dataDir, 'tool-service.db')}`;
+  if (!databaseUrl.startsWith('sqlite:')) {
+    throw new ConfigError(
+      `invalid configuration:\n  DATABASE_URL: only sqlite:<path> is supported in this version (got "${databaseUrl.split(':')[0]}:")`,
+    );
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    logLevel: e.LOG_LEVEL,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    smtpUrl: e.SMTP_URL,
+    smtpFrom: e.SMTP_FROM,
+    trustProxy: e.TRUST_PROXY,
+    bootstrapAccount: e.BOOTSTRAP_ACCOUNT,
+    bootstrapEmail: e.BOOTSTRAP_EMAIL,
+    idempotencyTtlMs: e.IDEMPOTENCY_TTL_HOURS * 3600_000,
+    toolTimeoutMs: e.TOOL_TIMEOUT_MS,
+  };
+}
+
+/** Resolves `sqlite:<path>` (relative paths against the working directory). */
+export function sqlitePath(databaseUrl: string): string {
+  const path = databaseUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  return path === ':memory:' ? path : resolve(path);
+}

@@ -1,0 +1,277 @@
+import { createHash } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AccountStore, Caller, Limits } from '../accounts/account-store.ts';
+import { periodResetAt, periodStartAt } from '../accounts/periods.ts';
+import type { RateDecision, RateLimiter } from '../accounts/rate-limiter.ts';
+import { looksLikeApiKey } from '../accounts/secrets.ts';
+import type { Catalog } from './catalog.ts';
+import type { AnyTool, ToolContext } from './define-tool.ts';
+import { errorEnvelope, successEnvelope, type ErrorEnvelope, type SuccessEnvelope } from './envelope.ts';
+import { ServiceError, isServiceError } from './errors.ts';
+import type { Metrics } from './metrics.ts';
+import { validateInput } from './validate-input.ts';
+
+export interface InvokeRequest {
+  operationId: string;
+  input: unknown;
+  apiKey: string | undefined;
+  idempotencyKey?: string | undefined;
+  requestId: string;
+  log: FastifyBaseLogger;
+  /** Aborted when the caller goes away. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface InvokeResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: SuccessEnvelope | ErrorEnvelope;
+}
+
+export interface InvokerDeps {
+  catalog: Catalog;
+  accounts: AccountStore;
+  rateLimiter: RateLimiter;
+  metrics: Metrics;
+  toolTimeoutMs: number;
+  idempotencyTtlMs: number;
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Which failures give the credits back: the service's own (5xx) and input the tool rejected
+ * as invalid (400). Anything else the user's input caused, such as a well-formed file the
+ * engine cannot read (422), keeps the charge, because the work was done.
+ */
+export function isRefunded(status: number, error: string): boolean {
+  return status >= 500 || error === 'validation_error';
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The one path every call takes, from any surface: authenticate → authorize (account, plan,
+ * key scopes) → rate limit → idempotency → validate → charge atomically → run → refund when
+ * the service failed → record usage. Surfaces never charge or validate on their own.
+ *
+ * Authentication comes before validation so that a caller without a valid key learns nothing
+ * about the tool beyond "401", and every route answers the shared security suite the same way.
+ */
+export class Invoker {
+  readonly #deps: InvokerDeps;
+
+  constructor(deps: InvokerDeps) {
+    this.#deps = deps;
+  }
+
+  /** Resolves the X-Api-Key secret to a caller, or throws the 401 that says what is wrong. */
+  async authenticate(apiKey: string | undefined): Promise<Caller> {
+    if (!apiKey) {
+      throw new ServiceError(401, 'missing_api_key', 'An API key is required', { detail: 'Send your API key in the X-Api-Key header' });
+    }
+    const caller = looksLikeApiKey(apiKey) ? await this.#deps.accounts.findCaller(apiKey) : undefined;
+    if (!caller) throw new ServiceError(401, 'invalid_api_key', 'The API key is not valid', { detail: 'Check the X-Api-Key header; keys start with uts_live_' });
+    if (caller.key.revokedAt !== null) throw new ServiceError(401, 'api_key_revoked', 'The API key has been revoked', { detail: `Key ${caller.key.id} was revoked at ${caller.key.revokedAt}` });
+    return caller;
+  }
+
+  /** The account-level checks every metered call needs: verified e-mail and an active account on a known plan. */
+  authorizeAccount(caller: Caller): Limits {
+    const { account } = caller;
+    if (!account.emailVerified) {
+      throw new ServiceError(403, 'email_not_verified', 'The account e-mail is not verified', { detail: `Open the verification link sent to ${account.email}` });
+    }
+    if (account.status !== 'active') {
+      throw new ServiceError(403, 'account_inactive', 'The account has no active plan', { detail: `Account status is ${account.status}` });
+    }
+    return this.#deps.accounts.limitsOf(account);
+  }
+
+  authorizeTool(caller: Caller, limits: Limits, tool: AnyTool): void {
+    if (limits.plan.excludedFamilies.includes(tool.family)) {
+      throw new ServiceError(403, 'plan_forbidden', `The ${tool.family} family is not included in the ${limits.plan.title} plan`, {
+        detail: `Upgrade the plan to call ${tool.operationId}`,
+      });
+    }
+    if (caller.key.tools !== null && !caller.key.tools.includes(tool.operationId)) {
+      throw new ServiceError(403, 'tool_not_allowed', `This API key may not call ${tool.operationId}`, {
+        detail: `The key is limited to: ${caller.key.tools.join(', ') || '(no tools)'}`,
+      });
+    }
+  }
+
+  rateHeaders(limits: Limits, rate: RateDecision | undefined, creditsRemaining: number, now = new Date()): Record<string, string> {
+    const reset = periodResetAt(now).getTime();
+    const periodSeconds = Math.round((reset - periodStartAt(now).getTime()) / 1000);
+    const toReset = Math.max(1, Math.ceil((reset - now.getTime()) / 1000));
+    const headers: Record<string, string> = {
+      'RateLimit-Policy': `"minute";q=${limits.requestsPerMinute};w=60, "credits";q=${limits.monthlyCredits};qu="credits";w=${periodSeconds}`,
+      'X-Credits-Remaining': String(creditsRemaining),
+    };
+    const credits = `"credits";r=${creditsRemaining};t=${toReset}`;
+    headers['RateLimit'] = rate ? `"minute";r=${rate.remaining};t=${rate.resetSeconds}, ${credits}` : credits;
+    return headers;
+  }
+
+  async invoke(req: InvokeRequest): Promise<InvokeResponse> {
+    const { accounts } = this.#deps;
+    const tool = this.#deps.catalog.get(req.operationId);
+    if (!tool) return this.#fail(new ServiceError(404, 'unknown_tool', `No tool with operationId ${req.operationId}`), req, {});
+
+    let caller: Caller;
+    let limits: Limits;
+    try {
+      caller = await this.authenticate(req.apiKey);
+      limits = this.authorizeAccount(caller);
+      this.authorizeTool(caller, limits, tool);
+    } catch (err) {
+      return this.#fail(err, req, {});
+    }
+    const accountId = caller.account.id;
+
+    const rate = this.#deps.rateLimiter.take(accountId, limits.requestsPerMinute);
+    if (!rate.allowed) {
+      const used = await accounts.usedCredits(accountId);
+      const headers = this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used));
+      return this.#fail(
+        new ServiceError(429, 'rate_limited', `Rate limit of ${limits.requestsPerMinute} requests per minute exceeded`, {
+          detail: `Retry after ${rate.resetSeconds} seconds`,
+          headers: { 'Retry-After': String(rate.resetSeconds) },
+          extra: { retryAfterSeconds: rate.resetSeconds },
+        }),
+        req,
+        headers,
+      );
+    }
+
+    let idempotencyKey: string | undefined;
+    if (req.idempotencyKey !== undefined) {
+      if (!IDEMPOTENCY_KEY.test(req.idempotencyKey)) {
+        return this.#fail(new ServiceError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters'), req, {});
+      }
+      const hash = createHash('sha256').update(`${tool.operationId}\n${canonicalJson(req.input)}`).digest('hex');
+      const claim = await accounts.claimIdempotencyKey(accountId, req.idempotencyKey, hash, this.#deps.idempotencyTtlMs);
+      if (claim.kind === 'replay') {
+        const used = await accounts.usedCredits(accountId);
+        return {
+          status: claim.status,
+          headers: { ...this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used)), 'Idempotent-Replayed': 'true' },
+          body: JSON.parse(claim.body) as SuccessEnvelope | ErrorEnvelope,
+        };
+      }
+      if (claim.kind === 'mismatch') {
+        return this.#fail(new ServiceError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request', { detail: 'Use a new key for a new request' }), req, {});
+      }
+      if (claim.kind === 'in_progress') {
+        return this.#fail(new ServiceError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } }), req, {});
+      }
+      idempotencyKey = req.idempotencyKey;
+    }
+
+    const response = await this.#chargeAndRun(tool, caller, limits, rate, req);
+    if (idempotencyKey !== undefined) {
+      if (response.status >= 500) await accounts.releaseIdempotencyKey(accountId, idempotencyKey);
+      else await accounts.completeIdempotencyKey(accountId, idempotencyKey, response.status, JSON.stringify(response.body));
+    }
+    return response;
+  }
+
+  async #chargeAndRun(tool: AnyTool, caller: Caller, limits: Limits, rate: RateDecision, req: InvokeRequest): Promise<InvokeResponse> {
+    const { accounts, metrics } = this.#deps;
+    const accountId = caller.account.id;
+    const record = (credits: number, statusCode: number) =>
+      accounts.recordUsage({ accountId, keyId: caller.key.id, operationId: tool.operationId, credits, statusCode });
+
+    let input: unknown;
+    try {
+      input = validateInput(tool.input, req.input);
+    } catch (err) {
+      const used = await accounts.usedCredits(accountId);
+      const response = this.#fail(err, req, this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used)));
+      await record(0, response.status);
+      return response;
+    }
+
+    const charge = await accounts.charge(accountId, tool.credits, limits.monthlyCredits);
+    if (!charge.charged) {
+      const resetAt = periodResetAt(new Date()).toISOString();
+      const response = this.#fail(
+        new ServiceError(429, 'quota_exhausted', 'The monthly credit quota is used up', {
+          detail: `${tool.operationId} costs ${tool.credits} credits and ${charge.remaining} remain this period; the quota resets at ${resetAt}`,
+          headers: { 'x-should-retry': 'false' },
+          extra: { resetAt, creditsRequired: tool.credits, creditsRemaining: charge.remaining },
+        }),
+        req,
+        this.rateHeaders(limits, rate, charge.remaining),
+      );
+      await record(0, response.status);
+      return response;
+    }
+
+    let response: InvokeResponse;
+    try {
+      const warnings: string[] = [];
+      const result = await this.#runWithTimeout(tool, input, req, warnings);
+      response = { status: 200, headers: this.rateHeaders(limits, rate, charge.remaining), body: successEnvelope(result, { warnings }) };
+    } catch (err) {
+      const failure = this.#fail(err, req, {});
+      let remaining = charge.remaining;
+      if (isRefunded(failure.status, failure.body.error)) {
+        await accounts.refund(accountId, tool.credits);
+        remaining += tool.credits;
+      }
+      response = { ...failure, headers: { ...this.rateHeaders(limits, rate, remaining), ...failure.headers } };
+    }
+    const charged = response.status < 400 || !isRefunded(response.status, response.body.error) ? tool.credits : 0;
+    if (charged > 0) metrics.credits.inc({ operation_id: tool.operationId }, charged);
+    await record(charged, response.status);
+    return response;
+  }
+
+  async #runWithTimeout(tool: AnyTool, input: unknown, req: InvokeRequest, warnings: string[]): Promise<unknown> {
+    const timeoutMs = tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs;
+    const controller = new AbortController();
+    const onCallerGone = () => controller.abort(new ServiceError(499, 'client_closed', 'The caller closed the request'));
+    req.signal?.addEventListener('abort', onCallerGone, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new ServiceError(504, 'tool_timeout', `${tool.operationId} did not finish within ${timeoutMs} ms`);
+        controller.abort(err);
+        reject(err);
+      }, timeoutMs);
+    });
+    const ctx: ToolContext = { requestId: req.requestId, log: req.log, signal: controller.signal, warn: (m) => warnings.push(m) };
+    try {
+      return await Promise.race([Promise.resolve().then(() => tool.run(input, ctx)), timeout]);
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onCallerGone);
+    }
+  }
+
+  #fail(err: unknown, req: InvokeRequest, headers: Record<string, string>): InvokeResponse {
+    const serviceError = toServiceError(err, req.log);
+    return { status: serviceError.status, headers: { ...headers, ...serviceError.headers }, body: errorEnvelope(serviceError, req.requestId) };
+  }
+}
+
+/** Any failure as a ServiceError; unexpected ones are logged with their cause and answered without it. */
+export function toServiceError(err: unknown, log: FastifyBaseLogger): ServiceError {
+  if (isServiceError(err)) {
+    if (err.status >= 500) log.error({ err, cause: err.cause }, err.message);
+    return err;
+  }
+  log.error({ err }, 'unexpected error');
+  return new ServiceError(500, 'internal_error', 'The service failed while handling the request', {
+    detail: 'The error was logged with the request id; credits for a failed call are refunded',
+  });
+}

@@ -1,0 +1,73 @@
+import type { Generated } from 'kysely';
+
+// Timestamps are ISO-8601 strings in UTC (sortable, portable between SQLite and PostgreSQL).
+export interface AccountsTable {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  email_verified_at: string | null;
+  plan: string;
+  status: string;
+  quota_override: number | null;
+  rate_limit_override: number | null;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** The first characters of the secret, safe to show in listings. */
+  display_prefix: string;
+  /** SHA-256 of the secret: keys carry >= 128 random bits, so a fast hash is safe and keeps auth cheap. */
+  secret_hash: string;
+  /** JSON array of operationIds the key may call; null means every tool. */
+  tools: string | null;
+  can_manage_keys: number;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface EmailVerificationsTable {
+  token_hash: string;
+  account_id: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface CreditPeriodsTable {
+  account_id: string;
+  /** UTC month, `YYYY-MM`. A new month is a new row, which is the monthly reset. */
+  period: string;
+  used: number;
+}
+
+export interface UsageEventsTable {
+  id: Generated<number>;
+  account_id: string;
+  key_id: string;
+  operation_id: string;
+  period: string;
+  credits: number;
+  status_code: number;
+  created_at: string;
+}
+
+export interface IdempotencyRecordsTable {
+  account_id: string;
+  idempotency_key: string;
+  request_hash: string;
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  email_verifications: EmailVerificationsTable;
+  credit_periods: CreditPeriodsTable;
+  usage_events: UsageEventsTable;
+  idempotency_records: IdempotencyRecordsTable;
+}

@@ -1,0 +1,145 @@
+// Process helpers for the engines: find a program, run one with a time limit and bounded output,
+// kill a whole process group, and the sandbox wrappers (a network namespace without interfaces
+// through `unshare --net`, an address-space limit through `prlimit`).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { access, constants } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Absolute path of `program` (searched on PATH when it has no slash), or null. */
+export async function findProgram(program: string): Promise<string | null> {
+  const candidates = program.includes('/')
+    ? [program]
+    : (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(':').filter(Boolean).map((dir) => path.join(dir, program));
+  for (const candidate of candidates) {
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // next
+    }
+  }
+  return null;
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: string;
+  /** stdout went over maxStdoutBytes and was cut */
+  truncated: boolean;
+}
+
+export interface RunProcessOptions {
+  signal?: AbortSignal;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  stdin?: string | Buffer;
+  /** stdout beyond this is dropped and the process killed (default 64 MiB) */
+  maxStdoutBytes?: number;
+  /** kept tail of stderr (default 16 KiB) */
+  maxStderrBytes?: number;
+}
+
+/** Kills the process group led by `pid` (children were spawned with detached: true). */
+export function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIGKILL'): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/**
+ * Runs a program to completion in its own process group; the whole group is killed when `signal`
+ * aborts (then the promise rejects with the signal's reason).
+ */
+export function runProcess(command: string, args: readonly string[], options: RunProcessOptions = {}): Promise<RunResult> {
+  const maxStdout = options.maxStdoutBytes ?? 64 * 1024 * 1024;
+  const maxStderr = options.maxStderrBytes ?? 16 * 1024;
+  return new Promise<RunResult>((resolve, reject) => {
+    options.signal?.throwIfAborted();
+    let child: ChildProcess;
+    try {
+      child = spawn(command, args, {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      });
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (truncated) return;
+      size += chunk.length;
+      if (size > maxStdout) {
+        truncated = true;
+        killGroup(child.pid);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-maxStderr);
+    });
+    child.stdin!.on('error', () => undefined);
+    if (options.stdin !== undefined) child.stdin!.end(options.stdin);
+    else child.stdin!.end();
+
+    const onAbort = (): void => killGroup(child.pid);
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (error) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.on('close', (code, sig) => {
+      options.signal?.removeEventListener('abort', onAbort);
+      // Leave nothing behind that the program may have forked.
+      killGroup(child.pid);
+      if (options.signal?.aborted) {
+        reject(options.signal.reason);
+        return;
+      }
+      resolve({ code, signal: sig, stdout: Buffer.concat(chunks), stderr, truncated });
+    });
+  });
+}
+
+let netnsArgs: Promise<string[] | null> | null = null;
+
+/** The command prefix that runs a program without network (no interfaces but a down loopback), or null. */
+export function networkIsolationPrefix(): Promise<string[] | null> {
+  netnsArgs ??= (async () => {
+    const unshare = await findProgram('unshare');
+    if (unshare === null) return null;
+    try {
+      if ((await runProcess(unshare, ['--net', '--', 'true'])).code === 0) return [unshare, '--net', '--'];
+      if ((await runProcess(unshare, ['--user', '--map-root-user', '--net', '--', 'true'])).code === 0) {
+        return [unshare, '--user', '--map-root-user', '--net', '--'];
+      }
+    } catch {
+      // fall through
+    }
+    return null;
+  })();
+  return netnsArgs;
+}
+
+/** The command prefix that caps the address space of a program (and its children), or null. */
+export async function memoryLimitPrefix(bytes: number | undefined): Promise<string[] | null> {
+  if (bytes === undefined || bytes <= 0) return null;
+  const prlimit = await findProgram('prlimit');
+  if (prlimit === null) return null;
+  return [prlimit, `--as=${Math.floor(bytes)}`, '--'];
+}

@@ -1,0 +1,480 @@
+// The mechanism every engine shares (after Gotenberg): a bounded queue per engine answering 429
+// with Retry-After when full, a per-job timeout (504), warm workers started lazily and restarted
+// after N jobs, after a crash and after a hang, detection of a missing program (503, never a crash
+// of the service) and a status report for /readyz.
+//
+// A worker is whatever the engine keeps warm (a LibreOffice instance, a browser). Engines whose
+// program cannot stay warm (pandoc, poppler) use one virtual worker with several job slots and spawn
+// a process per job; the queue and the timeout still apply.
+import { ServiceError } from '../core/errors.ts';
+
+export interface EngineWorker {
+  /** false once the process behind the worker has exited */
+  alive(): boolean;
+  /** kills everything the worker started; resolves once it is gone */
+  stop(): Promise<void>;
+}
+
+export type EngineProbe = { ok: true; version: string } | { ok: false; missing: string };
+
+export type EngineState = 'ready' | 'starting' | 'missing' | 'degraded';
+
+export interface EngineStatus {
+  name: string;
+  version: string | null;
+  state: EngineState;
+  /** live warm workers */
+  workers: number;
+  /** jobs waiting for a slot */
+  queued: number;
+  /** jobs running now */
+  running: number;
+  /** most jobs that run at once */
+  concurrency: number;
+  /** why the engine is missing or degraded */
+  detail?: string;
+}
+
+export interface EngineLogger {
+  info(data: object, message: string): void;
+  warn(data: object, message: string): void;
+  error(data: object, message: string): void;
+}
+
+export const silentLogger: EngineLogger = { info() {}, warn() {}, error() {} };
+
+export const stderrLogger: EngineLogger = {
+  info() {},
+  warn(data, message) {
+    process.stderr.write(`engines: ${message} ${JSON.stringify(data)}\n`);
+  },
+  error(data, message) {
+    process.stderr.write(`engines: ${message} ${JSON.stringify(data)}\n`);
+  },
+};
+
+export interface SupervisorOptions<W extends EngineWorker> {
+  /** machine name, e.g. 'libreoffice' */
+  name: string;
+  /** human name used in messages, e.g. 'LibreOffice' */
+  label?: string;
+  /** finds the program and its version; called once, lazily */
+  probe: () => Promise<EngineProbe>;
+  /** starts worker number `index` (0-based) */
+  start: (index: number) => Promise<W>;
+  /** warm workers (default 1) */
+  workers?: number;
+  /** jobs one worker runs at once (default 1) */
+  jobsPerWorker?: number;
+  /** jobs that may wait for a slot before the engine answers 429 (default 16) */
+  maxQueued?: number;
+  /** per-job time limit in ms, counted from the moment the job gets its slot (default 60 s) */
+  jobTimeoutMs?: number;
+  /** restart a worker after this many jobs (0 = never; default 0) */
+  maxJobsPerWorker?: number;
+  /**
+   * On timeout: 'restart' kills the worker at once (it cannot be interrupted, e.g. soffice);
+   * 'abort' aborts the job's signal and kills the worker only if the job has not settled after
+   * `graceMs` (e.g. a browser context that can be closed).
+   */
+  onTimeout?: 'restart' | 'abort';
+  graceMs?: number;
+  /** restart workers in the background after a recycle or crash once the engine is in use (default true) */
+  keepWarm?: boolean;
+  logger?: EngineLogger;
+}
+
+export interface JobContext {
+  /** aborted when the job times out or the caller gives up */
+  signal: AbortSignal;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** overrides the engine's job timeout for this job */
+  timeoutMs?: number;
+}
+
+interface Slot<W> {
+  index: number;
+  worker: W | null;
+  starting: Promise<W> | null;
+  running: number;
+  jobs: number;
+  /** set while the worker is being recycled or killed: no new job may use it */
+  draining: boolean;
+}
+
+interface Waiter {
+  resolve: (slot: number) => void;
+  reject: (error: unknown) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+export class EngineSupervisor<W extends EngineWorker> {
+  readonly name: string;
+  readonly label: string;
+  private readonly options: Required<Omit<SupervisorOptions<W>, 'label' | 'logger'>>;
+  private readonly logger: EngineLogger;
+  private readonly slots: Slot<W>[];
+  private readonly waiting: Waiter[] = [];
+  private probeResult: Promise<EngineProbe> | null = null;
+  private probed: EngineProbe | null = null;
+  private startFailure: string | null = null;
+  private consecutiveCrashes = 0;
+  private avgJobMs = 1000;
+  private used = false;
+  private closed = false;
+
+  constructor(options: SupervisorOptions<W>) {
+    this.name = options.name;
+    this.label = options.label ?? options.name;
+    this.logger = options.logger ?? silentLogger;
+    this.options = {
+      name: options.name,
+      probe: options.probe,
+      start: options.start,
+      workers: Math.max(1, options.workers ?? 1),
+      jobsPerWorker: Math.max(1, options.jobsPerWorker ?? 1),
+      maxQueued: Math.max(0, options.maxQueued ?? 16),
+      jobTimeoutMs: options.jobTimeoutMs ?? 60_000,
+      maxJobsPerWorker: options.maxJobsPerWorker ?? 0,
+      onTimeout: options.onTimeout ?? 'restart',
+      graceMs: options.graceMs ?? 1000,
+      keepWarm: options.keepWarm ?? true,
+    };
+    this.slots = Array.from({ length: this.options.workers }, (_, index) => ({
+      index,
+      worker: null,
+      starting: null,
+      running: 0,
+      jobs: 0,
+      draining: false,
+    }));
+  }
+
+  get concurrency(): number {
+    return this.options.workers * this.options.jobsPerWorker;
+  }
+
+  /** Finds the program once; later calls reuse the answer. */
+  probe(): Promise<EngineProbe> {
+    if (this.probeResult === null) {
+      this.probeResult = this.options.probe().then(
+        (result) => {
+          this.probed = result;
+          if (!result.ok) this.logger.warn({ engine: this.name, missing: result.missing }, 'engine program missing');
+          return result;
+        },
+        (error: unknown) => {
+          const result: EngineProbe = { ok: false, missing: `${this.label} (probe failed: ${String(error)})` };
+          this.probed = result;
+          return result;
+        },
+      );
+    }
+    return this.probeResult;
+  }
+
+  /** Runs `job` on a warm worker once a slot is free. */
+  async run<T>(job: (worker: W, context: JobContext) => Promise<T>, options: RunOptions = {}): Promise<T> {
+    if (this.closed) throw this.unavailable(`${this.label} is shutting down`);
+    options.signal?.throwIfAborted();
+    const probe = this.probed ?? (await this.probe());
+    if (!probe.ok) {
+      throw new ServiceError(503, 'engine_unavailable', `${this.label} is not installed on this server (missing: ${probe.missing})`, {
+        extra: { engine: this.name, missing: probe.missing },
+      });
+    }
+    this.used = true;
+    const slotIndex = await this.acquire(options.signal);
+    const slot = this.slots[slotIndex]!;
+    let worker: W;
+    try {
+      worker = await this.ensureWorker(slot);
+    } catch (error) {
+      this.release(slot);
+      throw error;
+    }
+    return this.execute(slot, worker, job, options);
+  }
+
+  /** Starts every worker now instead of on first use. */
+  async warm(): Promise<void> {
+    const probe = await this.probe();
+    if (!probe.ok || this.closed) return;
+    this.used = true;
+    await Promise.allSettled(this.slots.map((slot) => this.ensureWorker(slot)));
+  }
+
+  async status(): Promise<EngineStatus> {
+    const probe = this.probed ?? (await this.probe());
+    const live = this.slots.filter((s) => s.worker !== null && s.worker.alive()).length;
+    const starting = this.slots.some((s) => s.starting !== null);
+    const running = this.slots.reduce((n, s) => n + s.running, 0);
+    const base = {
+      name: this.name,
+      version: probe.ok ? probe.version : null,
+      workers: live,
+      queued: this.waiting.length,
+      running,
+      concurrency: this.concurrency,
+    };
+    if (!probe.ok) return { ...base, state: 'missing', detail: `missing: ${probe.missing}` };
+    if (this.startFailure !== null) return { ...base, state: 'degraded', detail: this.startFailure };
+    if (this.consecutiveCrashes >= 3) return { ...base, state: 'degraded', detail: `${this.consecutiveCrashes} crashes in a row` };
+    if (starting && live === 0) return { ...base, state: 'starting' };
+    return { ...base, state: 'ready' };
+  }
+
+  /** Rejects waiting jobs and stops every worker. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiting.splice(0)) {
+      if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter.reject(this.unavailable(`${this.label} is shutting down`));
+    }
+    await Promise.allSettled(
+      this.slots.map(async (slot) => {
+        const starting = slot.starting;
+        if (starting) await starting.catch(() => undefined);
+        const worker = slot.worker;
+        slot.worker = null;
+        if (worker) await worker.stop();
+      }),
+    );
+  }
+
+  // --- slots and queue ---------------------------------------------------------------------
+
+  private freeSlot(): number {
+    let best = -1;
+    for (const slot of this.slots) {
+      if (slot.draining || slot.running >= this.options.jobsPerWorker) continue;
+      // A worker due for recycling takes no new job; it restarts once its last job ends.
+      if (this.options.maxJobsPerWorker > 0 && slot.worker !== null && slot.jobs >= this.options.maxJobsPerWorker) continue;
+      // Prefer a slot whose worker is already warm, then the least busy.
+      const warm = slot.worker !== null && slot.worker.alive();
+      if (best === -1) {
+        best = slot.index;
+        continue;
+      }
+      const current = this.slots[best]!;
+      const currentWarm = current.worker !== null && current.worker.alive();
+      if ((warm && !currentWarm) || (warm === currentWarm && slot.running < current.running)) best = slot.index;
+    }
+    return best;
+  }
+
+  private acquire(signal?: AbortSignal): Promise<number> {
+    const free = this.waiting.length === 0 ? this.freeSlot() : -1;
+    if (free !== -1) {
+      this.slots[free]!.running++;
+      return Promise.resolve(free);
+    }
+    if (this.waiting.length >= this.options.maxQueued) {
+      const retryAfter = this.retryAfterSeconds();
+      throw new ServiceError(429, 'engine_busy', `${this.label} is busy; retry in ${retryAfter} s`, {
+        headers: { 'Retry-After': String(retryAfter) },
+        extra: { engine: this.name, retryAfter },
+      });
+    }
+    return new Promise<number>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject };
+      if (signal) {
+        waiter.signal = signal;
+        waiter.onAbort = () => {
+          const at = this.waiting.indexOf(waiter);
+          if (at !== -1) this.waiting.splice(at, 1);
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.waiting.push(waiter);
+    });
+  }
+
+  private release(slot: Slot<W>): void {
+    slot.running--;
+    this.dispatch();
+  }
+
+  private dispatch(): void {
+    while (this.waiting.length > 0) {
+      const free = this.freeSlot();
+      if (free === -1) return;
+      const waiter = this.waiting.shift()!;
+      if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      this.slots[free]!.running++;
+      waiter.resolve(free);
+    }
+  }
+
+  private retryAfterSeconds(): number {
+    const rounds = Math.ceil((this.waiting.length + 1) / this.concurrency);
+    return Math.min(120, Math.max(1, Math.ceil((rounds * this.avgJobMs) / 1000)));
+  }
+
+  // --- workers -----------------------------------------------------------------------------
+
+  private ensureWorker(slot: Slot<W>): Promise<W> {
+    if (slot.worker !== null && slot.worker.alive()) return Promise.resolve(slot.worker);
+    if (slot.starting !== null) return slot.starting;
+    if (slot.worker !== null) {
+      // Died while idle (or between jobs): forget it and start a new one.
+      const dead = slot.worker;
+      slot.worker = null;
+      slot.jobs = 0;
+      void dead.stop().catch(() => undefined);
+      this.logger.warn({ engine: this.name, worker: slot.index }, 'worker died while idle; restarting');
+    }
+    const started = Date.now();
+    const starting = this.options.start(slot.index).then(
+      (worker) => {
+        slot.starting = null;
+        if (this.closed) {
+          void worker.stop();
+          throw this.unavailable(`${this.label} is shutting down`);
+        }
+        slot.worker = worker;
+        slot.jobs = 0;
+        this.startFailure = null;
+        this.logger.info({ engine: this.name, worker: slot.index, ms: Date.now() - started }, 'worker started');
+        return worker;
+      },
+      (error: unknown) => {
+        slot.starting = null;
+        if (error instanceof ServiceError) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        this.startFailure = `failed to start: ${message}`;
+        this.logger.error({ engine: this.name, worker: slot.index, err: message }, 'worker failed to start');
+        throw new ServiceError(503, 'engine_unavailable', `${this.label} could not be started; try again later`, {
+          detail: message,
+          extra: { engine: this.name },
+          cause: error,
+        });
+      },
+    );
+    slot.starting = starting;
+    return starting;
+  }
+
+  /** Stops the slot's worker (crash, hang, recycle) and starts a new one in the background. */
+  private recycle(slot: Slot<W>, worker: W, reason: string): Promise<void> {
+    if (slot.worker === worker) slot.worker = null;
+    slot.draining = true;
+    slot.jobs = 0;
+    this.logger.info({ engine: this.name, worker: slot.index, reason }, 'restarting worker');
+    return worker
+      .stop()
+      .catch(() => undefined)
+      .then(() => {
+        slot.draining = false;
+        if (this.options.keepWarm && this.used && !this.closed && slot.worker === null && slot.starting === null) {
+          void this.ensureWorker(slot).catch(() => undefined);
+        }
+        this.dispatch();
+      });
+  }
+
+  private async execute<T>(slot: Slot<W>, worker: W, job: (worker: W, context: JobContext) => Promise<T>, options: RunOptions): Promise<T> {
+    const controller = new AbortController();
+    const timeoutMs = options.timeoutMs ?? this.options.jobTimeoutMs;
+    const started = Date.now();
+    slot.jobs++;
+
+    let settled = false;
+    let recycled = false;
+    const jobPromise = Promise.resolve().then(() => job(worker, { signal: controller.signal }));
+
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
+    };
+    const killWorker = (reason: string): void => {
+      if (recycled) return;
+      recycled = true;
+      void this.recycle(slot, worker, reason);
+    };
+
+    let rejectEarly: (error: unknown) => void = () => {};
+    const early = new Promise<never>((_, reject) => {
+      rejectEarly = reject;
+    });
+    const stopJob = (error: unknown, reason: string): void => {
+      controller.abort(error);
+      rejectEarly(error);
+      if (this.options.onTimeout === 'restart') {
+        killWorker(reason);
+      } else {
+        const grace = setTimeout(() => killWorker(`${reason}; job did not stop within ${this.options.graceMs} ms`), this.options.graceMs);
+        void jobPromise.then(
+          () => clearTimeout(grace),
+          () => clearTimeout(grace),
+        );
+      }
+    };
+    const timer = setTimeout(() => {
+      const error = new ServiceError(504, 'engine_timeout', `${this.label} did not finish within ${Math.round(timeoutMs / 1000)} s`, {
+        detail: `the job exceeded its ${timeoutMs} ms time limit and was stopped`,
+        extra: { engine: this.name, timeoutMs },
+      });
+      this.logger.warn({ engine: this.name, worker: slot.index, timeoutMs }, 'job timed out');
+      stopJob(error, 'timeout');
+    }, timeoutMs);
+    const onCallerAbort = (): void => stopJob(options.signal?.reason, 'caller aborted');
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+    // The slot is held until the job itself settles (or its worker is gone), so a hung job never
+    // lets a second job onto the same worker.
+    void jobPromise
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        finish();
+        const duration = Date.now() - started;
+        this.avgJobMs = this.avgJobMs * 0.8 + duration * 0.2;
+        if (!recycled) {
+          if (!worker.alive()) {
+            killWorker('worker exited');
+          } else if (this.options.maxJobsPerWorker > 0 && slot.jobs >= this.options.maxJobsPerWorker && slot.running === 1) {
+            killWorker(`recycled after ${slot.jobs} jobs`);
+          }
+        }
+        this.release(slot);
+      });
+
+    try {
+      const result = await Promise.race([jobPromise, early]);
+      this.consecutiveCrashes = 0;
+      return result;
+    } catch (error) {
+      if (controller.signal.aborted) throw controller.signal.reason;
+      if (error instanceof ServiceError) {
+        if (worker.alive()) this.consecutiveCrashes = 0;
+        throw error;
+      }
+      this.consecutiveCrashes++;
+      const message = error instanceof Error ? error.message : String(error);
+      this.logger.error({ engine: this.name, worker: slot.index, err: message, alive: worker.alive() }, 'job failed');
+      // Whatever went wrong, do not trust this worker again.
+      killWorker(worker.alive() ? `job failed: ${message}` : 'worker crashed during a job');
+      throw new ServiceError(503, 'engine_crashed', `${this.label} stopped unexpectedly while converting; try again`, {
+        detail: message,
+        extra: { engine: this.name },
+        cause: error,
+      });
+    } finally {
+      finish();
+    }
+  }
+
+  private unavailable(message: string): ServiceError {
+    return new ServiceError(503, 'engine_unavailable', message, { extra: { engine: this.name } });
+  }
+}

@@ -1,0 +1,326 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AccountStore, Account, ApiKey, Caller } from '../accounts/account-store.ts';
+import type { Mailer } from '../accounts/mailer.ts';
+import { PLAN_IDS, PLANS } from '../accounts/plans.ts';
+import type { Catalog } from '../core/catalog.ts';
+import { successEnvelope } from '../core/envelope.ts';
+import { ServiceError, invalidInput } from '../core/errors.ts';
+import type { Invoker } from '../core/invoke.ts';
+import { validateInput } from '../core/validate-input.ts';
+import type { RouteSpec } from './route-spec.ts';
+
+export interface AccountRouteDeps {
+  accounts: AccountStore;
+  invoker: Invoker;
+  mailer: Mailer;
+  catalog: Catalog;
+  publicBaseUrl: string;
+}
+
+const signupBody = z.object({
+  email: z.email().max(254).describe('Your e-mail address; a verification link is sent to it'),
+  password: z.string().min(10).max(200).describe('At least 10 characters'),
+});
+
+const credentials = {
+  email: z.email().max(254).optional().describe('Account e-mail, when authenticating with the password instead of a key'),
+  password: z.string().max(200).optional().describe('Account password, with `email`'),
+};
+
+const createKeyBody = z.object({
+  name: z.string().min(1).max(100).optional().describe('A label for the key'),
+  tools: z.array(z.string().max(200)).max(500).optional().describe('operationIds this key may call; omitted means every tool'),
+  canManageKeys: z.boolean().optional().describe('Whether this key may create, list, rotate and revoke keys'),
+  ...credentials,
+});
+
+const keyIdParams = z.object({ keyId: z.uuid().describe('The key id') });
+
+const keyView = z.object({
+  keyId: z.string(),
+  name: z.string(),
+  prefix: z.string().describe('The first characters of the secret, to recognise it'),
+  tools: z.array(z.string()).nullable(),
+  canManageKeys: z.boolean(),
+  createdAt: z.string(),
+  revokedAt: z.string().nullable(),
+});
+
+const keyWithSecret = keyView.extend({ apiKey: z.string().describe('The secret: shown only in this response') });
+
+function viewKey(key: ApiKey) {
+  return {
+    keyId: key.id,
+    name: key.name,
+    prefix: key.displayPrefix,
+    tools: key.tools,
+    canManageKeys: key.canManageKeys,
+    createdAt: key.createdAt,
+    revokedAt: key.revokedAt,
+  };
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
+  const { accounts, invoker, mailer } = deps;
+
+  /**
+   * Key management proves ownership of the account: a key allowed to manage keys, or the
+   * account's e-mail and password (HTTP Basic, or `email`/`password` in a JSON body).
+   */
+  async function owner(request: FastifyRequest): Promise<{ account: Account; via: Caller | null }> {
+    const apiKey = header(request, 'x-api-key');
+    if (apiKey) {
+      const caller = await invoker.authenticate(apiKey);
+      if (!caller.key.canManageKeys) {
+        throw new ServiceError(403, 'key_management_not_allowed', 'This API key may not manage keys', { detail: 'Use a key created with canManageKeys, or the account e-mail and password' });
+      }
+      return { account: caller.account, via: caller };
+    }
+    let email: string | undefined;
+    let password: string | undefined;
+    const authorization = header(request, 'authorization');
+    if (authorization?.startsWith('Basic ')) {
+      const decoded = Buffer.from(authorization.slice(6), 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon > 0) {
+        email = decoded.slice(0, colon);
+        password = decoded.slice(colon + 1);
+      }
+    } else if (request.body && typeof request.body === 'object') {
+      const body = request.body as Record<string, unknown>;
+      if (typeof body['email'] === 'string' && typeof body['password'] === 'string') {
+        email = body['email'];
+        password = body['password'];
+      }
+    }
+    if (email === undefined || password === undefined) {
+      throw new ServiceError(401, 'missing_credentials', 'Authentication is required', {
+        detail: 'Send X-Api-Key (a key allowed to manage keys) or the account e-mail and password (HTTP Basic)',
+      });
+    }
+    const account = await accounts.authenticatePassword(email, password);
+    if (!account) throw new ServiceError(401, 'invalid_credentials', 'The e-mail or password is wrong');
+    return { account, via: null };
+  }
+
+  const routes: RouteSpec[] = [
+    {
+      method: 'POST',
+      url: '/api/v1/accounts',
+      operationId: 'accounts_signup',
+      summary: 'Create an account',
+      description: 'Signs up on the free plan and sends an e-mail verification link. Calls need a verified e-mail; then create a key with POST /api/v1/api-keys.',
+      tag: 'accounts',
+      auth: 'none',
+      body: signupBody,
+      success: {
+        status: 201,
+        description: 'Account created; verification link sent',
+        result: z.object({ accountId: z.string(), email: z.string(), plan: z.string(), emailVerified: z.boolean() }),
+      },
+      errors: [400, 409],
+      async handler(request, reply) {
+        const body = validateInput(signupBody, request.body ?? {});
+        const account = await accounts.createAccount({ email: body.email, password: body.password, plan: 'free' });
+        const token = await accounts.createVerificationToken(account.id);
+        const link = `${deps.publicBaseUrl}/api/v1/accounts/verify?token=${encodeURIComponent(token)}`;
+        await mailer.send({
+          to: account.email,
+          subject: 'Verify your e-mail for the tool service',
+          text: `Open this link to verify your e-mail address:\n\n${link}\n\nThe link is valid for 48 hours.`,
+        });
+        return reply.code(201).send(
+          successEnvelope(
+            { accountId: account.id, email: account.email, plan: account.plan, emailVerified: account.emailVerified },
+            { code: 201, message: 'Account created; check your e-mail for the verification link' },
+          ),
+        );
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/accounts/verify',
+      operationId: 'accounts_verify_email',
+      summary: 'Verify an e-mail address',
+      description: 'The link sent at signup. Marks the account e-mail verified.',
+      tag: 'accounts',
+      auth: 'none',
+      query: z.object({ token: z.string().min(1).max(200) }),
+      success: { status: 200, description: 'E-mail verified', result: z.object({ accountId: z.string(), email: z.string(), emailVerified: z.boolean() }) },
+      errors: [400],
+      async handler(request) {
+        const { token } = validateInput(z.object({ token: z.string().min(1).max(200) }), request.query);
+        const account = await accounts.verifyEmail(token);
+        return successEnvelope({ accountId: account.id, email: account.email, emailVerified: account.emailVerified }, { message: 'E-mail verified' });
+      },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      operationId: 'api_keys_create',
+      summary: 'Create an API key',
+      description:
+        'Creates a key for the account. Authenticate with X-Api-Key (a key allowed to manage keys) or with the account e-mail and password (HTTP Basic or `email`/`password` fields). The secret is returned once and stored only as a hash. A key created by a key cannot reach tools its creator cannot.',
+      tag: 'api-keys',
+      auth: 'apiKeyOrPassword',
+      body: createKeyBody,
+      success: { status: 201, description: 'The new key with its secret', result: keyWithSecret },
+      errors: [400, 401, 403],
+      async handler(request, reply) {
+        const { account, via } = await owner(request);
+        const body = validateInput(createKeyBody, request.body ?? {});
+        if (body.tools) {
+          const unknown = body.tools.filter((id) => !deps.catalog.get(id));
+          if (unknown.length > 0) throw invalidInput('Unknown operationIds in tools', [{ field: 'tools', message: `unknown: ${unknown.join(', ')}` }]);
+        }
+        let tools = body.tools ?? null;
+        if (via?.key.tools) {
+          const parentTools = via.key.tools;
+          tools = (tools ?? parentTools).filter((id) => parentTools.includes(id));
+        }
+        const { key, secret } = await accounts.createKey({ accountId: account.id, name: body.name, tools, canManageKeys: body.canManageKeys ?? false });
+        return reply.code(201).send(successEnvelope({ ...viewKey(key), apiKey: secret }, { code: 201, message: 'Key created; store the secret now, it is not shown again' }));
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/api-keys',
+      operationId: 'api_keys_list',
+      summary: 'List API keys',
+      description: 'Lists the account keys, revoked ones included. Secrets are never listed.',
+      tag: 'api-keys',
+      auth: 'apiKeyOrPassword',
+      success: { status: 200, description: 'The keys', result: z.object({ keys: z.array(keyView) }) },
+      errors: [401, 403],
+      async handler(request) {
+        const { account } = await owner(request);
+        return successEnvelope({ keys: (await accounts.listKeys(account.id)).map(viewKey) });
+      },
+    },
+    {
+      method: 'DELETE',
+      url: '/api/v1/api-keys/:keyId',
+      operationId: 'api_keys_revoke',
+      summary: 'Revoke an API key',
+      description: 'The key stops working at once.',
+      tag: 'api-keys',
+      auth: 'apiKeyOrPassword',
+      params: keyIdParams,
+      success: { status: 200, description: 'The revoked key', result: keyView },
+      errors: [400, 401, 403, 404],
+      async handler(request) {
+        const { account } = await owner(request);
+        const { keyId } = validateInput(keyIdParams, request.params);
+        return successEnvelope(viewKey(await accounts.revokeKey(keyId, account.id)), { message: 'Key revoked' });
+      },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/api-keys/:keyId/rotate',
+      operationId: 'api_keys_rotate',
+      summary: 'Rotate an API key',
+      description: 'Issues a new secret for the key; the old secret stops working at once. Id, name and scopes stay.',
+      tag: 'api-keys',
+      auth: 'apiKeyOrPassword',
+      params: keyIdParams,
+      body: z.object(credentials),
+      success: { status: 200, description: 'The key with its new secret', result: keyWithSecret },
+      errors: [400, 401, 403, 404],
+      async handler(request) {
+        const { account } = await owner(request);
+        const { keyId } = validateInput(keyIdParams, request.params);
+        const { key, secret } = await accounts.rotateKey(keyId, account.id);
+        return successEnvelope({ ...viewKey(key), apiKey: secret }, { message: 'Key rotated; store the new secret now' });
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/usage',
+      operationId: 'usage_get',
+      summary: 'Credit usage this period',
+      description: 'Credits used and left in the current UTC month, the reset time, and calls and credits per tool and per key. Free.',
+      tag: 'usage',
+      auth: 'apiKey',
+      success: {
+        status: 200,
+        description: 'Usage of the account this period',
+        result: z.object({
+          period: z.string(),
+          plan: z.string(),
+          quota: z.number(),
+          used: z.number(),
+          remaining: z.number(),
+          resetAt: z.string(),
+          requestsPerMinute: z.number(),
+          byTool: z.array(z.object({ operationId: z.string(), calls: z.number(), credits: z.number() })),
+          byKey: z.array(z.object({ keyId: z.string(), name: z.string().nullable(), calls: z.number(), credits: z.number() })),
+        }),
+      },
+      errors: [401],
+      async handler(request) {
+        const caller = await invoker.authenticate(header(request, 'x-api-key'));
+        return successEnvelope(await accounts.usageSummary(caller.account));
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/plans',
+      operationId: 'plans_list',
+      summary: 'List plans',
+      description: 'Plans with their monthly credits, per-minute limits and excluded families. Free, no key needed.',
+      tag: 'catalog',
+      auth: 'none',
+      success: {
+        status: 200,
+        description: 'The plans',
+        result: z.object({
+          plans: z.array(z.object({ id: z.enum(PLAN_IDS), title: z.string(), monthlyCredits: z.number(), requestsPerMinute: z.number(), excludedFamilies: z.array(z.string()) })),
+        }),
+      },
+      errors: [],
+      async handler() {
+        return successEnvelope({ plans: Object.values(PLANS).map((p) => ({ ...p, excludedFamilies: [...p.excludedFamilies] })) });
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/tools',
+      operationId: 'tools_list',
+      summary: 'List the tool catalog',
+      description: 'Every tool with its operationId, family, path, method, credit cost and summary. Free, no key needed.',
+      tag: 'catalog',
+      auth: 'none',
+      success: {
+        status: 200,
+        description: 'The catalog',
+        result: z.object({
+          count: z.number(),
+          tools: z.array(
+            z.object({ operationId: z.string(), family: z.string(), path: z.string(), method: z.string(), credits: z.number(), summary: z.string(), description: z.string(), aliases: z.array(z.string()) }),
+          ),
+        }),
+      },
+      errors: [],
+      async handler() {
+        const tools = deps.catalog.tools.map((t) => ({
+          operationId: t.operationId,
+          family: t.family,
+          path: t.path,
+          method: t.method,
+          credits: t.credits,
+          summary: t.title,
+          description: t.description,
+          aliases: [...t.aliases],
+        }));
+        return successEnvelope({ count: tools.length, tools });
+      },
+    },
+  ];
+  return routes;
+}

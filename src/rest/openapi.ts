@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import type { Catalog } from '../core/catalog.ts';
+import type { AnyTool } from '../core/define-tool.ts';
+import type { RouteSpec } from './route-spec.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  delete out['$schema'];
+  return out;
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input: the envelope names each bad field (`issues`), with the allowed values for an enum. Not charged.',
+  401: 'Missing, invalid or revoked API key (`missing_api_key`, `invalid_api_key`, `api_key_revoked`).',
+  403: 'Not allowed: e-mail not verified, account inactive, tool outside the plan or outside the key scopes.',
+  404: 'Not found.',
+  409: 'Idempotency-Key reused with a different body, or still running; or a conflicting resource.',
+  429: 'Rate limited (`rate_limited`, with Retry-After) or monthly quota exhausted (`quota_exhausted`, with `resetAt` and `x-should-retry: false`).',
+  500: 'The service failed; the call is refunded.',
+  503: 'A dependency (an engine) is unavailable; refunded.',
+  504: 'The tool did not finish in time; refunded.',
+};
+
+const TOOL_ERRORS = [400, 401, 403, 409, 429, 500, 504] as const;
+
+const meteredHeaders = {
+  RateLimit: { description: 'IETF RateLimit header: remaining requests this minute and credits this period', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'IETF RateLimit-Policy: the per-minute limit and the monthly credit quota', schema: { type: 'string' } },
+  'X-Credits-Remaining': { description: 'Credits left in the account this period', schema: { type: 'integer' } },
+  'X-Request-Id': { description: 'The request id, also in the logs', schema: { type: 'string' } },
+};
+
+function errorResponses(statuses: readonly number[]): Record<string, unknown> {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+    ]),
+  );
+}
+
+function successSchema(result: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    required: ['status', 'code', 'message', 'result', 'warnings', 'error'],
+    properties: {
+      status: { type: 'boolean', const: true },
+      code: { type: 'integer' },
+      message: { type: 'string' },
+      result,
+      warnings: { type: 'array', items: { type: 'string' } },
+      error: { type: 'string', description: 'Empty on success' },
+    },
+  };
+}
+
+function toolOperation(tool: AnyTool): Record<string, unknown> {
+  const input = jsonSchema(tool.input, 'input');
+  const examples = Object.fromEntries(tool.examples.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: ex.input }]));
+  const responseExamples = Object.fromEntries(
+    tool.examples.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: { status: true, code: 200, message: 'OK', result: ex.output, warnings: [], error: '' } }]),
+  );
+  const operation: Record<string, unknown> = {
+    operationId: tool.operationId,
+    summary: tool.title,
+    description: `${tool.description}\n\nCost: ${tool.credits} credit${tool.credits === 1 ? '' : 's'} per successful call.${
+      tool.aliases.length > 0 ? ` Also known as: ${tool.aliases.join(', ')}.` : ''
+    }`,
+    tags: [tool.family],
+    security: [{ ApiKeyAuth: [] }],
+    'x-credits': tool.credits,
+    responses: {
+      '200': { description: 'Success envelope', headers: meteredHeaders, content: { 'application/json': { schema: successSchema(jsonSchema(tool.output, 'output')), examples: responseExamples } } },
+      ...errorResponses(TOOL_ERRORS),
+    },
+  };
+  if (tool.method === 'GET') {
+    const properties = (input['properties'] ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((input['required'] ?? []) as string[]);
+    operation['parameters'] = Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: required.has(name), schema, description: schema['description'] }));
+  } else {
+    operation['parameters'] = [{ $ref: '#/components/parameters/IdempotencyKey' }];
+    operation['requestBody'] = {
+      required: true,
+      description: 'The fields at the top level, or nested under `inputs`.',
+      content: {
+        'application/json': {
+          schema: { oneOf: [input, { type: 'object', required: ['inputs'], properties: { inputs: input } }] },
+          examples,
+        },
+      },
+    };
+  }
+  return operation;
+}
+
+function routeOperation(route: RouteSpec): Record<string, unknown> {
+  const operation: Record<string, unknown> = {
+    operationId: route.operationId,
+    summary: route.summary,
+    description: route.description,
+    tags: [route.tag],
+    responses: {
+      [String(route.success.status)]: { description: route.success.description, content: { 'application/json': { schema: successSchema(jsonSchema(route.success.result, 'output')) } } },
+      ...errorResponses(route.errors),
+    },
+  };
+  if (route.auth === 'apiKey') operation['security'] = [{ ApiKeyAuth: [] }];
+  if (route.auth === 'apiKeyOrPassword') operation['security'] = [{ ApiKeyAuth: [] }, { BasicAuth: [] }];
+  if (route.auth === 'none') operation['security'] = [];
+  const parameters: unknown[] = [];
+  for (const [where, schema] of [['query', route.query], ['path', route.params]] as const) {
+    if (!schema) continue;
+    const js = jsonSchema(schema, 'input');
+    const required = new Set((js['required'] ?? []) as string[]);
+    for (const [name, prop] of Object.entries((js['properties'] ?? {}) as Record<string, JsonSchema>)) {
+      parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: prop, description: prop['description'] });
+    }
+  }
+  if (parameters.length > 0) operation['parameters'] = parameters;
+  if (route.body) operation['requestBody'] = { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } };
+  return operation;
+}
+
+/** The OpenAPI 3.1 document, generated from the catalog and the route specs: never hand-written. */
+export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], options: { publicBaseUrl: string; version: string }): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const add = (path: string, method: string, operation: Record<string, unknown>) => {
+    const openApiPath = path.replace(/:([A-Za-z]+)/g, '{$1}');
+    (paths[openApiPath] ??= {})[method.toLowerCase()] = operation;
+  };
+  for (const route of routes) add(route.url, route.method, routeOperation(route));
+  for (const tool of catalog.tools) add(tool.path, tool.method, toolOperation(tool));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Utility Tool Service',
+      version: options.version,
+      description:
+        'Single-purpose tools over HTTP. Every tool call carries `X-Api-Key`; all keys of an account share one monthly credit quota. ' +
+        'Credits: a successful call is charged the tool cost; a 400 validation failure and any 5xx are not charged (refunded). ' +
+        'POST tool calls accept `Idempotency-Key`: a retry within 24 h replays the stored response without a second charge.',
+    },
+    servers: [{ url: options.publicBaseUrl }],
+    tags: catalog.families().map((name) => ({ name })).concat([{ name: 'accounts' }, { name: 'api-keys' }, { name: 'usage' }, { name: 'catalog' }]),
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key secret (starts with uts_live_)' },
+        BasicAuth: { type: 'http', scheme: 'basic', description: 'Account e-mail and password; only for key management' },
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Makes a POST safe to retry for 24 h: the same key and body replays the stored response uncharged; the same key with another body answers 409.',
+          schema: { type: 'string', maxLength: 255 },
+        },
+      },
+      schemas: {
+        ErrorEnvelope: {
+          type: 'object',
+          required: ['status', 'code', 'message', 'detail', 'error'],
+          properties: {
+            status: { type: 'boolean', const: false },
+            code: { type: 'integer', description: 'The HTTP status' },
+            message: { type: 'string' },
+            detail: { type: 'string' },
+            error: { type: 'string', description: 'Machine-readable error code, e.g. validation_error, quota_exhausted, rate_limited' },
+            issues: {
+              type: 'array',
+              items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' }, allowed: { type: 'array', items: { type: ['string', 'number'] } } } },
+            },
+            requestId: { type: 'string' },
+          },
+        },
+      },
+    },
+  };
+}

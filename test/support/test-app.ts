@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { CreateAccountInput } from '../../src/accounts/account-store.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Catalog } from '../../src/core/catalog.ts';
+import { buildApp, type Services } from '../../src/server.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  services: Services;
+  config: Config;
+  dataDir: string;
+  /** Creates an account (verified unless said otherwise) and a key that may manage keys. */
+  account(input?: Partial<CreateAccountInput> & { tools?: string[] }): Promise<{ accountId: string; apiKey: string; keyId: string }>;
+  /** POSTs JSON to a path with an API key through the real Fastify request pipeline. */
+  call(path: string, body: unknown, apiKey?: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A real app on a real SQLite file in a fresh temp DATA_DIR. */
+export async function startTestApp(options: { catalog?: Catalog; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-test-'));
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://localhost:8080', ...options.env });
+  const { app, services } = await buildApp(config, options.catalog ? { catalog: options.catalog } : {});
+  await app.ready();
+  return {
+    app,
+    services,
+    config,
+    dataDir,
+    async account(input = {}) {
+      const account = await services.accounts.createAccount({
+        email: input.email ?? `user${++counter}-${Date.now()}@example.com`,
+        verified: input.verified ?? true,
+        plan: input.plan,
+        quota: input.quota,
+        rateLimit: input.rateLimit ?? 100_000,
+        password: input.password,
+      });
+      const { key, secret } = await services.accounts.createKey({ accountId: account.id, tools: input.tools ?? null, canManageKeys: true });
+      return { accountId: account.id, apiKey: secret, keyId: key.id };
+    },
+    call(path, body, apiKey, headers = {}) {
+      return app.inject({
+        method: 'POST',
+        url: path,
+        headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}), ...headers },
+        payload: JSON.stringify(body),
+      });
+    },
+    async close() {
+      await app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
