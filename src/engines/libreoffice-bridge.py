@@ -242,6 +242,8 @@ class Bridge:
             store = [prop("FilterName", filt), prop("Overwrite", True)]
             if options:
                 store.append(prop("FilterOptions", options))
+            if job.get("outputPassword"):
+                store.append(prop("Password", job["outputPassword"]))
             if job.get("filterData"):
                 store.append(prop("FilterData", filter_data_any(job["filterData"])))
             try:

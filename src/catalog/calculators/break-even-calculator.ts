@@ -16,7 +16,7 @@ export const breakEvenCalculator = defineTool({
   credits: 1,
   input: z.object({
     fixedCosts: z.number().min(0).max(1e12).describe('Total fixed costs for the period'),
-    pricePerUnit: z.number().positive().max(1e9).describe('Selling price per unit'),
+    pricePerUnit: z.number().min(0.01).max(1e9).describe('Selling price per unit'),
     variableCostPerUnit: z.number().min(0).max(1e9).describe('Variable cost per unit'),
     targetProfit: z.number().min(0).max(1e12).default(0).describe('Optional profit to reach on top of breaking even (default 0)'),
   }),
@@ -48,6 +48,12 @@ export const breakEvenCalculator = defineTool({
       ]);
     }
     const units = (fixedCosts + targetProfit) / margin;
+    // Past 1e15 units the whole-unit count is no longer exact in a double.
+    if (units > 1e15) {
+      throw invalidInput('The contribution margin is too small to break even in a countable number of units', [
+        { field: 'pricePerUnit', message: 'leaves too small a margin over variableCostPerUnit' },
+      ]);
+    }
     return {
       // toPrecision strips float drift so an exact whole number is not rounded up to the next unit.
       breakEvenUnits: Math.ceil(Number(units.toPrecision(12))),

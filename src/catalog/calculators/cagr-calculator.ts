@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.ts';
-import { roundTo } from '../../core/numbers.ts';
+import { requireFinite, roundTo } from '../../core/numbers.ts';
 
 export const cagrCalculator = defineTool({
   family: 'calculators',
@@ -12,7 +12,7 @@ export const cagrCalculator = defineTool({
   aliases: ['cagr', 'compound annual growth rate', 'annual growth', 'growth rate', 'average annual return'],
   credits: 1,
   input: z.object({
-    beginningValue: z.number().positive().max(1e15).describe('Value at the start'),
+    beginningValue: z.number().min(0.01).max(1e15).describe('Value at the start'),
     endingValue: z.number().min(0).max(1e15).describe('Value at the end'),
     years: z.number().positive().max(200).describe('Number of years between the two values (fractions allowed)'),
   }),
@@ -30,8 +30,9 @@ export const cagrCalculator = defineTool({
   ],
   run({ beginningValue, endingValue, years }) {
     const multiple = endingValue / beginningValue;
+    const growth = requireFinite((multiple ** (1 / years) - 1) * 100, 'years', 'The growth rate is too large to compute');
     return {
-      cagrPercent: roundTo((multiple ** (1 / years) - 1) * 100, 2),
+      cagrPercent: roundTo(growth, 2),
       multiple: roundTo(multiple, 4),
       absoluteChange: roundTo(endingValue - beginningValue, 2),
     };

@@ -47,7 +47,8 @@ export const emiCalculator = defineTool({
   ],
   run({ principal, rate, tenure }) {
     const r = rate / 12 / 100;
-    const emiExact = r === 0 ? principal / tenure : (principal * r * (1 + r) ** tenure) / ((1 + r) ** tenure - 1);
+    // A rate so small that (1+r)^n rounds to 1 is a zero rate for a double; the closed form would divide by zero.
+    const emiExact = (1 + r) ** tenure === 1 ? principal / tenure : (principal * r * (1 + r) ** tenure) / ((1 + r) ** tenure - 1);
     const emi = roundTo(emiExact, 2);
     const schedule: z.infer<typeof scheduleRow>[] = [];
     let balance = principal;

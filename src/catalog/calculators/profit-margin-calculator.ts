@@ -8,12 +8,12 @@ export const profitMarginCalculator = defineTool({
   title: 'Profit margin calculator',
   description:
     'Profit, margin and markup from cost and selling price: profit = revenue − cost, margin = profit / revenue × 100, ' +
-    'markup = profit / cost × 100 (null when cost is 0). Money and percentages are rounded to 2 decimals.',
+    'markup = profit / cost × 100 (null when cost is below 0.01, where a markup means nothing). Money and percentages are rounded to 2 decimals.',
   aliases: ['profit margin', 'gross margin', 'markup', 'margin vs markup', 'selling price profit'],
   credits: 1,
   input: z.object({
     cost: z.number().min(0).max(1e12).describe('Cost of the goods or service'),
-    revenue: z.number().positive().max(1e12).describe('Selling price or revenue'),
+    revenue: z.number().min(0.01).max(1e12).describe('Selling price or revenue'),
   }),
   output: z.object({
     profit: z.number().describe('Revenue minus cost (negative for a loss)'),
@@ -32,7 +32,7 @@ export const profitMarginCalculator = defineTool({
     return {
       profit: roundTo(profit, 2),
       marginPercent: roundTo((profit / revenue) * 100, 2),
-      markupPercent: cost === 0 ? null : roundTo((profit / cost) * 100, 2),
+      markupPercent: cost < 0.01 ? null : roundTo((profit / cost) * 100, 2),
     };
   },
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../../core/define-tool.ts';
-import { roundTo } from '../../core/numbers.ts';
+import { requireFinite, roundTo } from '../../core/numbers.ts';
 
 export const roiCalculator = defineTool({
   family: 'calculators',
@@ -13,7 +13,7 @@ export const roiCalculator = defineTool({
   aliases: ['roi', 'return on investment', 'annualized return', 'investment return', 'profit percentage'],
   credits: 1,
   input: z.object({
-    invested: z.number().positive().max(1e12).describe('Amount invested'),
+    invested: z.number().min(0.01).max(1e12).describe('Amount invested'),
     returned: z.number().min(0).max(1e12).describe('Amount returned (final value of the investment)'),
     years: z.number().positive().max(100).optional().describe('Optional holding period in years, for the annualized ROI'),
   }),
@@ -38,7 +38,10 @@ export const roiCalculator = defineTool({
     return {
       gain: roundTo(returned - invested, 2),
       roiPercent: roundTo(((returned - invested) / invested) * 100, 2),
-      annualizedRoiPercent: years === undefined ? null : roundTo(((returned / invested) ** (1 / years) - 1) * 100, 2),
+      annualizedRoiPercent:
+        years === undefined
+          ? null
+          : roundTo(requireFinite(((returned / invested) ** (1 / years) - 1) * 100, 'years', 'The annualized return is too large to compute'), 2),
     };
   },
 });

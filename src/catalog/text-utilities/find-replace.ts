@@ -78,7 +78,7 @@ export function substitute(
 }
 
 function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\\/-]/g, '\\$&');
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 export const findReplace = defineTool({
@@ -86,16 +86,16 @@ export const findReplace = defineTool({
   slug: 'find-replace',
   title: 'Find and replace',
   description:
-    'Replaces text. In plain mode `find` is literal and `replacement` is inserted as is; ignoreCase and all (default true: ' +
-    'every occurrence, false: the first) apply. In regex mode `find` is a JavaScript regular expression with `flags` ' +
-    `(default "g"; any of d g i m s u v y) and \`replacement\` may use $1–$99, $<name>, $&, $\` , $' and $$. Matching runs under a ` +
+    'Replaces text. In plain mode `pattern` is literal and `replacement` is inserted as is; ignoreCase and all (default true: ' +
+    'every occurrence, false: the first) apply. In regex mode `pattern` is a JavaScript regular expression with `flags` ' +
+    `(default "g"; any of d g i m s u v y) and \`replacement\` may use $1–$99, $<name>, $&, $\`, $' and $$. Matching runs under a ` +
     `${REGEX_TIMEOUT_MS} ms time limit: a pattern that backtracks catastrophically is stopped with a 422 (error "regex_timeout"). ` +
-    `Invalid regex syntax is a 400 naming \`find\`. Results longer than ${MAX_RESULT_LENGTH.toLocaleString('en-US')} characters are a 422.`,
+    `Invalid regex syntax is a 400 naming \`pattern\`. Results longer than ${MAX_RESULT_LENGTH.toLocaleString('en-US')} characters are a 422.`,
   aliases: ['search and replace', 'regex replace', 'replace text', 'substitute', 'sed', 'regular expression replace'],
   credits: 1,
   input: z.object({
     text: textField('The text to search'),
-    find: z.string().min(1).max(10_000).describe('What to look for: literal text, or a regular expression in regex mode'),
+    pattern: z.string().min(1).max(10_000).describe('What to look for: literal text in plain mode, a regular expression (without slashes) in regex mode'),
     replacement: z.string().max(10_000).default('').describe('What to put in place of each match'),
     mode: z.enum(['plain', 'regex']).default('plain').describe('Literal text or regular expression'),
     flags: z
@@ -113,27 +113,28 @@ export const findReplace = defineTool({
   examples: [
     {
       title: 'Plain, case-insensitive',
-      input: { text: 'Cats and cats and CATS', find: 'cat', replacement: 'dog', ignoreCase: true },
+      input: { text: 'Cats and cats and CATs', pattern: 'cat', replacement: 'dog', ignoreCase: true },
       output: { text: 'dogs and dogs and dogs', replacements: 3 },
     },
     {
       title: 'Regex with capture groups: swap "last, first"',
-      input: { text: 'Doe, Jane\nRoe, Richard', find: '^(\\w+), (\\w+)$', replacement: '$2 $1', mode: 'regex', flags: 'gm' },
+      input: { text: 'Doe, Jane\nRoe, Richard', pattern: '^(\\w+), (\\w+)$', replacement: '$2 $1', mode: 'regex', flags: 'gm' },
       output: { text: 'Jane Doe\nRichard Roe', replacements: 2 },
     },
   ],
-  run({ text, find, replacement, mode, flags, ignoreCase, all }) {
+  run({ text, pattern, replacement, mode, flags, ignoreCase, all }) {
     let re: RegExp;
     let literal = false;
     if (mode === 'plain') {
-      re = new RegExp(escapeRegExp(find), `${all ? 'g' : ''}${ignoreCase ? 'i' : ''}u`);
+      re = new RegExp(escapeRegExp(pattern), `${all ? 'g' : ''}${ignoreCase ? 'i' : ''}`);
       literal = true;
     } else {
       try {
-        re = new RegExp(find, flags);
+        re = new RegExp(pattern, flags);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        throw invalidInput('Invalid regular expression', [{ field: 'find', message }]);
+        const field = /flag/i.test(message) ? 'flags' : 'pattern';
+        throw invalidInput('Invalid regular expression', [{ field, message }]);
       }
     }
     let replacements = 0;
@@ -155,7 +156,7 @@ export const findReplace = defineTool({
       const result = runTimeBounded(() => text.replace(re, replacer), REGEX_TIMEOUT_MS);
       return { text: result, replacements };
     } catch (error) {
-      if (error instanceof TaskTimeoutError) throw regexTimeout('find', REGEX_TIMEOUT_MS);
+      if (error instanceof TaskTimeoutError) throw regexTimeout('pattern', REGEX_TIMEOUT_MS);
       if (error instanceof ResultTooLarge) {
         throw unprocessable(
           'The result would be too long',

@@ -23,7 +23,8 @@ export type TextCase = (typeof TEXT_CASES)[number];
 const WORD = /\p{Lu}+(?=\p{Lu}\p{Ll})|\p{Lu}?[\p{Ll}\p{Lo}\p{Lt}\p{Lm}\p{M}\p{N}]+|\p{Lu}+|[\p{L}\p{M}\p{N}]+/gu;
 
 export function splitWords(text: string): string[] {
-  return text.match(WORD) ?? [];
+  // Apostrophes inside a word do not split it: "it's" → its.
+  return text.replace(/(?<=[\p{L}\p{N}])['’](?=\p{L})/gu, '').match(WORD) ?? [];
 }
 
 const capitalize = (word: string): string => {
@@ -104,7 +105,7 @@ export const textCaseConverter = defineTool({
     'keep everything else as is; title upper-cases the first letter of every word and lowers the rest; sentence lowers everything ' +
     'and upper-cases the first letter of each sentence (after . ! ? and whitespace). camel, pascal, snake, kebab, constant and dot ' +
     'split the text into words (runs of letters and digits, also split at camelCase boundaries: "XMLParser" → XML, Parser), drop ' +
-    'everything else and join them: helloWorld, HelloWorld, hello_world, hello-world, HELLO_WORLD, hello.world.',
+    'everything else (apostrophes inside words are dropped: it’s → its) and join them: helloWorld, HelloWorld, hello_world, hello-world, HELLO_WORLD, hello.world.',
   aliases: ['uppercase', 'lowercase', 'title case', 'camelCase', 'snake_case', 'kebab-case', 'change case', 'capitalize'],
   credits: 1,
   input: z.object({

@@ -32,7 +32,7 @@ export const wordCounter = defineTool({
   description:
     'Counts characters (Unicode code points, so an emoji made of one code point counts once), characters without whitespace, ' +
     'words (whitespace-separated tokens containing a letter or digit), sentences (text ended by . ! ? … before whitespace or the end, ' +
-    'plus a final unterminated one), paragraphs (blocks separated by blank lines), lines, and the reading and speaking time ' +
+    'plus a final unterminated one; abbreviations such as "e.g." end a sentence too), paragraphs (blocks separated by blank lines), lines, and the reading and speaking time ' +
     'at the given words per minute (defaults 200 and 130), in minutes rounded to 2 decimals and in whole seconds (rounded).',
   aliases: ['character count', 'letter counter', 'word count', 'reading time', 'sentence counter', 'text statistics'],
   credits: 1,
@@ -65,7 +65,7 @@ export const wordCounter = defineTool({
         sentences: 3,
         paragraphs: 2,
         lines: 3,
-        averageWordLength: 4.33,
+        averageWordLength: 4.44,
         readingTimeMinutes: 0.05,
         readingTimeSeconds: 3,
         speakingTimeMinutes: 0.07,

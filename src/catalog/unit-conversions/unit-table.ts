@@ -164,6 +164,7 @@ export function defineUnitConverter(spec: UnitTableSpec): ToolDefinition<typeof 
   }
   const allowed = spec.units.map((u) => u.symbol);
   const unitList = spec.units.map((u) => `${u.symbol} (${u.name})`).join(', ');
+  const sampleQuantity = spec.examples.map((e) => e.input.from).find((f) => splitQuantity(f) !== undefined) ?? `5 ${spec.baseUnit}`;
 
   function resolve(field: 'from' | 'to', raw: string): UnitDef {
     const found = lookup(index, raw);
@@ -187,7 +188,8 @@ export function defineUnitConverter(spec: UnitTableSpec): ToolDefinition<typeof 
     title: spec.title,
     description:
       `Converts a ${spec.quantity} from one unit to another. Units are matched case-insensitively by symbol or name ` +
-      `(singular or plural); \`from\` may also carry the amount, e.g. "${spec.examples[0]?.input.from ?? ''}". ` +
+      `(singular or plural; where case alone tells two units apart, an exact-case symbol wins and a case-folded spelling ` +
+      `matching both is a 400); \`from\` may also carry the amount, e.g. "${sampleQuantity}". ` +
       `The result and factor are rounded to ${SIGNIFICANT_DIGITS} significant digits; the conversion uses exact definitional factors. ` +
       `An unknown unit is a 400 listing the accepted symbols. ${spec.notes} Units: ${unitList}.`,
     aliases: spec.aliases,

@@ -7,8 +7,8 @@ export const videoIdParser = defineTool({
   slug: 'video-id-parser',
   title: 'Video ID parser',
   description:
-    'Extracts the 11-character video id from a video URL or checks a bare id. Accepts watch URLs (/watch?v=ID), short links ' +
-    '(youtu.be/ID), /shorts/ID, /embed/ID (also /v/ID and the no-cookie embed host), /live/ID, on the www, m and music hosts, ' +
+    'Extracts the 11-character video id from a video URL or checks a bare id. Accepts watch URLs (/watch?v=ID), short-link URLs ' +
+    '(short host /ID), /shorts/ID, /embed/ID (also /v/ID and the no-cookie embed host), /live/ID, on the www, m and music hosts, ' +
     'with or without the https:// scheme and with any extra query parameters. A start time in t or start (90, 90s, 1m30s, ' +
     '1h2m3s) is returned in seconds. Anything else is a 400 naming the field url. Also returns canonical watch, short and ' +
     'embed URLs for the id.',

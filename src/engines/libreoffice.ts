@@ -1,0 +1,401 @@
+// A warm pool of LibreOffice instances. Each instance is a soffice with its own profile, driven
+// through a small long-lived Python bridge (libreoffice-bridge.py, python3-uno) that takes
+// JSON-line jobs on stdin. The bridge and its soffice run in their own process group, in a network
+// namespace without interfaces when the machine allows it (no egress at all), under an
+// address-space limit; the profile blocks macros and linked content. Kept warm, a conversion does
+// not pay soffice's cold start.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { unprocessable } from '../core/errors.ts';
+import { resolvePage, type PageOptions } from './page.ts';
+import { findProgram, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess } from './process.ts';
+import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
+
+const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.meta.url));
+
+export interface LibreOfficeOptions {
+  /** warm instances (default 2) */
+  instances?: number;
+  /** jobs waiting beyond the running ones before 429 (default 8) */
+  maxQueued?: number;
+  /** per-job limit in ms (default 60 s) */
+  jobTimeoutMs?: number;
+  /** restart an instance after this many jobs (default 200) */
+  maxJobsPerInstance?: number;
+  /** address-space limit of each instance in bytes (default 4 GiB; 0 = none) */
+  memoryLimitBytes?: number;
+  /** time allowed for an instance to start (default 60 s) */
+  startTimeoutMs?: number;
+  /** run each instance in a network namespace without interfaces when possible (default true) */
+  isolateNetwork?: boolean;
+  /** soffice program (default 'soffice' on PATH) */
+  soffice?: string;
+  /** a Python 3 that can `import uno` (default: /usr/bin/python3, then python3 on PATH) */
+  python?: string;
+  /** where profiles live (default: a fresh folder under the OS temp dir) */
+  workDir?: string;
+  logger?: EngineLogger;
+}
+
+export type DocumentKind = 'writer' | 'calc' | 'impress' | 'draw' | 'unknown';
+
+export interface ConvertOptions {
+  /** absolute path of the source document */
+  inputPath: string;
+  /** absolute path of the file to write (its folder must exist) */
+  outputPath: string;
+  /**
+   * Target extension; the bridge picks the export filter for the loaded document's kind:
+   * writer: pdf docx doc odt rtf txt html epub; calc: pdf xlsx xls ods csv html;
+   * impress: pdf pptx ppt odp html; draw: pdf odg png.
+   */
+  format?: string;
+  /** an explicit export filter (e.g. 'writer_pdf_Export'); overrides `format` */
+  filter?: string;
+  filterOptions?: string;
+  /** export FilterData, e.g. { PageRange: '1-2' } for PDF filters */
+  filterData?: Record<string, string | number | boolean>;
+  /** import filter and options, e.g. 'Text (encoded)' + 'UTF8' for plain text, CSV options */
+  inputFilter?: string;
+  inputFilterOptions?: string;
+  /** password of an encrypted source document */
+  password?: string;
+  /** encrypt the output with this password (formats that support it: odt, docx, xlsx, ods, ...) */
+  outputPassword?: string;
+  /** page size, orientation and margins (Writer and Calc documents: every page style) */
+  page?: PageOptions;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface ConvertResult {
+  kind: DocumentKind;
+  filter: string;
+  /** time spent inside LibreOffice */
+  ms: number;
+}
+
+interface BridgeAnswer {
+  id: number;
+  ok: boolean;
+  code?: 'unreadable' | 'export_failed' | 'unsupported' | 'error' | 'crashed';
+  message?: string;
+  kind?: DocumentKind;
+  filter?: string;
+  ms?: number;
+}
+
+/** The profile settings every instance starts with: macros never run, linked content blocked. */
+const REGISTRY = `<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="MacroSecurityLevel" oor:op="fuse"><value>3</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="DisableMacrosExecution" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="BlockUntrustedRefererLinks" oor:op="fuse"><value>true</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="SecureURL" oor:op="fuse"><value></value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Security/Scripting"><prop oor:name="WarnAlienFormat" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="UseLocking" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="FirstRun" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Misc"><prop oor:name="ShowTipOfTheDay" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Save/Document"><prop oor:name="CreateBackup" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Save/Document"><prop oor:name="AutoSave" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Common/Load"><prop oor:name="ShowOfficeUpdateDialog" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Writer/Content/Update"><prop oor:name="Link" oor:op="fuse"><value>2</value></prop></item>
+<item oor:path="/org.openoffice.Office.Writer/Content/Update"><prop oor:name="Field" oor:op="fuse"><value>false</value></prop></item>
+<item oor:path="/org.openoffice.Office.Calc/Content/Update"><prop oor:name="Link" oor:op="fuse"><value>2</value></prop></item>
+</oor:items>
+`;
+
+/** One soffice + bridge pair. */
+export class LibreOfficeInstance implements EngineWorker {
+  readonly index: number;
+  private readonly child: ChildProcess;
+  private readonly pending = new Map<number, { resolve: (a: BridgeAnswer) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  private exited = false;
+  private exitDescription = '';
+  private stderrTail = '';
+  private readonly exitPromise: Promise<void>;
+  /** pid of the soffice launcher the bridge started (its soffice.bin is a child of it) */
+  sofficePid: number | null = null;
+
+  private constructor(index: number, child: ChildProcess) {
+    this.index = index;
+    this.child = child;
+    this.exitPromise = new Promise((resolve) => {
+      child.on('exit', (code, signal) => {
+        this.exited = true;
+        this.exitDescription = signal ? `signal ${signal}` : `code ${code}`;
+        // The whole group: soffice too, whatever the bridge managed to do.
+        killGroup(child.pid);
+        const error = new Error(`LibreOffice instance ${index} exited (${this.exitDescription}) ${this.stderrTail.trim().slice(-300)}`);
+        for (const waiter of this.pending.values()) waiter.reject(error);
+        this.pending.clear();
+        resolve();
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  static async start(index: number, command: string[], startTimeoutMs: number): Promise<LibreOfficeInstance> {
+    const [program, ...args] = command as [string, ...string[]];
+    const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: process.env });
+    const instance = new LibreOfficeInstance(index, child);
+    child.stdin!.on('error', () => undefined);
+    child.stderr!.on('data', (chunk: Buffer) => {
+      instance.stderrTail = (instance.stderrTail + chunk.toString('utf8')).slice(-4096);
+    });
+    let buffered = '';
+    let onReady: ((line: string) => void) | null = null;
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (onReady) onReady(line);
+        else instance.answer(line);
+      }
+    });
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`LibreOffice did not start within ${startTimeoutMs} ms`)), startTimeoutMs);
+      onReady = (line) => {
+        clearTimeout(timer);
+        onReady = null;
+        try {
+          const message = JSON.parse(line) as { ready?: boolean; pid?: number; message?: string };
+          if (message.ready) {
+            instance.sofficePid = message.pid ?? null;
+            resolve();
+          } else reject(new Error(message.message ?? 'LibreOffice failed to start'));
+        } catch {
+          reject(new Error(`unexpected bridge output: ${line.slice(0, 200)}`));
+        }
+      };
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      void instance.exitPromise.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`LibreOffice exited while starting (${instance.exitDescription}): ${instance.stderrTail.trim().slice(-500)}`));
+      });
+    });
+    try {
+      await ready;
+    } catch (error) {
+      await instance.stop();
+      throw error;
+    }
+    return instance;
+  }
+
+  alive(): boolean {
+    return !this.exited;
+  }
+
+  private answer(line: string): void {
+    let message: BridgeAnswer;
+    try {
+      message = JSON.parse(line) as BridgeAnswer;
+    } catch {
+      return;
+    }
+    const waiter = this.pending.get(message.id);
+    if (!waiter) return;
+    this.pending.delete(message.id);
+    waiter.resolve(message);
+  }
+
+  /** Sends one job; resolves with the bridge's answer, rejects if the instance exits first. */
+  request(job: Record<string, unknown>): Promise<BridgeAnswer> {
+    if (this.exited) return Promise.reject(new Error(`LibreOffice instance ${this.index} is not running`));
+    const id = this.nextId++;
+    return new Promise<BridgeAnswer>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.stdin!.write(`${JSON.stringify({ ...job, id })}\n`);
+    });
+  }
+
+  async stop(): Promise<void> {
+    if (!this.exited) {
+      // Closing stdin asks the bridge to terminate soffice cleanly; kill the group if it lingers.
+      this.child.stdin!.end();
+      const timer = setTimeout(() => killGroup(this.child.pid), 2000);
+      await this.exitPromise;
+      clearTimeout(timer);
+    }
+    killGroup(this.child.pid);
+  }
+}
+
+export class LibreOfficeEngine {
+  readonly supervisor: EngineSupervisor<LibreOfficeInstance>;
+  private readonly options: LibreOfficeOptions;
+  private readonly logger: EngineLogger;
+  private python: string | null = null;
+  private soffice: string | null = null;
+  private workDir: Promise<string> | null = null;
+  private ownsWorkDir = false;
+  private prefix: Promise<string[]> | null = null;
+
+  constructor(options: LibreOfficeOptions = {}) {
+    this.options = options;
+    this.logger = options.logger ?? stderrLogger;
+    this.supervisor = new EngineSupervisor<LibreOfficeInstance>({
+      name: 'libreoffice',
+      label: 'LibreOffice',
+      probe: () => this.probe(),
+      start: (index) => this.startInstance(index),
+      workers: options.instances ?? 2,
+      jobsPerWorker: 1,
+      maxQueued: options.maxQueued ?? 8,
+      jobTimeoutMs: options.jobTimeoutMs ?? 60_000,
+      maxJobsPerWorker: options.maxJobsPerInstance ?? 200,
+      onTimeout: 'restart',
+      logger: this.logger,
+    });
+  }
+
+  /** Converts one document; throws ServiceError (422 for a file LibreOffice cannot read). */
+  async convert(options: ConvertOptions): Promise<ConvertResult> {
+    if (!path.isAbsolute(options.inputPath) || !path.isAbsolute(options.outputPath)) {
+      throw new Error('LibreOfficeEngine.convert needs absolute paths');
+    }
+    if (options.format === undefined && options.filter === undefined) throw new Error('convert needs a format or a filter');
+    const page = resolvePage(options.page);
+    const size = await stat(options.inputPath).then((s) => s.size);
+    if (size === 0) throw unprocessable('The file is empty', 'LibreOffice cannot convert an empty file');
+    const job = {
+      input: options.inputPath,
+      output: options.outputPath,
+      format: options.format ?? null,
+      filter: options.filter ?? null,
+      filterOptions: options.filterOptions ?? null,
+      filterData: options.filterData ?? null,
+      inputFilter: options.inputFilter ?? null,
+      inputFilterOptions: options.inputFilterOptions ?? null,
+      password: options.password ?? null,
+      outputPassword: options.outputPassword ?? null,
+      page: page && {
+        width: Math.round(page.widthMm * 100),
+        height: Math.round(page.heightMm * 100),
+        landscape: page.landscape,
+        margins: page.marginsMm && page.marginsMm.map((m) => Math.round(m * 100)),
+      },
+    };
+    const runOptions: { signal?: AbortSignal; timeoutMs?: number } = {};
+    if (options.signal) runOptions.signal = options.signal;
+    if (options.timeoutMs !== undefined) runOptions.timeoutMs = options.timeoutMs;
+    const answer = await this.supervisor.run((instance) => instance.request(job), runOptions);
+    if (!answer.ok) {
+      if (answer.code === 'unreadable') {
+        throw unprocessable('LibreOffice could not read the file: it is damaged, encrypted, or not the type it claims', answer.message);
+      }
+      if (answer.code === 'export_failed') throw unprocessable('LibreOffice could not convert this document', answer.message);
+      if (answer.code === 'unsupported') throw unprocessable(answer.message ?? 'unsupported conversion');
+      throw new Error(answer.message ?? 'LibreOffice bridge error');
+    }
+    const written = await stat(options.outputPath).catch(() => null);
+    if (written === null || written.size === 0) throw unprocessable('LibreOffice produced no output for this document');
+    return { kind: answer.kind ?? 'unknown', filter: answer.filter ?? options.filter ?? '', ms: answer.ms ?? 0 };
+  }
+
+  status(): Promise<EngineStatus> {
+    return this.supervisor.status();
+  }
+
+  warm(): Promise<void> {
+    return this.supervisor.warm();
+  }
+
+  async close(): Promise<void> {
+    await this.supervisor.close();
+    if (this.workDir && this.ownsWorkDir) {
+      const dir = await this.workDir.catch(() => null);
+      if (dir) await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async probe(): Promise<EngineProbe> {
+    const soffice = await findProgram(this.options.soffice ?? 'soffice');
+    if (soffice === null) return { ok: false, missing: 'soffice (Debian packages libreoffice-writer-nogui, libreoffice-calc-nogui, libreoffice-impress-nogui)' };
+    const pythons = this.options.python ? [this.options.python] : ['/usr/bin/python3', 'python3'];
+    for (const candidate of pythons) {
+      const python = await findProgram(candidate);
+      if (python === null) continue;
+      const check = await runProcess(python, ['-c', 'import uno']).catch(() => null);
+      if (check?.code === 0) {
+        this.python = python;
+        break;
+      }
+    }
+    if (this.python === null) return { ok: false, missing: 'python3-uno (a python3 that can import uno)' };
+    this.soffice = soffice;
+    const version = await runProcess(soffice, ['--version'], { signal: AbortSignal.timeout(20_000) }).catch(() => null);
+    const text = version?.stdout.toString('utf8').trim() ?? '';
+    const match = /LibreOffice\s+([\d.]+)/.exec(text);
+    return { ok: true, version: match?.[1] ?? (text || 'unknown') };
+  }
+
+  private commandPrefix(): Promise<string[]> {
+    this.prefix ??= (async () => {
+      const prefix: string[] = [];
+      if (this.options.isolateNetwork !== false) {
+        const netns = await networkIsolationPrefix();
+        if (netns) prefix.push(...netns);
+        else this.logger.warn({ engine: 'libreoffice' }, 'cannot create a network namespace (unshare --net); LibreOffice runs with network access, relying on its profile to block linked content');
+      }
+      const limit = await memoryLimitPrefix(this.options.memoryLimitBytes ?? 4 * 1024 ** 3);
+      if (limit) prefix.push(...limit);
+      else if (this.options.memoryLimitBytes !== 0) this.logger.warn({ engine: 'libreoffice' }, 'prlimit not found; LibreOffice runs without a memory limit');
+      return prefix;
+    })();
+    return this.prefix;
+  }
+
+  private baseDir(): Promise<string> {
+    this.workDir ??= (async () => {
+      if (this.options.workDir) {
+        await mkdir(this.options.workDir, { recursive: true });
+        return this.options.workDir;
+      }
+      this.ownsWorkDir = true;
+      return mkdtemp(path.join(os.tmpdir(), 'engines-libreoffice-'));
+    })();
+    return this.workDir;
+  }
+
+  private async startInstance(index: number): Promise<LibreOfficeInstance> {
+    if (this.python === null || this.soffice === null) throw new Error('LibreOffice was not probed');
+    const base = await this.baseDir();
+    // Each instance keeps its profile across restarts (a restart then skips the profile creation).
+    const profile = path.join(base, `profile-${index}`);
+    await mkdir(path.join(profile, 'user'), { recursive: true });
+    await writeFile(path.join(profile, 'user', 'registrymodifications.xcu'), REGISTRY, { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    const pipe = `engines_lo_${process.pid}_${index}_${randomBytes(4).toString('hex')}`;
+    const startTimeoutMs = this.options.startTimeoutMs ?? 60_000;
+    const command = [
+      ...(await this.commandPrefix()),
+      this.python,
+      BRIDGE_SCRIPT,
+      '--soffice',
+      this.soffice,
+      '--profile',
+      profile,
+      '--pipe',
+      pipe,
+      '--start-timeout',
+      String(Math.ceil(startTimeoutMs / 1000)),
+    ];
+    return LibreOfficeInstance.start(index, command, startTimeoutMs);
+  }
+}

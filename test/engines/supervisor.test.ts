@@ -1,0 +1,234 @@
+// The supervisor with fake workers: queue bounds, timeouts, restarts, missing programs, status.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ServiceError, unprocessable } from '../../src/core/errors.ts';
+import { EngineSupervisor, type EngineProbe, type SupervisorOptions } from '../../src/engines/supervisor.ts';
+
+class FakeWorker {
+  static started = 0;
+  readonly id: number;
+  dead = false;
+  stopped = false;
+  constructor() {
+    this.id = ++FakeWorker.started;
+  }
+  alive(): boolean {
+    return !this.dead && !this.stopped;
+  }
+  async stop(): Promise<void> {
+    this.stopped = true;
+  }
+}
+
+function supervisor(options: Partial<SupervisorOptions<FakeWorker>> = {}) {
+  const workers: FakeWorker[] = [];
+  const sup = new EngineSupervisor<FakeWorker>({
+    name: 'fake',
+    label: 'Fake',
+    probe: async (): Promise<EngineProbe> => ({ ok: true, version: '1.0' }),
+    start: async () => {
+      await sleep(5);
+      const worker = new FakeWorker();
+      workers.push(worker);
+      return worker;
+    },
+    ...options,
+  });
+  return { sup, workers };
+}
+
+function assertServiceError(error: unknown, status: number, code: string): ServiceError {
+  assert.ok(error instanceof ServiceError, `expected a ServiceError, got ${String(error)}`);
+  assert.equal(error.status, status);
+  assert.equal(error.error, code);
+  return error;
+}
+
+describe('EngineSupervisor', () => {
+  it('starts workers lazily and reports status', async () => {
+    const { sup, workers } = supervisor({ workers: 2 });
+    const before = await sup.status();
+    assert.deepEqual(
+      { state: before.state, workers: before.workers, version: before.version, concurrency: before.concurrency },
+      { state: 'ready', workers: 0, version: '1.0', concurrency: 2 },
+    );
+    assert.equal(workers.length, 0);
+    const result = await sup.run(async (w) => w.id);
+    assert.equal(typeof result, 'number');
+    assert.equal(workers.length, 1, 'one job starts one worker');
+    assert.equal((await sup.status()).workers, 1);
+    await sup.close();
+    assert.ok(workers.every((w) => w.stopped));
+  });
+
+  it('runs jobs in parallel up to the number of slots and queues the rest', async () => {
+    const { sup } = supervisor({ workers: 2, maxQueued: 10 });
+    let running = 0;
+    let peak = 0;
+    const job = async (): Promise<void> => {
+      running++;
+      peak = Math.max(peak, running);
+      await sleep(30);
+      running--;
+    };
+    await Promise.all(Array.from({ length: 6 }, () => sup.run(job)));
+    assert.equal(peak, 2);
+    await sup.close();
+  });
+
+  it('answers 429 with Retry-After when the queue is full', async () => {
+    const { sup } = supervisor({ workers: 1, maxQueued: 1 });
+    const slow = () => sup.run(() => sleep(100));
+    const first = slow();
+    const second = slow();
+    await sleep(1);
+    await assert.rejects(slow(), (error) => {
+      const e = assertServiceError(error, 429, 'engine_busy');
+      assert.match(e.headers['Retry-After'] ?? '', /^[1-9]\d*$/);
+      return true;
+    });
+    assert.equal((await sup.status()).queued, 1);
+    await Promise.all([first, second]);
+    await sup.close();
+  });
+
+  it('times a job out with 504, restarts the worker and runs the next job', async () => {
+    const { sup, workers } = supervisor({ workers: 1, jobTimeoutMs: 50 });
+    await assert.rejects(
+      sup.run(() => new Promise(() => {})),
+      (error) => !!assertServiceError(error, 504, 'engine_timeout'),
+    );
+    await sleep(20);
+    assert.ok(workers[0]!.stopped, 'the hung worker was stopped');
+    const id = await sup.run(async (w) => w.id);
+    assert.notEqual(id, workers[0]!.id, 'the next job ran on a new worker');
+    await sup.close();
+  });
+
+  it("in 'abort' mode signals the job and keeps the worker when the job stops in time", async () => {
+    const { sup, workers } = supervisor({ workers: 1, jobTimeoutMs: 30, onTimeout: 'abort', graceMs: 200 });
+    let aborted = false;
+    await assert.rejects(
+      sup.run(
+        (_w, { signal }) =>
+          new Promise((_, reject) => {
+            signal.addEventListener('abort', () => {
+              aborted = true;
+              reject(signal.reason);
+            });
+          }),
+      ),
+      (error) => !!assertServiceError(error, 504, 'engine_timeout'),
+    );
+    assert.ok(aborted);
+    await sleep(10);
+    assert.equal(workers[0]!.stopped, false);
+    // A job that ignores the signal costs its worker after the grace period.
+    await assert.rejects(sup.run(() => new Promise(() => {})), (error) => !!assertServiceError(error, 504, 'engine_timeout'));
+    await sleep(300);
+    assert.equal(workers[0]!.stopped, true);
+    await sup.close();
+  });
+
+  it('maps a crash to 503 engine_crashed and restarts the worker', async () => {
+    const { sup, workers } = supervisor({ workers: 1 });
+    await assert.rejects(
+      sup.run(async (w) => {
+        w.dead = true;
+        throw new Error('process exited');
+      }),
+      (error) => !!assertServiceError(error, 503, 'engine_crashed'),
+    );
+    const id = await sup.run(async (w) => w.id);
+    assert.equal(workers.length, 2);
+    assert.equal(id, workers[1]!.id);
+    await sup.close();
+  });
+
+  it('replaces a worker that died while idle', async () => {
+    const { sup, workers } = supervisor({ workers: 1 });
+    await sup.run(async () => undefined);
+    workers[0]!.dead = true;
+    const id = await sup.run(async (w) => w.id);
+    assert.equal(id, workers[1]!.id);
+    await sup.close();
+  });
+
+  it('passes the caller-facing errors of a job through and keeps the worker', async () => {
+    const { sup, workers } = supervisor({ workers: 1 });
+    await assert.rejects(
+      sup.run(async () => {
+        throw unprocessable('bad file');
+      }),
+      (error) => !!assertServiceError(error, 422, 'unprocessable_input'),
+    );
+    await sup.run(async () => undefined);
+    assert.equal(workers.length, 1);
+    await sup.close();
+  });
+
+  it('restarts a worker after N jobs', async () => {
+    const { sup, workers } = supervisor({ workers: 1, maxJobsPerWorker: 3 });
+    const ids: number[] = [];
+    for (let i = 0; i < 7; i++) ids.push(await sup.run(async (w) => w.id));
+    assert.deepEqual(ids, [1, 1, 1, 2, 2, 2, 3].map((n) => workers[n - 1]!.id));
+    assert.ok(workers[0]!.stopped && workers[1]!.stopped);
+    await sup.close();
+  });
+
+  it('answers 503 engine_unavailable naming the missing program, and reports it', async () => {
+    const { sup } = supervisor({ probe: async () => ({ ok: false, missing: 'frobnicate' }) });
+    await assert.rejects(sup.run(async () => 1), (error) => {
+      const e = assertServiceError(error, 503, 'engine_unavailable');
+      assert.match(e.message, /frobnicate/);
+      return true;
+    });
+    const status = await sup.status();
+    assert.equal(status.state, 'missing');
+    assert.equal(status.version, null);
+    await sup.close();
+  });
+
+  it('answers 503 and reports degraded when a worker cannot start, then recovers', async () => {
+    let fail = true;
+    const { sup } = supervisor({
+      start: async () => {
+        if (fail) throw new Error('boom');
+        return new FakeWorker();
+      },
+    });
+    await assert.rejects(sup.run(async () => 1), (error) => !!assertServiceError(error, 503, 'engine_unavailable'));
+    assert.equal((await sup.status()).state, 'degraded');
+    fail = false;
+    assert.equal(await sup.run(async () => 1), 1);
+    assert.equal((await sup.status()).state, 'ready');
+    await sup.close();
+  });
+
+  it('removes a queued job whose caller gave up', async () => {
+    const { sup } = supervisor({ workers: 1, maxQueued: 5 });
+    const first = sup.run(() => sleep(50));
+    const controller = new AbortController();
+    const second = sup.run(async () => 'ran', { signal: controller.signal });
+    await sleep(5);
+    assert.equal((await sup.status()).queued, 1);
+    controller.abort(new Error('client left'));
+    await assert.rejects(second, /client left/);
+    assert.equal((await sup.status()).queued, 0);
+    await first;
+    await sup.close();
+  });
+
+  it('rejects queued jobs on close', async () => {
+    const { sup } = supervisor({ workers: 1, maxQueued: 5 });
+    const first = sup.run(() => sleep(30));
+    const queued = sup.run(async () => 1);
+    await sleep(1);
+    const closing = sup.close();
+    await assert.rejects(queued, (error) => !!assertServiceError(error, 503, 'engine_unavailable'));
+    await first;
+    await closing;
+    await assert.rejects(sup.run(async () => 1), (error) => !!assertServiceError(error, 503, 'engine_unavailable'));
+  });
+});

@@ -1,0 +1,57 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { z } from 'zod';
+import { loadCatalog } from '../../src/core/catalog.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+const catalog = await loadCatalog();
+
+describe('catalog metadata', () => {
+  it('has every family the platform issue names, with enough tools', () => {
+    const count = (family: string) => catalog.tools.filter((t) => t.family === family).length;
+    assert.ok(count('calculators') >= 12, `calculators: ${count('calculators')}`);
+    assert.ok(count('video-tools') >= 6, `video-tools: ${count('video-tools')}`);
+    assert.ok(count('unit-conversions') >= 10, `unit-conversions: ${count('unit-conversions')}`);
+    assert.ok(count('text-utilities') >= 10, `text-utilities: ${count('text-utilities')}`);
+  });
+
+  for (const tool of catalog.tools) {
+    it(`${tool.operationId} is fully described`, () => {
+      assert.match(tool.operationId, /^[a-z0-9]+(_[a-z0-9]+)*$/);
+      assert.equal(tool.operationId, `${tool.family}_${tool.slug}`.replaceAll('-', '_'));
+      assert.equal(tool.path, `/api/v1/${tool.family}/${tool.slug}`);
+      assert.ok(tool.title.trim().length > 0, 'title');
+      assert.ok(tool.description.trim().length >= 20, 'description of at least 20 characters');
+      assert.ok(tool.examples.length >= 1, 'at least one example');
+      assert.ok(tool.output instanceof z.ZodType, 'an output schema');
+      assert.ok(Number.isInteger(tool.credits) && tool.credits >= 1 && tool.credits <= 10, 'credits 1-10');
+    });
+  }
+});
+
+describe('examples are tests: each example, through the full HTTP invoke path, returns its output', () => {
+  let t: TestApp;
+  let apiKey: string;
+  before(async () => {
+    t = await startTestApp();
+    ({ apiKey } = await t.account({ plan: 'business', quota: 1_000_000 }));
+  });
+  after(() => t.close());
+
+  for (const tool of catalog.tools) {
+    for (const example of tool.examples) {
+      it(`${tool.operationId}: ${example.title}`, async () => {
+        const response =
+          tool.method === 'GET'
+            ? await t.app.inject({ method: 'GET', url: tool.path, query: example.input as Record<string, string>, headers: { 'x-api-key': apiKey } })
+            : await t.call(tool.path, example.input, apiKey);
+        const body = response.json();
+        assert.equal(response.statusCode, 200, JSON.stringify(body));
+        assert.equal(body.status, true);
+        assert.deepEqual(body.result, example.output);
+        // The output schema describes what the tool really returns.
+        assert.doesNotThrow(() => tool.output.parse(body.result));
+      });
+    }
+  }
+});

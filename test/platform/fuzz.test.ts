@@ -1,0 +1,65 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { z } from 'zod';
+import type { AnyTool } from '../../src/core/define-tool.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+function fieldNames(tool: AnyTool): string[] {
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
+  return Object.keys(schema.properties ?? {});
+}
+
+/** Values a careless or hostile client sends: wrong types, huge and tiny numbers, odd strings, nesting. */
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.double(),
+  fc.constantFrom(0, -0, -1, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 2 ** 53 + 1, 0.1, 1e-320),
+  fc.string({ maxLength: 50 }),
+  fc.constantFrom('', ' ', '5 kg', 'NaN', 'Infinity', '__proto__', '<script>', '((a+)+)+$', '\u0000', '1e309', 'https://example.com/watch?v=abc'),
+);
+
+function inputFor(tool: AnyTool): fc.Arbitrary<unknown> {
+  const names = fieldNames(tool);
+  const example = (tool.examples[0]?.input ?? {}) as Record<string, unknown>;
+  const record = fc.dictionary(fc.constantFrom(...(names.length > 0 ? names : ['x'])), hostileValue, { maxKeys: names.length + 1 });
+  // Mutating one field of a valid example reaches deeper than random objects do.
+  const mutated = fc.tuple(fc.constantFrom(...(names.length > 0 ? names : ['x'])), hostileValue).map(([k, v]) => ({ ...example, [k]: v }));
+  return fc.oneof(record, mutated, fc.jsonValue({ maxDepth: 2 }));
+}
+
+describe('property-based fuzzing of every JSON tool: never a 5xx, always the envelope', () => {
+  let t: TestApp;
+  let apiKey: string;
+  before(async () => {
+    t = await startTestApp();
+    ({ apiKey } = await t.account({ plan: 'business', quota: 10_000_000, rateLimit: 10_000_000 }));
+  });
+  after(() => t.close());
+
+  it('fuzzes every tool', async () => {
+    for (const tool of t.services.catalog.tools) {
+      await fc.assert(
+        fc.asyncProperty(inputFor(tool), async (input) => {
+          const res =
+            tool.method === 'GET'
+              ? await t.app.inject({ method: 'GET', url: tool.path, query: input as Record<string, string>, headers: { 'x-api-key': apiKey } })
+              : await t.call(tool.path, input, apiKey);
+          assert.ok(res.statusCode < 500, `${tool.operationId} answered ${res.statusCode} to ${JSON.stringify(input)}: ${res.body}`);
+          const body = res.json();
+          assert.equal(body.code, res.statusCode);
+          if (res.statusCode === 200) {
+            assert.equal(body.status, true);
+            assert.doesNotThrow(() => tool.output.parse(body.result), `${tool.operationId} output matches its schema for ${JSON.stringify(input)}`);
+          } else {
+            assert.equal(body.status, false);
+            assert.equal(typeof body.error, 'string');
+            assert.equal(typeof body.message, 'string');
+            assert.equal(typeof body.detail, 'string');
+          }
+        }),
+        { numRuns: 60, seed: Number(process.env['FUZZ_SEED'] ?? 20261122) },
+      );
+    }
+  });
+});

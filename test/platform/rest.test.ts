@@ -1,0 +1,175 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+describe('REST behaviour', () => {
+  let t: TestApp;
+  let apiKey: string;
+  before(async () => {
+    t = await startTestApp();
+    ({ apiKey } = await t.account({ quota: 10_000 }));
+  });
+  after(() => t.close());
+
+  it('answers the success envelope, with fields at the top level', async () => {
+    const res = await t.call('/api/v1/calculators/simple-interest-calculator', { principal: 1000, rate: 5, timeYears: 2 }, apiKey);
+    assert.equal(res.statusCode, 200);
+    const body = res.json();
+    assert.deepEqual(Object.keys(body).sort(), ['code', 'error', 'message', 'result', 'status', 'warnings']);
+    assert.equal(body.status, true);
+    assert.equal(body.code, 200);
+    assert.equal(body.result.interest, 100);
+    assert.equal(body.result.totalAmount, 1100);
+  });
+
+  it('accepts the same fields nested under inputs', async () => {
+    const res = await t.call('/api/v1/calculators/simple-interest-calculator', { inputs: { principal: 1000, rate: 5, timeYears: 2 } }, apiKey);
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json().result.interest, 100);
+  });
+
+  it('answers 400 naming each bad field, with the allowed values of an enum', async () => {
+    const res = await t.call('/api/v1/text-utilities/text-case-converter', { text: 42, case: 'shouting' }, apiKey);
+    assert.equal(res.statusCode, 400);
+    const body = res.json();
+    assert.equal(body.status, false);
+    assert.equal(body.code, 400);
+    assert.equal(body.error, 'validation_error');
+    const fields = body.issues.map((i: { field: string }) => i.field).sort();
+    assert.deepEqual(fields, ['case', 'text']);
+    const caseIssue = body.issues.find((i: { field: string }) => i.field === 'case');
+    for (const value of ['upper', 'lower', 'title', 'sentence', 'camel', 'pascal', 'snake', 'kebab', 'constant', 'dot', 'alternating', 'inverse']) {
+      assert.ok(caseIssue.allowed.includes(value), value);
+    }
+    assert.match(body.detail, /case: must be one of: /);
+  });
+
+  it('lists the units when a unit is unknown', async () => {
+    const res = await t.call('/api/v1/unit-conversions/mass-converter', { value: 5, from: 'parsec', to: 'kg' }, apiKey);
+    assert.equal(res.statusCode, 400);
+    const body = res.json();
+    assert.equal(body.error, 'validation_error');
+    assert.equal(body.issues[0].field, 'from');
+    assert.ok(body.issues[0].allowed.includes('kg'));
+    assert.ok(body.issues[0].allowed.includes('lb'));
+  });
+
+  it('answers an unknown path with 404 JSON', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/calculators/no-such-tool' });
+    assert.equal(res.statusCode, 404);
+    assert.match(res.headers['content-type'] as string, /application\/json/);
+    assert.equal(res.json().error, 'not_found');
+  });
+
+  it('answers a wrong method with 405 JSON and Allow', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/calculators/emi-calculator' });
+    assert.equal(res.statusCode, 405);
+    assert.equal(res.headers['allow'], 'POST');
+    assert.equal(res.json().error, 'method_not_allowed');
+  });
+
+  it('answers an oversized body with 413 JSON', async () => {
+    const res = await t.call('/api/v1/text-utilities/text-case-converter', { text: 'a'.repeat(t.config.bodyLimitBytes + 10), case: 'upper' }, apiKey);
+    assert.equal(res.statusCode, 413);
+    assert.equal(res.json().error, 'payload_too_large');
+  });
+
+  it('answers malformed JSON with 400 JSON', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/calculators/emi-calculator', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, payload: '{"principal": 1,' });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().error, 'invalid_json');
+  });
+
+  it('answers a non-object body with 400 JSON', async () => {
+    const res = await t.call('/api/v1/calculators/emi-calculator', [1, 2, 3], apiKey);
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().error, 'invalid_body');
+  });
+
+  it('answers an unsupported content type with 415 JSON', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/calculators/emi-calculator', headers: { 'content-type': 'text/csv', 'x-api-key': apiKey }, payload: 'a,b' });
+    assert.equal(res.statusCode, 415);
+    assert.equal(res.json().error, 'unsupported_media_type');
+  });
+
+  it('puts X-Request-Id on every response, keeping a sane caller-given id', async () => {
+    for (const res of [
+      await t.app.inject({ method: 'GET', url: '/healthz' }),
+      await t.app.inject({ method: 'GET', url: '/nope' }),
+      await t.call('/api/v1/calculators/emi-calculator', {}, apiKey),
+    ]) {
+      assert.match(res.headers['x-request-id'] as string, /^[0-9a-f-]{36}$/);
+    }
+    const mine = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-123' } });
+    assert.equal(mine.headers['x-request-id'], 'trace-123');
+    const evil = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\u0000<script>' } });
+    assert.notEqual(evil.headers['x-request-id'], 'bad id\u0000<script>');
+  });
+
+  it('never answers HTML or a stack trace on errors', async () => {
+    const responses = [
+      await t.app.inject({ method: 'DELETE', url: '/api/v1/tools' }),
+      await t.app.inject({ method: 'POST', url: '/api/v1/calculators/emi-calculator', headers: { 'content-type': 'application/json' }, payload: '' }),
+      await t.app.inject({ method: 'GET', url: '/%E0%A4%A' }),
+    ];
+    for (const res of responses) {
+      assert.ok(res.statusCode >= 400 && res.statusCode < 500, String(res.statusCode));
+      assert.match(res.headers['content-type'] as string, /application\/json/);
+      assert.doesNotMatch(res.body, /<html|at .*\.ts:\d+/i);
+    }
+  });
+
+  it('lists the catalog at /api/v1/tools', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/tools' });
+    const { result } = res.json();
+    assert.equal(result.count, t.services.catalog.tools.length);
+    const emi = result.tools.find((tool: { operationId: string }) => tool.operationId === 'calculators_emi_calculator');
+    assert.deepEqual(
+      { family: emi.family, path: emi.path, method: emi.method, credits: emi.credits },
+      { family: 'calculators', path: '/api/v1/calculators/emi-calculator', method: 'POST', credits: 1 },
+    );
+    assert.ok(emi.summary.length > 0);
+  });
+
+  it('serves a generated OpenAPI 3.1 document with security, enums, examples and errors', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    assert.equal(doc.openapi, '3.1.0');
+    assert.deepEqual(doc.components.securitySchemes.ApiKeyAuth, { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: doc.components.securitySchemes.ApiKeyAuth.description });
+    for (const tool of t.services.catalog.tools) {
+      const op = doc.paths[tool.path]?.[tool.method.toLowerCase()];
+      assert.ok(op, `${tool.path} documented`);
+      assert.equal(op.operationId, tool.operationId);
+      assert.deepEqual(op.security, [{ ApiKeyAuth: [] }]);
+      for (const status of ['200', '400', '401', '403', '429']) assert.ok(op.responses[status], `${tool.operationId} documents ${status}`);
+    }
+    const caseOp = doc.paths['/api/v1/text-utilities/text-case-converter'].post;
+    const schema = caseOp.requestBody.content['application/json'].schema.oneOf[0];
+    assert.ok(schema.properties.case.enum.includes('alternating'));
+    assert.ok(Object.keys(caseOp.requestBody.content['application/json'].examples).length >= 1);
+    const emiOp = doc.paths['/api/v1/calculators/emi-calculator'].post;
+    assert.equal(emiOp.responses['200'].content['application/json'].examples.example1.value.result.emi, 5075.12);
+    assert.ok(doc.paths['/api/v1/api-keys'].post);
+    assert.ok(doc.paths['/api/v1/usage'].get);
+  });
+
+  it('serves the interactive docs page', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] as string, /text\/html/);
+    assert.match(res.body, /swagger-ui/i);
+    const spec = await t.app.inject({ method: 'GET', url: '/docs/json' });
+    assert.equal(spec.json().openapi, '3.1.0');
+  });
+
+  it('reports health, readiness and Prometheus metrics', async () => {
+    assert.deepEqual((await t.app.inject({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
+    const ready = (await t.app.inject({ method: 'GET', url: '/readyz' })).json();
+    assert.equal(ready.status, 'ready');
+    assert.equal(ready.checks.database.state, 'ready');
+    await t.call('/api/v1/calculators/emi-calculator', { principal: 1000, rate: 10, tenure: 3 }, apiKey);
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /http_requests_total\{method="POST",route="\/api\/v1\/calculators\/emi-calculator",status="200"\} \d+/);
+    assert.match(metrics, /http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/api\/v1\/calculators\/emi-calculator"\}/);
+    assert.match(metrics, /credits_charged_total\{operation_id="calculators_emi_calculator"\} [1-9]/);
+  });
+});
