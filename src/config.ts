@@ -21,6 +21,16 @@ const envSchema = z.object({
   BOOTSTRAP_EMAIL: z.email().default('admin@localhost.localdomain'),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).max(2 * 1024 ** 3).default(100 * 1024 * 1024),
+  OUTPUT_LIMIT_BYTES: z.coerce.number().int().min(1024).max(2 * 1024 ** 3).default(100 * 1024 * 1024),
+  FILE_RETENTION_HOURS: z.coerce.number().positive().max(24).default(24),
+  DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(24 * 3600).default(3600),
+  FILE_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  BINARY_DELIVERY_DEPRECATED_AT: z.iso.date().default('2026-11-01'),
+  BINARY_DELIVERY_SUNSET_AT: z.iso.date().default('2027-06-30'),
+  LIBREOFFICE_INSTANCES: z.coerce.number().int().min(1).max(16).default(2),
+  ENGINE_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1000).default(16),
+  ENGINE_JOB_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
 });
 
 export interface Config {
@@ -39,6 +49,17 @@ export interface Config {
   bootstrapEmail: string;
   idempotencyTtlMs: number;
   toolTimeoutMs: number;
+  uploadLimitBytes: number;
+  outputLimitBytes: number;
+  fileRetentionMs: number;
+  downloadUrlTtlSeconds: number;
+  /** HMAC key for download links; unset means one generated and kept in DATA_DIR/signing-secret. */
+  fileSigningSecret: string | undefined;
+  binaryDeliveryDeprecatedAt: Date;
+  binaryDeliverySunsetAt: Date;
+  libreofficeInstances: number;
+  engineQueueLimit: number;
+  engineJobTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -74,6 +95,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapEmail: e.BOOTSTRAP_EMAIL,
     idempotencyTtlMs: e.IDEMPOTENCY_TTL_HOURS * 3600_000,
     toolTimeoutMs: e.TOOL_TIMEOUT_MS,
+    uploadLimitBytes: e.UPLOAD_LIMIT_BYTES,
+    outputLimitBytes: e.OUTPUT_LIMIT_BYTES,
+    fileRetentionMs: e.FILE_RETENTION_HOURS * 3600_000,
+    downloadUrlTtlSeconds: e.DOWNLOAD_URL_TTL_SECONDS,
+    fileSigningSecret: e.FILE_SIGNING_SECRET,
+    binaryDeliveryDeprecatedAt: new Date(`${e.BINARY_DELIVERY_DEPRECATED_AT}T00:00:00Z`),
+    binaryDeliverySunsetAt: new Date(`${e.BINARY_DELIVERY_SUNSET_AT}T00:00:00Z`),
+    libreofficeInstances: e.LIBREOFFICE_INSTANCES,
+    engineQueueLimit: e.ENGINE_QUEUE_LIMIT,
+    engineJobTimeoutMs: e.ENGINE_JOB_TIMEOUT_MS,
   };
 }
 

@@ -12,12 +12,19 @@ import type { Config } from './config.ts';
 import { loadCatalog, type Catalog } from './core/catalog.ts';
 import { Invoker } from './core/invoke.ts';
 import { Metrics } from './core/metrics.ts';
-import { migrateToLatest, openDatabase, type Db } from './db/database.ts';
+import { changeCounter, migrateToLatest, openDatabase, type Db } from './db/database.ts';
+import { CreditLedger } from './accounts/credit-ledger.ts';
+import { UsageRecorder } from './accounts/usage-recorder.ts';
 import { accountRoutes } from './rest/account-routes.ts';
 import { installErrorHandlers } from './rest/http-errors.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import type { RouteSpec } from './rest/route-spec.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
+import { registerDownloadRoute } from './rest/file-routes.ts';
+import multipart from '@fastify/multipart';
+import { FilePipeline } from './files/file-pipeline.ts';
+import { LocalFileStore, type FileStore } from './files/file-store.ts';
+import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -28,6 +35,10 @@ export interface Services {
   accounts: AccountStore;
   invoker: Invoker;
   metrics: Metrics;
+  ledger: CreditLedger;
+  usage: UsageRecorder;
+  files: FilePipeline;
+  store: FileStore;
 }
 
 export interface BuildOptions {
@@ -43,10 +54,27 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await migrateToLatest(db);
   const catalog = options.catalog ?? (await loadCatalog());
   const metrics = new Metrics();
-  const accounts = new AccountStore(db);
+  const accounts = new AccountStore(db, { changeCounter: changeCounter(db) });
+  const ledger = new CreditLedger(accounts);
+  const usage = new UsageRecorder(accounts);
+  const store = new LocalFileStore(join(config.dataDir, 'files'));
+  const signer = new LinkSigner(loadSigningSecret(config.dataDir, config.fileSigningSecret));
+  const files = new FilePipeline({
+    workRoot: join(config.dataDir, 'work'),
+    store,
+    signer,
+    publicBaseUrl: config.publicBaseUrl,
+    urlTtlSeconds: config.downloadUrlTtlSeconds,
+    retentionMs: config.fileRetentionMs,
+    outputLimitBytes: config.outputLimitBytes,
+    binaryDeliverySunsetAt: config.binaryDeliverySunsetAt,
+  });
   const invoker = new Invoker({
+    files,
     catalog,
     accounts,
+    ledger,
+    usage,
     rateLimiter: new RateLimiter(),
     metrics,
     toolTimeoutMs: config.toolTimeoutMs,
@@ -66,7 +94,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
-  const services: Services = { config, db, catalog, accounts, invoker, metrics };
+  const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store };
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -77,15 +105,42 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
     metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
   });
+  // Retention: a sweep at start catches files left from before a restart, then one every few minutes.
+  await store.sweep();
+  await files.sweepWorkDirs();
+  const sweepEveryMs = Math.min(10 * 60_000, Math.max(1000, config.fileRetentionMs / 24));
+  // Usage events and idle credit leases are written back a few times a second, off the hot path.
+  const writer = setInterval(() => {
+    usage.flush().catch((err: unknown) => app.log.error({ err }, 'usage flush failed'));
+    ledger.sweep().catch((err: unknown) => app.log.error({ err }, 'credit lease sweep failed'));
+  }, 250);
+  writer.unref();
+  const sweeper = setInterval(() => {
+    store.sweep().catch((err: unknown) => app.log.error({ err }, 'file sweep failed'));
+    files.sweepWorkDirs().catch((err: unknown) => app.log.error({ err }, 'work folder sweep failed'));
+  }, sweepEveryMs);
+  sweeper.unref();
   app.addHook('onClose', async () => {
+    clearInterval(sweeper);
+    clearInterval(writer);
+    await usage.flush();
+    await ledger.flush();
     await db.destroy();
   });
   installErrorHandlers(app, config.bodyLimitBytes);
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, outboxDir: join(config.dataDir, 'outbox'), log: app.log });
-  const routes: RouteSpec[] = accountRoutes({ accounts, invoker, mailer, catalog, publicBaseUrl: config.publicBaseUrl });
+  const routes: RouteSpec[] = accountRoutes({ accounts, ledger, usage, invoker, mailer, catalog, publicBaseUrl: config.publicBaseUrl });
   for (const route of routes) app.route({ method: route.method, url: route.url, handler: route.handler });
-  registerToolRoutes(app, catalog, invoker);
+  await app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: config.uploadLimitBytes } });
+  registerToolRoutes(app, catalog, invoker, {
+    uploadLimitBytes: config.uploadLimitBytes,
+    store,
+    binaryDeliveryDeprecatedAt: config.binaryDeliveryDeprecatedAt,
+    binaryDeliverySunsetAt: config.binaryDeliverySunsetAt,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  registerDownloadRoute(app, store, signer);
 
   const openapi = buildOpenApi(catalog, routes, { publicBaseUrl: config.publicBaseUrl, version: VERSION });
   await app.register(swagger, { mode: 'static', specification: { document: openapi as never } });

@@ -55,6 +55,15 @@ export interface CreateKeyInput {
   canManageKeys?: boolean | undefined;
 }
 
+export interface UsageEvent {
+  accountId: string;
+  keyId: string;
+  operationId: string;
+  credits: number;
+  statusCode: number;
+  createdAt: Date;
+}
+
 export interface ChargeResult {
   charged: boolean;
   used: number;
@@ -114,9 +123,23 @@ export function normalizeEmail(email: string): string {
 /** Accounts, keys and credits: everything the invoke path asks of the database. */
 export class AccountStore {
   readonly #db: Db;
+  readonly #changeCounter: () => number;
+  /**
+   * Callers by secret hash. Valid while no other connection has committed (SQLite's
+   * data_version) and this store has not changed a key or account itself, so a revoke from the
+   * CLI or another process is seen on the very next call.
+   */
+  readonly #callers = new Map<string, Caller>();
+  #callersVersion = -1;
 
-  constructor(db: Db) {
+  constructor(db: Db, options: { changeCounter?: () => number } = {}) {
     this.#db = db;
+    // Without a change counter nothing can tell when the cache went stale, so it is not used.
+    this.#changeCounter = options.changeCounter ?? (() => Math.random());
+  }
+
+  #forgetCallers(): void {
+    this.#callers.clear();
   }
 
   limitsOf(account: Account): Limits {
@@ -162,6 +185,7 @@ export class AccountStore {
 
   async setPlan(accountId: string, plan: string): Promise<Account> {
     if (!getPlan(plan)) throw invalidInput('Unknown plan', [{ field: 'plan', message: `must be one of: ${PLAN_IDS.join(', ')}`, allowed: PLAN_IDS }]);
+    this.#forgetCallers();
     const result = await this.#db.updateTable('accounts').set({ plan }).where('id', '=', accountId).executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) throw new ServiceError(404, 'account_not_found', `No account ${accountId}`);
     return (await this.getAccount(accountId))!;
@@ -188,6 +212,7 @@ export class AccountStore {
     if (!row || row.used_at !== null || row.expires_at < now()) {
       throw new ServiceError(400, 'invalid_token', 'The verification link is invalid, used or expired');
     }
+    this.#forgetCallers();
     await this.#db.transaction().execute(async (trx) => {
       await trx.updateTable('email_verifications').set({ used_at: now() }).where('token_hash', '=', row.token_hash).execute();
       await trx.updateTable('accounts').set({ email_verified_at: now() }).where('id', '=', row.account_id).where('email_verified_at', 'is', null).execute();
@@ -224,6 +249,7 @@ export class AccountStore {
 
   /** Revokes a key; `accountId` scopes the change to the caller's own keys. */
   async revokeKey(keyId: string, accountId?: string): Promise<ApiKey> {
+    this.#forgetCallers();
     let query = this.#db.updateTable('api_keys').set({ revoked_at: now() }).where('id', '=', keyId).where('revoked_at', 'is', null);
     if (accountId) query = query.where('account_id', '=', accountId);
     await query.execute();
@@ -234,6 +260,7 @@ export class AccountStore {
 
   /** Replaces a key's secret: the old secret stops working at once, the id and scopes stay. */
   async rotateKey(keyId: string, accountId: string): Promise<{ key: ApiKey; secret: string }> {
+    this.#forgetCallers();
     const secret = newApiKeySecret();
     const result = await this.#db
       .updateTable('api_keys')
@@ -249,6 +276,13 @@ export class AccountStore {
   /** Resolves a secret to its key and account. Revoked keys resolve too, so the caller can say why they fail. */
   async findCaller(secret: string): Promise<Caller | undefined> {
     const hash = hashSecret(secret);
+    const version = this.#changeCounter();
+    if (version !== this.#callersVersion || this.#callers.size > 10_000) {
+      this.#callers.clear();
+      this.#callersVersion = version;
+    }
+    const cached = this.#callers.get(hash);
+    if (cached) return cached;
     const row = await this.#db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
@@ -274,10 +308,12 @@ export class AccountStore {
       .executeTakeFirst();
     // The index lookup already matched; the constant-time compare keeps the check itself free of timing signal.
     if (!row || !constantTimeEqual(row.secret_hash, hash)) return undefined;
-    return {
+    const caller = {
       account: rowToAccount(row),
       key: rowToKey({ ...row, id: row.key_id, account_id: row.id, created_at: row.key_created_at }),
     };
+    this.#callers.set(hash, caller);
+    return caller;
   }
 
   /**
@@ -305,11 +341,15 @@ export class AccountStore {
   }
 
   async refund(accountId: string, credits: number, at = new Date()): Promise<void> {
+    await this.refundPeriod(accountId, periodOf(at), credits);
+  }
+
+  async refundPeriod(accountId: string, period: string, credits: number): Promise<void> {
     await this.#db
       .updateTable('credit_periods')
       .set({ used: sql<number>`max(used - ${credits}, 0)` })
       .where('account_id', '=', accountId)
-      .where('period', '=', periodOf(at))
+      .where('period', '=', period)
       .execute();
   }
 
@@ -323,25 +363,30 @@ export class AccountStore {
     return row?.used ?? 0;
   }
 
-  async recordUsage(event: { accountId: string; keyId: string; operationId: string; credits: number; statusCode: number }, at = new Date()): Promise<void> {
-    await this.#db
-      .insertInto('usage_events')
-      .values({
-        account_id: event.accountId,
-        key_id: event.keyId,
-        operation_id: event.operationId,
-        period: periodOf(at),
-        credits: event.credits,
-        status_code: event.statusCode,
-        created_at: at.toISOString(),
-      })
-      .execute();
+  async recordUsageBatch(events: readonly UsageEvent[]): Promise<void> {
+    // 500 rows × 7 columns stays far below SQLite's limit on bound parameters.
+    for (let i = 0; i < events.length; i += 500) {
+      await this.#db
+        .insertInto('usage_events')
+        .values(
+          events.slice(i, i + 500).map((event) => ({
+            account_id: event.accountId,
+            key_id: event.keyId,
+            operation_id: event.operationId,
+            period: periodOf(event.createdAt),
+            credits: event.credits,
+            status_code: event.statusCode,
+            created_at: event.createdAt.toISOString(),
+          })),
+        )
+        .execute();
+    }
   }
 
-  async usageSummary(account: Account, at = new Date()) {
+  /** `used` comes from the caller: the credit ledger knows what this process holds unspent. */
+  async usageSummary(account: Account, used: number, at = new Date()) {
     const period = periodOf(at);
     const limits = this.limitsOf(account);
-    const used = await this.usedCredits(account.id, at);
     const byTool = await this.#db
       .selectFrom('usage_events')
       .select((eb) => ['operation_id', eb.fn.countAll<number>().as('calls'), eb.fn.sum<number>('credits').as('credits')])

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { FastifyBaseLogger } from 'fastify';
 
 export type HttpMethod = 'GET' | 'POST';
@@ -19,6 +19,25 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Non-fatal notes for the envelope's `warnings`. */
   warn(message: string): void;
+}
+
+/** An upload, streamed to disk by the surface and typed by its content, never by its name. */
+export interface UploadedFile {
+  path: string;
+  sizeBytes: number;
+  /** The name the client gave; only used to name the result. */
+  originalName: string;
+  /** What the content is, from its magic bytes (see files/file-kind.ts). */
+  kind: string;
+  mimeType: string;
+  sha256: string;
+}
+
+/** What a file tool returns: a file it wrote inside its work folder. The platform stores and signs it. */
+export interface FileArtifact {
+  path: string;
+  fileName: string;
+  mimeType: string;
 }
 
 export interface ToolLimits {
@@ -42,6 +61,40 @@ export interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
   run(input: z.output<I>, ctx: ToolContext): Promise<z.output<O>> | z.output<O>;
 }
 
+/**
+ * A file tool (a conversion) as data: it takes one upload in `upload.field`, options in `input`
+ * (multipart fields or query parameters), and returns a FileArtifact. Its examples name a sample
+ * text; the examples-as-tests suite builds a source file of the accepted kind holding that text,
+ * converts it, and checks the result holds `expect.contains`.
+ */
+export interface FileToolExample<I> {
+  title: string;
+  input: I;
+  sampleText: string;
+  expect: { mimeType: string; extension: string; contains: readonly string[] };
+}
+
+export interface FileToolContext<E = unknown> extends ToolContext {
+  upload: UploadedFile;
+  /** A private folder for this call, removed afterwards. */
+  workDir: string;
+  engines: E;
+}
+
+export interface FileToolSpec<I extends z.ZodType, E = unknown> {
+  family: string;
+  slug: string;
+  title: string;
+  description: string;
+  aliases?: readonly string[];
+  credits: number;
+  input: I;
+  upload: { field: string; accept: readonly string[] };
+  examples: readonly FileToolExample<z.input<I>>[];
+  limits?: ToolLimits;
+  run(input: z.output<I>, ctx: FileToolContext<E>): Promise<FileArtifact>;
+}
+
 const TOOL_BRAND: unique symbol = Symbol.for('tool-service.tool');
 
 export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType>
@@ -51,6 +104,10 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   readonly path: string;
   readonly method: HttpMethod;
   readonly aliases: readonly string[];
+  readonly kind: 'json' | 'file';
+  /** Set on file tools: the multipart field and the accepted content kinds. */
+  readonly upload?: { field: string; accept: readonly string[] };
+  readonly fileExamples?: readonly FileToolExample<unknown>[];
 }
 
 // Any tool, whatever its schemas: the catalog, surfaces and tests work on this.
@@ -63,20 +120,57 @@ export function toOperationId(family: string, slug: string): string {
   return `${family}_${slug}`.replace(/-/g, '_');
 }
 
-export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): ToolDefinition<I, O> {
+function checkIdentity(spec: { family: string; slug: string; credits: number }): void {
   if (!SEGMENT.test(spec.family) || !SEGMENT.test(spec.slug)) {
     throw new Error(`tool ${spec.family}/${spec.slug}: family and slug must be kebab-case`);
   }
   if (!Number.isInteger(spec.credits) || spec.credits < 1 || spec.credits > 10) {
     throw new Error(`tool ${spec.family}/${spec.slug}: credits must be an integer from 1 to 10`);
   }
+}
+
+export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): ToolDefinition<I, O> {
+  checkIdentity(spec);
   return {
     ...spec,
     [TOOL_BRAND]: true,
+    kind: 'json',
     operationId: toOperationId(spec.family, spec.slug),
     path: `/api/v1/${spec.family}/${spec.slug}`,
     method: spec.method ?? 'POST',
     aliases: spec.aliases ?? [],
+  };
+}
+
+/** The result of a file tool as the envelope's `result`: a presigned link, not the bytes. */
+export const fileResultSchema = z.object({
+  fileId: z.uuid().describe('Id of the stored result'),
+  downloadUrl: z.url().describe('Presigned GET link, no key needed, valid 1 hour'),
+  expiresAt: z.iso.datetime().describe('When the link stops working'),
+  fileName: z.string(),
+  mimeType: z.string(),
+  sizeBytes: z.number().int().min(0),
+});
+
+export type FileResult = z.infer<typeof fileResultSchema>;
+
+export function defineFileTool<I extends z.ZodType, E = unknown>(spec: FileToolSpec<I, E>): ToolDefinition<I, typeof fileResultSchema> {
+  checkIdentity(spec);
+  const { examples, run, ...rest } = spec;
+  return {
+    ...rest,
+    [TOOL_BRAND]: true,
+    kind: 'file',
+    operationId: toOperationId(spec.family, spec.slug),
+    path: `/api/v1/${spec.family}/${spec.slug}`,
+    method: 'POST',
+    aliases: spec.aliases ?? [],
+    output: fileResultSchema,
+    // JSON examples do not apply: file examples are checked by converting a generated sample.
+    examples: [],
+    fileExamples: examples as readonly FileToolExample<unknown>[],
+    // The platform calls run with a FileToolContext and turns the artifact into a FileResult.
+    run: run as unknown as ToolSpec<I, typeof fileResultSchema>['run'],
   };
 }
 

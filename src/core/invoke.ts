@@ -3,9 +3,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore, Caller, Limits } from '../accounts/account-store.ts';
 import { periodResetAt, periodStartAt } from '../accounts/periods.ts';
 import type { RateDecision, RateLimiter } from '../accounts/rate-limiter.ts';
+import type { CreditLedger } from '../accounts/credit-ledger.ts';
+import type { UsageRecorder } from '../accounts/usage-recorder.ts';
 import { looksLikeApiKey } from '../accounts/secrets.ts';
 import type { Catalog } from './catalog.ts';
-import type { AnyTool, ToolContext } from './define-tool.ts';
+import type { AnyTool, FileArtifact, FileToolContext, ToolContext, UploadedFile } from './define-tool.ts';
+import type { FilePipeline, ReceivedUpload } from '../files/file-pipeline.ts';
 import { errorEnvelope, successEnvelope, type ErrorEnvelope, type SuccessEnvelope } from './envelope.ts';
 import { ServiceError, isServiceError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
@@ -20,6 +23,14 @@ export interface InvokeRequest {
   log: FastifyBaseLogger;
   /** Aborted when the caller goes away. */
   signal?: AbortSignal | undefined;
+  /**
+   * File tools: reads the upload (to disk, into `workDir`) and the form fields. Called only once
+   * the caller is authenticated, authorized and within its rate limit, so an anonymous client
+   * cannot make the service write 100 MB.
+   */
+  receive?: ((workDir: string) => Promise<{ fields: Record<string, unknown>; upload: ReceivedUpload | undefined }>) | undefined;
+  /** `binary` is the deprecated direct delivery of a file result. */
+  delivery?: string | undefined;
 }
 
 export interface InvokeResponse {
@@ -31,10 +42,15 @@ export interface InvokeResponse {
 export interface InvokerDeps {
   catalog: Catalog;
   accounts: AccountStore;
+  ledger: CreditLedger;
+  usage: UsageRecorder;
   rateLimiter: RateLimiter;
   metrics: Metrics;
   toolTimeoutMs: number;
   idempotencyTtlMs: number;
+  files?: FilePipeline;
+  /** Handed to file tools as ctx.engines. */
+  engines?: unknown;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -139,7 +155,7 @@ export class Invoker {
 
     const rate = this.#deps.rateLimiter.take(accountId, limits.requestsPerMinute);
     if (!rate.allowed) {
-      const used = await accounts.usedCredits(accountId);
+      const used = await this.#deps.ledger.used(accountId);
       const headers = this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used));
       return this.#fail(
         new ServiceError(429, 'rate_limited', `Rate limit of ${limits.requestsPerMinute} requests per minute exceeded`, {
@@ -152,15 +168,54 @@ export class Invoker {
       );
     }
 
+    let workDir: string | undefined;
+    try {
+      let input = req.input;
+      let received: ReceivedUpload | undefined;
+      if (tool.kind === 'file') {
+        const files = this.#files();
+        workDir = await files.createWorkDir();
+        try {
+          const form = req.receive ? await req.receive(workDir) : { fields: {}, upload: undefined };
+          input = { ...(input as Record<string, unknown>), ...form.fields };
+          received = form.upload;
+        } catch (err) {
+          const used = await this.#deps.ledger.used(accountId);
+          return this.#fail(err, req, this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used)));
+        }
+      }
+      return await this.#idempotent(tool, caller, limits, rate, req, input, received, workDir);
+    } finally {
+      if (workDir !== undefined) await this.#files().removeWorkDir(workDir);
+    }
+  }
+
+  #files(): FilePipeline {
+    if (!this.#deps.files) throw new Error('file tools need the file pipeline');
+    return this.#deps.files;
+  }
+
+  async #idempotent(
+    tool: AnyTool,
+    caller: Caller,
+    limits: Limits,
+    rate: RateDecision,
+    req: InvokeRequest,
+    input: unknown,
+    received: ReceivedUpload | undefined,
+    workDir: string | undefined,
+  ): Promise<InvokeResponse> {
+    const { accounts } = this.#deps;
+    const accountId = caller.account.id;
     let idempotencyKey: string | undefined;
     if (req.idempotencyKey !== undefined) {
       if (!IDEMPOTENCY_KEY.test(req.idempotencyKey)) {
         return this.#fail(new ServiceError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters'), req, {});
       }
-      const hash = createHash('sha256').update(`${tool.operationId}\n${canonicalJson(req.input)}`).digest('hex');
+      const hash = createHash('sha256').update(`${tool.operationId}\n${canonicalJson(input)}\n${received?.sha256 ?? ''}\n${req.delivery ?? ''}`).digest('hex');
       const claim = await accounts.claimIdempotencyKey(accountId, req.idempotencyKey, hash, this.#deps.idempotencyTtlMs);
       if (claim.kind === 'replay') {
-        const used = await accounts.usedCredits(accountId);
+        const used = await this.#deps.ledger.used(accountId);
         return {
           status: claim.status,
           headers: { ...this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used)), 'Idempotent-Replayed': 'true' },
@@ -176,7 +231,7 @@ export class Invoker {
       idempotencyKey = req.idempotencyKey;
     }
 
-    const response = await this.#chargeAndRun(tool, caller, limits, rate, req);
+    const response = await this.#chargeAndRun(tool, caller, limits, rate, req, input, received, workDir);
     if (idempotencyKey !== undefined) {
       if (response.status >= 500) await accounts.releaseIdempotencyKey(accountId, idempotencyKey);
       else await accounts.completeIdempotencyKey(accountId, idempotencyKey, response.status, JSON.stringify(response.body));
@@ -184,23 +239,37 @@ export class Invoker {
     return response;
   }
 
-  async #chargeAndRun(tool: AnyTool, caller: Caller, limits: Limits, rate: RateDecision, req: InvokeRequest): Promise<InvokeResponse> {
+  async #chargeAndRun(
+    tool: AnyTool,
+    caller: Caller,
+    limits: Limits,
+    rate: RateDecision,
+    req: InvokeRequest,
+    rawInput: unknown,
+    received: ReceivedUpload | undefined,
+    workDir: string | undefined,
+  ): Promise<InvokeResponse> {
     const { accounts, metrics } = this.#deps;
     const accountId = caller.account.id;
     const record = (credits: number, statusCode: number) =>
-      accounts.recordUsage({ accountId, keyId: caller.key.id, operationId: tool.operationId, credits, statusCode });
+      this.#deps.usage.record({ accountId, keyId: caller.key.id, operationId: tool.operationId, credits, statusCode });
 
     let input: unknown;
+    let upload: UploadedFile | undefined;
     try {
-      input = validateInput(tool.input, req.input);
+      input = validateInput(tool.input, rawInput);
+      if (tool.kind === 'file') {
+        this.#files().checkDelivery(req.delivery);
+        upload = await this.#files().inspect(tool, received);
+      }
     } catch (err) {
-      const used = await accounts.usedCredits(accountId);
+      const used = await this.#deps.ledger.used(accountId);
       const response = this.#fail(err, req, this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used)));
-      await record(0, response.status);
+      record(0, response.status);
       return response;
     }
 
-    const charge = await accounts.charge(accountId, tool.credits, limits.monthlyCredits);
+    const charge = await this.#deps.ledger.charge(accountId, tool.credits, limits.monthlyCredits);
     if (!charge.charged) {
       const resetAt = periodResetAt(new Date()).toISOString();
       const response = this.#fail(
@@ -212,31 +281,31 @@ export class Invoker {
         req,
         this.rateHeaders(limits, rate, charge.remaining),
       );
-      await record(0, response.status);
+      record(0, response.status);
       return response;
     }
 
     let response: InvokeResponse;
     try {
       const warnings: string[] = [];
-      const result = await this.#runWithTimeout(tool, input, req, warnings);
+      const result = await this.#runWithTimeout(tool, input, req, warnings, upload, workDir);
       response = { status: 200, headers: this.rateHeaders(limits, rate, charge.remaining), body: successEnvelope(result, { warnings }) };
     } catch (err) {
       const failure = this.#fail(err, req, {});
       let remaining = charge.remaining;
       if (isRefunded(failure.status, failure.body.error)) {
-        await accounts.refund(accountId, tool.credits);
+        await this.#deps.ledger.refund(accountId, tool.credits);
         remaining += tool.credits;
       }
       response = { ...failure, headers: { ...this.rateHeaders(limits, rate, remaining), ...failure.headers } };
     }
     const charged = response.status < 400 || !isRefunded(response.status, response.body.error) ? tool.credits : 0;
     if (charged > 0) metrics.credits.inc({ operation_id: tool.operationId }, charged);
-    await record(charged, response.status);
+    record(charged, response.status);
     return response;
   }
 
-  async #runWithTimeout(tool: AnyTool, input: unknown, req: InvokeRequest, warnings: string[]): Promise<unknown> {
+  async #runWithTimeout(tool: AnyTool, input: unknown, req: InvokeRequest, warnings: string[], upload?: UploadedFile, workDir?: string): Promise<unknown> {
     const timeoutMs = tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs;
     const controller = new AbortController();
     const onCallerGone = () => controller.abort(new ServiceError(499, 'client_closed', 'The caller closed the request'));
@@ -250,8 +319,17 @@ export class Invoker {
       }, timeoutMs);
     });
     const ctx: ToolContext = { requestId: req.requestId, log: req.log, signal: controller.signal, warn: (m) => warnings.push(m) };
+    const run = async (): Promise<unknown> => {
+      if (tool.kind !== 'file') return tool.run(input, ctx);
+      if (!upload || workDir === undefined) throw new Error('file tool without an upload');
+      const files = this.#files();
+      await files.assertSafe(upload);
+      const fileCtx: FileToolContext = { ...ctx, upload, workDir, engines: this.#deps.engines };
+      const artifact = (await tool.run(input, fileCtx)) as FileArtifact;
+      return files.store(artifact);
+    };
     try {
-      return await Promise.race([Promise.resolve().then(() => tool.run(input, ctx)), timeout]);
+      return await Promise.race([run(), timeout]);
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onCallerGone);

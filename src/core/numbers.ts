@@ -1,10 +1,16 @@
 import { invalidInput } from './errors.ts';
 
-/** Rounds half away from zero to `digits` decimals, correcting binary float drift (1.005 → 1.01). */
+const POWERS = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/**
+ * Rounds half away from zero to `digits` decimals as decimal arithmetic would: the product is
+ * nudged up by two units in the last place, so 1.005 (stored as 1.00499999999999989…) → 1.01.
+ * Cheaper than a toPrecision round trip, which matters on schedules of hundreds of rows.
+ */
 export function roundTo(value: number, digits: number): number {
-  const factor = 10 ** digits;
+  const factor = POWERS[digits] ?? 10 ** digits;
   const shifted = Math.abs(value) * factor;
-  const rounded = Math.round(Number(shifted.toPrecision(15))) / factor;
+  const rounded = Math.round(shifted * (1 + 2 * Number.EPSILON)) / factor;
   return Math.sign(value) * rounded || 0;
 }
 

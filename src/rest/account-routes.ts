@@ -2,6 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AccountStore, Account, ApiKey, Caller } from '../accounts/account-store.ts';
 import type { Mailer } from '../accounts/mailer.ts';
+import type { CreditLedger } from '../accounts/credit-ledger.ts';
+import type { UsageRecorder } from '../accounts/usage-recorder.ts';
 import { PLAN_IDS, PLANS } from '../accounts/plans.ts';
 import type { Catalog } from '../core/catalog.ts';
 import { successEnvelope } from '../core/envelope.ts';
@@ -12,6 +14,8 @@ import type { RouteSpec } from './route-spec.ts';
 
 export interface AccountRouteDeps {
   accounts: AccountStore;
+  ledger: CreditLedger;
+  usage: UsageRecorder;
   invoker: Invoker;
   mailer: Mailer;
   catalog: Catalog;
@@ -265,7 +269,8 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       errors: [401],
       async handler(request) {
         const caller = await invoker.authenticate(header(request, 'x-api-key'));
-        return successEnvelope(await accounts.usageSummary(caller.account));
+        await deps.usage.flush();
+        return successEnvelope(await accounts.usageSummary(caller.account, await deps.ledger.used(caller.account.id)));
       },
     },
     {

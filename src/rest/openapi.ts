@@ -16,6 +16,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing, invalid or revoked API key (`missing_api_key`, `invalid_api_key`, `api_key_revoked`).',
   403: 'Not allowed: e-mail not verified, account inactive, tool outside the plan or outside the key scopes.',
   404: 'Not found.',
+  410: '`delivery=binary` after its sunset date.',
+  413: 'The upload is larger than the upload limit.',
+  415: 'The upload is not of an accepted type (checked by content, not name), or not multipart/form-data.',
+  422: 'The file could not be processed: corrupt, encrypted, a document bomb, or unsafe content. Charged: the work was attempted on the file given.',
   409: 'Idempotency-Key reused with a different body, or still running; or a conflicting resource.',
   429: 'Rate limited (`rate_limited`, with Retry-After) or monthly quota exhausted (`quota_exhausted`, with `resetAt` and `x-should-retry: false`).',
   500: 'The service failed; the call is refunded.',
@@ -76,6 +80,70 @@ function toolOperation(tool: AnyTool): Record<string, unknown> {
       ...errorResponses(TOOL_ERRORS),
     },
   };
+  if (tool.upload) {
+    const fileExamples = tool.fileExamples ?? [];
+    operation['parameters'] = [
+      { $ref: '#/components/parameters/IdempotencyKey' },
+      {
+        name: 'delivery',
+        in: 'query',
+        required: false,
+        deprecated: true,
+        description: '`binary` returns the bytes directly with Deprecation and Sunset headers (deprecated; 410 after the sunset). Omit it for the JSON answer with a downloadUrl.',
+        schema: { type: 'string', enum: ['json', 'binary'] },
+      },
+    ];
+    const properties = { ...((input['properties'] ?? {}) as Record<string, JsonSchema>) };
+    operation['requestBody'] = {
+      required: true,
+      description: `The source file in the form field \`${tool.upload.field}\` (${tool.upload.accept.join(', ')}; the type is checked by content). Options as form fields or query parameters.`,
+      content: {
+        'multipart/form-data': {
+          schema: {
+            type: 'object',
+            required: [tool.upload.field],
+            properties: { [tool.upload.field]: { type: 'string', format: 'binary', description: `The ${tool.upload.accept.join(' / ')} file` }, ...properties },
+          },
+        },
+      },
+    };
+    operation['responses'] = {
+      '200': {
+        description: 'File result: a presigned download link valid for 1 hour',
+        headers: meteredHeaders,
+        content: {
+          'application/json': {
+            schema: successSchema(jsonSchema(tool.output, 'output')),
+            examples: Object.fromEntries(
+              fileExamples.map((ex, i) => [
+                `example${i + 1}`,
+                {
+                  summary: ex.title,
+                  value: {
+                    status: true,
+                    code: 200,
+                    message: 'OK',
+                    result: {
+                      fileId: '3f1c9a52-8a0e-4c67-9a43-2f0b6de0c9a1',
+                      downloadUrl: `https://tools.example.com/files/3f1c9a52-8a0e-4c67-9a43-2f0b6de0c9a1/document.${ex.expect.extension}?expires=1798761600&signature=…`,
+                      expiresAt: '2027-01-01T00:00:00.000Z',
+                      fileName: `document.${ex.expect.extension}`,
+                      mimeType: ex.expect.mimeType,
+                      sizeBytes: 18342,
+                    },
+                    warnings: [],
+                    error: '',
+                  },
+                },
+              ]),
+            ),
+          },
+        },
+      },
+      ...errorResponses([...TOOL_ERRORS, 410, 413, 415, 422, 503]),
+    };
+    return operation;
+  }
   if (tool.method === 'GET') {
     const properties = (input['properties'] ?? {}) as Record<string, JsonSchema>;
     const required = new Set((input['required'] ?? []) as string[]);

@@ -2,6 +2,18 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Catalog } from '../core/catalog.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { Invoker } from '../core/invoke.ts';
+import type { FileResult } from '../core/define-tool.ts';
+import type { FileStore } from '../files/file-store.ts';
+import { sendStoredFile } from './file-routes.ts';
+import { receiveMultipart } from './upload.ts';
+
+export interface ToolRouteOptions {
+  uploadLimitBytes: number;
+  store?: FileStore;
+  binaryDeliveryDeprecatedAt: Date;
+  binaryDeliverySunsetAt: Date;
+  publicBaseUrl: string;
+}
 
 function headerValue(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -24,19 +36,27 @@ export function extractInput(request: FastifyRequest): unknown {
 }
 
 /** One route per catalog tool, derived from the catalog: there is no other list of routes. */
-export function registerToolRoutes(app: FastifyInstance, catalog: Catalog, invoker: Invoker): void {
+export function registerToolRoutes(app: FastifyInstance, catalog: Catalog, invoker: Invoker, options: ToolRouteOptions): void {
   for (const tool of catalog.tools) {
+    const upload = tool.upload;
     app.route({
       method: tool.method,
       url: tool.path,
       handler: async (request, reply) => {
+        // The response's close, not the request's: the request stream closes as soon as its body is read.
         const controller = new AbortController();
-        request.raw.once('close', () => {
-          if (!reply.sent) controller.abort();
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) controller.abort();
         });
+        const query = { ...(request.query as Record<string, unknown>) };
+        const delivery = typeof query['delivery'] === 'string' ? query['delivery'] : undefined;
+        delete query['delivery'];
         const response = await invoker.invoke({
           operationId: tool.operationId,
-          input: extractInput(request),
+          // File tools take options as multipart fields or query parameters; JSON tools take a JSON body.
+          input: upload ? query : extractInput(request),
+          receive: upload ? (workDir) => receiveMultipart(request, upload.field, workDir, options.uploadLimitBytes) : undefined,
+          delivery: upload ? delivery : undefined,
           apiKey: headerValue(request, 'x-api-key'),
           idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
           requestId: request.id,
@@ -44,6 +64,17 @@ export function registerToolRoutes(app: FastifyInstance, catalog: Catalog, invok
           signal: controller.signal,
         });
         reply.headers(response.headers);
+        if (upload && delivery === 'binary' && response.status === 200 && response.body.status && options.store) {
+          const result = response.body.result as FileResult;
+          const stored = await options.store.get(result.fileId);
+          if (stored) {
+            // RFC 9745 Deprecation (a structured date), RFC 8594 Sunset, and where to read about it.
+            reply.header('Deprecation', `@${Math.floor(options.binaryDeliveryDeprecatedAt.getTime() / 1000)}`);
+            reply.header('Sunset', options.binaryDeliverySunsetAt.toUTCString());
+            reply.header('Link', `<${options.publicBaseUrl}/docs>; rel="deprecation"; type="text/html"`);
+            return sendStoredFile(reply.code(200), options.store, stored, 'application/octet-stream');
+          }
+        }
         return reply.code(response.status).send(response.body);
       },
     });

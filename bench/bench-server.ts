@@ -1,0 +1,87 @@
+/**
+ * The servers under test, in one child process of bench/invoke-throughput.bench.ts, so the load
+ * generator and the servers each get a core of their own:
+ *   (a) a bare `Fastify()` app with one route returning a constant;
+ *   (b) the real app from buildApp() with its production defaults (LOG_LEVEL=info, logs on
+ *       stdout: the parent points stdout at /dev/null, so every log line is still serialized and
+ *       written, as in production).
+ * It creates an account with a huge quota and rate limit and reports the ports and the key to the
+ * parent over the IPC channel (stdout is the log sink). It stops on SIGTERM/SIGINT or a 'stop'
+ * message, closing both apps, so `--cpu-prof` can write its profile on exit.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { loadConfig } from '../src/config.ts';
+import { buildApp } from '../src/server.ts';
+
+export interface BenchServerReady {
+  kind: 'ready';
+  barePort: number;
+  appPort: number;
+  apiKey: string;
+  dataDir: string;
+  pid: number;
+}
+
+const HOST = '127.0.0.1';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-bench-'));
+
+async function main(): Promise<void> {
+
+  const bare = Fastify();
+  bare.get('/', async () => ({ hello: 'world' }));
+  await bare.listen({ port: 0, host: HOST });
+
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false' });
+  const { app, services } = await buildApp(config);
+  const account = await services.accounts.createAccount({
+    email: 'bench@example.com',
+    plan: 'business',
+    verified: true,
+    quota: 1_000_000_000,
+    rateLimit: 1_000_000_000,
+  });
+  const { secret } = await services.accounts.createKey({ accountId: account.id, name: 'bench' });
+  await app.listen({ port: 0, host: HOST });
+
+  const portOf = (address: ReturnType<typeof bare.server.address>) => (typeof address === 'object' && address ? address.port : 0);
+  const ready: BenchServerReady = {
+    kind: 'ready',
+    barePort: portOf(bare.server.address()),
+    appPort: portOf(app.server.address()),
+    apiKey: secret,
+    dataDir,
+    pid: process.pid,
+  };
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await Promise.all([bare.close(), app.close()]);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+  process.on('message', (message) => {
+    if (message === 'stop') void stop();
+  });
+  // The parent went away without saying so: do not linger.
+  process.once('disconnect', () => void stop());
+
+  if (process.send) process.send(ready);
+  else process.stderr.write(`${JSON.stringify(ready)}\n`);
+}
+
+main().catch((err: unknown) => {
+  rmSync(dataDir, { recursive: true, force: true });
+  process.stderr.write(`bench-server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,343 @@
+/**
+ * Invoke-path throughput (issue 2, section 10). Run: `npm run bench` (node bench/invoke-throughput.bench.ts).
+ *
+ * In one run, with autocannon at 50 connections, it measures
+ *   (a) a bare Fastify route returning a constant, and
+ *   (b) an authenticated, metered calculator call through the full invoke path
+ *       (POST /api/v1/calculators/simple-interest-calculator {"principal":1000,"rate":5,"timeYears":2}),
+ *   and, for reference, (c) the EMI calculator, whose 12-row amortization schedule makes a
+ *       ~1.2 KB answer: on loopback the kernel's copy of a bigger body is a large part of the cost,
+ *       which is why (b), the target's figure, uses a calculator with a small answer (the invoke
+ *       path, key check, rate limit, charge and usage record are the same for every tool),
+ * and prints requests/s, p50 and p99 latency, the ratio (b)/(a) and whether the targets hold:
+ * (b) >= 0.5x (a) in throughput, and (b) p99 <= 10 ms (on a 2-core machine).
+ *
+ * The servers run in a child process (bench/bench-server.ts), autocannon in this one: one core
+ * each. Every (b) response is checked (status 200 and the right emi); errors are counted and
+ * printed, because a benchmark of errors is worthless. It is a measurement, not a test: it exits
+ * 0 whether or not the targets hold (non-zero only when it could not measure at all).
+ *
+ * Environment:
+ *   BENCH_SECONDS          measured seconds per target (default 10)
+ *   BENCH_WARMUP_SECONDS   warm-up seconds per target (default 3)
+ *   BENCH_CONNECTIONS      concurrent connections (default 50)
+ *   BENCH_CPU_PROF=dir     run the server child with --cpu-prof, writing the profile to dir
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import type { BenchServerReady } from './bench-server.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SERVER = fileURLToPath(new URL('./bench-server.ts', import.meta.url));
+
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got "${raw}")`);
+  return n;
+}
+
+const SECONDS = envNumber('BENCH_SECONDS', 10);
+const WARMUP_SECONDS = envNumber('BENCH_WARMUP_SECONDS', 3);
+const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 50));
+const CPU_PROF_DIR = process.env['BENCH_CPU_PROF'];
+
+const EMI_PATH = '/api/v1/calculators/emi-calculator';
+const EMI_BODY = JSON.stringify({ principal: 100000, rate: 10, tenure: 12 });
+const EMI_EXPECTED = 8791.59;
+const SI_PATH = '/api/v1/calculators/simple-interest-calculator';
+const SI_BODY = JSON.stringify({ principal: 1000, rate: 5, timeYears: 2 });
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 10;
+const LOAD_BEFORE = loadavg().map((l) => l.toFixed(2)).join(' ');
+
+interface Target {
+  label: string;
+  name: string;
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+  /** Is this response body the right answer? */
+  verify: (body: string) => boolean;
+}
+
+interface Measurement {
+  target: Target;
+  seconds: number;
+  /** Mean of autocannon's per-second samples. */
+  rps: number;
+  ok: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  mismatches: number;
+  statusCodes: Record<string, number>;
+  badBodies: string[];
+  /** From every response's own timing, in microseconds (autocannon's histogram rounds to whole ms). */
+  p50: number;
+  p99: number;
+  mean: number;
+  max: number;
+  acP50: number;
+  acP99: number;
+  /** Share of one core the server process used while measured (Linux /proc), or undefined. */
+  serverCpu: number | undefined;
+  clientCpu: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server child
+
+function startServer(): Promise<{ child: ChildProcess; ready: BenchServerReady }> {
+  const execArgv = ['--disable-warning=ExperimentalWarning'];
+  if (CPU_PROF_DIR) execArgv.push('--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF_DIR)}`);
+  // stdout 'ignore' is /dev/null: the app's pino logs are serialized and written there, as in production.
+  const child = fork(SERVER, [], { cwd: ROOT, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the bench server did not report ready within 60 s'));
+    }, 60_000);
+    child.once('message', (message: BenchServerReady) => {
+      clearTimeout(timer);
+      if (message?.kind === 'ready') resolvePromise({ child, ready: message });
+      else reject(new Error(`unexpected message from the bench server: ${JSON.stringify(message)}`));
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the bench server exited before it was ready (${code ?? signal})`));
+    });
+  });
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  if (child.connected) child.send('stop');
+  else child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc; undefined elsewhere. */
+function processCpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the command: state is field 3, utime 14, stime 15 (1-based over the whole line).
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return (utime + stime) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+async function load(target: Target, seconds: number, serverPid: number | undefined): Promise<Measurement> {
+  const histogram: RecordableHistogram = createHistogram();
+  const badBodies: string[] = [];
+  const instance = autocannon({
+    url: target.url,
+    method: target.method,
+    headers: target.headers,
+    ...(target.body !== undefined ? { body: target.body } : {}),
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
+    verifyBody: (body) => {
+      const text = String(body);
+      if (target.verify(text)) return true;
+      if (badBodies.length < 3) badBodies.push(text.slice(0, 400));
+      return false;
+    },
+  });
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTimeMs: number) => {
+    histogram.record(Math.max(1, Math.round(responseTimeMs * 1000)));
+  });
+  const cpu0 = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
+  const clientCpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const result = await instance;
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu1 = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
+  const clientCpu = process.cpuUsage(clientCpu0);
+
+  const statusCodes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count;
+  const total = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  return {
+    target,
+    seconds: elapsed,
+    rps: result.requests.mean,
+    ok: result['2xx'],
+    total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    mismatches: result.mismatches,
+    statusCodes,
+    badBodies,
+    p50: histogram.percentile(50),
+    p99: histogram.percentile(99),
+    mean: histogram.mean,
+    max: histogram.max,
+    acP50: result.latency.p50,
+    acP99: result.latency.p99,
+    serverCpu: cpu0 !== undefined && cpu1 !== undefined ? (cpu1 - cpu0) / elapsed : undefined,
+    clientCpu: (clientCpu.user + clientCpu.system) / 1e6 / elapsed,
+  };
+}
+
+/** One real request before the load, so a broken setup fails loudly instead of benchmarking errors. */
+async function preflight(target: Target): Promise<void> {
+  const res = await fetch(target.url, { method: target.method, headers: target.headers, ...(target.body !== undefined ? { body: target.body } : {}) });
+  const text = await res.text();
+  if (res.status !== 200 || !target.verify(text)) {
+    throw new Error(`preflight ${target.label} ${target.method} ${target.url} answered ${res.status}: ${text.slice(0, 500)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const ms = (us: number) => (us / 1000).toFixed(2);
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const pct = (share: number | undefined) => (share === undefined ? 'n/a' : `${Math.round(share * 100)}%`);
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n');
+}
+
+function report(a: Measurement, b: Measurement, extra: Measurement[]): boolean {
+  const rows = [
+    ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', '2xx', 'non-2xx', 'errors', 'wrong body', 'server CPU', 'client CPU'],
+    ...[a, b, ...extra].map((m) => [
+      `${m.target.label} ${m.target.name}`,
+      fmt(m.rps),
+      ms(m.p50),
+      ms(m.p99),
+      ms(m.mean),
+      ms(m.max),
+      fmt(m.ok),
+      fmt(m.non2xx),
+      fmt(m.errors + m.timeouts),
+      fmt(m.mismatches),
+      pct(m.serverCpu),
+      pct(m.clientCpu),
+    ]),
+  ];
+  const ratio = b.rps / a.rps;
+  const ratioHolds = ratio >= TARGET_RATIO;
+  const p99Holds = b.p99 / 1000 <= TARGET_P99_MS;
+  const out: string[] = [];
+  out.push('');
+  out.push(`Invoke throughput — ${CONNECTIONS} connections, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up per target; ` +
+    `Node ${process.version}, ${cpus().length} CPU(s): ${cpus()[0]?.model ?? 'unknown'}`);
+  out.push(`Load average before the run: ${LOAD_BEFORE} (other work on the machine skews the figures)`);
+  out.push('');
+  out.push(table(rows));
+  out.push('');
+  out.push(`(autocannon's own whole-millisecond histogram: (a) p50 ${a.acP50} / p99 ${a.acP99} ms; (b) p50 ${b.acP50} / p99 ${b.acP99} ms)`);
+  out.push('');
+  out.push(`Throughput ratio (b)/(a): ${ratio.toFixed(3)}x`);
+  for (const m of extra) out.push(`Throughput ratio ${m.target.label}/(a): ${(m.rps / a.rps).toFixed(3)}x`);
+  out.push(`Target (b) >= ${TARGET_RATIO}x (a) in throughput: ${ratioHolds ? 'HOLDS' : 'MISSED'} (${ratio.toFixed(3)}x)`);
+  out.push(`Target (b) p99 <= ${TARGET_P99_MS} ms:               ${p99Holds ? 'HOLDS' : 'MISSED'} (${ms(b.p99)} ms)`);
+  for (const m of [a, b, ...extra]) {
+    const bad = m.non2xx + m.errors + m.timeouts + m.mismatches;
+    if (bad > 0) {
+      out.push('');
+      out.push(`!! ${m.target.label} had failures: status codes ${JSON.stringify(m.statusCodes)}, errors ${m.errors}, timeouts ${m.timeouts}, wrong bodies ${m.mismatches}`);
+      for (const body of m.badBodies) out.push(`   e.g. ${body}`);
+    }
+  }
+  out.push('');
+  process.stdout.write(`${out.join('\n')}\n`);
+  return [a, b, ...extra].every((m) => m.non2xx + m.errors + m.timeouts + m.mismatches === 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  process.stderr.write('bench: starting the servers (child process)…\n');
+  const { child, ready } = await startServer();
+  const stop = () => void stopServer(child).then(() => process.exit(130));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  try {
+    const bare: Target = {
+      label: '(a)',
+      name: 'bare Fastify GET /',
+      url: `http://127.0.0.1:${ready.barePort}/`,
+      method: 'GET',
+      headers: {},
+      verify: (body) => body === '{"hello":"world"}',
+    };
+    const invoke: Target = {
+      label: '(b)',
+      name: `invoke POST ${SI_PATH}`,
+      url: `http://127.0.0.1:${ready.appPort}${SI_PATH}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
+      body: SI_BODY,
+      // 1000 at 5% for 2 years: interest 100, total 1100.
+      verify: (body) => body.startsWith('{"status":true') && body.includes('"interest":100,') && body.includes('"totalAmount":1100'),
+    };
+    const emi: Target = {
+      label: '(c)',
+      name: `invoke POST ${EMI_PATH}`,
+      url: `http://127.0.0.1:${ready.appPort}${EMI_PATH}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
+      body: EMI_BODY,
+      verify: (body) => {
+        // Cheap on the client: the envelope says success and the emi is exactly right.
+        if (!body.startsWith('{"status":true')) return false;
+        const at = body.indexOf('"emi":');
+        return at >= 0 && Number.parseFloat(body.slice(at + 6, at + 30)) === EMI_EXPECTED;
+      },
+    };
+    await preflight(bare);
+    await preflight(invoke);
+    await preflight(emi);
+
+    const results: Measurement[] = [];
+    for (const target of [bare, invoke, emi]) {
+      process.stderr.write(`bench: ${target.label} ${target.name}: warming up ${WARMUP_SECONDS} s…\n`);
+      const warm = await load(target, WARMUP_SECONDS, undefined);
+      if (warm.non2xx + warm.errors + warm.timeouts + warm.mismatches > 0) {
+        process.stderr.write(`bench: warm-up of ${target.label} had failures: ${JSON.stringify(warm.statusCodes)} ${warm.badBodies[0] ?? ''}\n`);
+      }
+      process.stderr.write(`bench: ${target.label} ${target.name}: measuring ${SECONDS} s…\n`);
+      results.push(await load(target, SECONDS, ready.pid));
+    }
+    const clean = report(results[0]!, results[1]!, results.slice(2));
+    if (!clean) process.stdout.write('!! The run had failed requests: its figures are not a valid measurement.\n');
+  } finally {
+    await stopServer(child);
+    if (CPU_PROF_DIR) process.stderr.write(`bench: server CPU profile written to ${resolve(CPU_PROF_DIR)}\n`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

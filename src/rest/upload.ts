@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyRequest } from 'fastify';
+import { ServiceError } from '../core/errors.ts';
+import type { ReceivedUpload } from '../files/file-pipeline.ts';
+
+const MAX_FIELDS = 30;
+const MAX_FIELD_BYTES = 10_000;
+
+/**
+ * Streams a multipart upload to disk (never whole in memory), hashing it on the way, and
+ * collects the text fields. Exactly one file, in `field`; anything else is a clear 4xx.
+ */
+export async function receiveMultipart(request: FastifyRequest, field: string, workDir: string, uploadLimitBytes: number): Promise<{ fields: Record<string, unknown>; upload: ReceivedUpload | undefined }> {
+  if (!request.isMultipart()) {
+    throw new ServiceError(415, 'multipart_required', 'Send the file as multipart/form-data', {
+      detail: `Upload the source file in the form field "${field}"; options go in other form fields or the query string`,
+    });
+  }
+  const fields: Record<string, unknown> = {};
+  let upload: ReceivedUpload | undefined;
+  try {
+    for await (const part of request.parts({ limits: { fileSize: uploadLimitBytes, files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, parts: MAX_FIELDS + 1 } })) {
+      if (part.type === 'field') {
+        if (part.fieldname === field) throw new ServiceError(400, 'validation_error', `"${field}" must be a file, not a text field`, { extra: { issues: [{ field, message: 'must be a file' }] } });
+        if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+        continue;
+      }
+      if (part.fieldname !== field) {
+        part.file.resume();
+        throw new ServiceError(400, 'validation_error', `Unexpected file field "${part.fieldname}"`, {
+          detail: `This endpoint takes its file in the field "${field}"`,
+          extra: { issues: [{ field: part.fieldname, message: `upload the file in "${field}"` }] },
+        });
+      }
+      const hash = createHash('sha256');
+      let size = 0;
+      const path = join(workDir, 'upload');
+      await pipeline(
+        part.file,
+        new Transform({
+          transform(chunk: Buffer, _encoding, callback) {
+            size += chunk.length;
+            hash.update(chunk);
+            callback(null, chunk);
+          },
+        }),
+        createWriteStream(path, { mode: 0o600 }),
+      );
+      if (part.file.truncated) throw tooLarge(uploadLimitBytes);
+      upload = { path, sizeBytes: size, originalName: part.filename || 'upload', sha256: hash.digest('hex') };
+    }
+  } catch (err) {
+    if (err instanceof ServiceError) throw err;
+    const code = (err as { code?: string }).code;
+    if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(uploadLimitBytes);
+    if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+      throw new ServiceError(400, 'too_many_parts', 'Too many form parts', { detail: `Send one file in "${field}" and at most ${MAX_FIELDS} option fields` });
+    }
+    if (code === 'FST_INVALID_MULTIPART_CONTENT_TYPE' || (err as Error).message?.includes('Multipart')) {
+      throw new ServiceError(400, 'invalid_multipart', 'The multipart body is malformed', { detail: (err as Error).message });
+    }
+    throw err;
+  }
+  return { fields, upload };
+}
+
+function tooLarge(limit: number): ServiceError {
+  return new ServiceError(413, 'payload_too_large', 'The uploaded file is too large', { detail: `The upload limit is ${limit} bytes (${Math.round(limit / 1024 / 1024)} MB)` });
+}
