@@ -31,6 +31,9 @@ const envSchema = z.object({
   LIBREOFFICE_INSTANCES: z.coerce.number().int().min(1).max(16).default(2),
   ENGINE_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1000).default(16),
   ENGINE_JOB_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  ENGINES_WARM_ON_START: boolFromEnv.default(true),
+  LIBREOFFICE_PROGRAM: z.string().min(1).default('soffice'),
+  CHROMIUM_PROGRAM: z.string().min(1).default('/usr/bin/chromium'),
 });
 
 export interface Config {
@@ -60,6 +63,9 @@ export interface Config {
   libreofficeInstances: number;
   engineQueueLimit: number;
   engineJobTimeoutMs: number;
+  enginesWarmOnStart: boolean;
+  libreofficeProgram: string;
+  chromiumProgram: string;
 }
 
 export class ConfigError extends Error {
@@ -105,6 +111,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     libreofficeInstances: e.LIBREOFFICE_INSTANCES,
     engineQueueLimit: e.ENGINE_QUEUE_LIMIT,
     engineJobTimeoutMs: e.ENGINE_JOB_TIMEOUT_MS,
+    enginesWarmOnStart: e.ENGINES_WARM_ON_START,
+    libreofficeProgram: e.LIBREOFFICE_PROGRAM,
+    chromiumProgram: e.CHROMIUM_PROGRAM,
   };
 }
 

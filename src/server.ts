@@ -16,11 +16,13 @@ import { changeCounter, migrateToLatest, openDatabase, type Db } from './db/data
 import { CreditLedger } from './accounts/credit-ledger.ts';
 import { UsageRecorder } from './accounts/usage-recorder.ts';
 import { accountRoutes } from './rest/account-routes.ts';
+import { conversionRoutes } from './rest/conversion-routes.ts';
 import { installErrorHandlers } from './rest/http-errors.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import type { RouteSpec } from './rest/route-spec.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
 import { registerDownloadRoute } from './rest/file-routes.ts';
+import { createEngines, type Engines } from './engines/index.ts';
 import multipart from '@fastify/multipart';
 import { FilePipeline } from './files/file-pipeline.ts';
 import { LocalFileStore, type FileStore } from './files/file-store.ts';
@@ -39,11 +41,14 @@ export interface Services {
   usage: UsageRecorder;
   files: FilePipeline;
   store: FileStore;
+  engines: Engines;
 }
 
 export interface BuildOptions {
   /** Replaces the discovered catalog (tests add a tool of a family no real tool has yet). */
   catalog?: Catalog;
+  /** Shares one set of engines between several apps (tests). The app then does not close them. */
+  engines?: Engines;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -69,17 +74,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     outputLimitBytes: config.outputLimitBytes,
     binaryDeliverySunsetAt: config.binaryDeliverySunsetAt,
   });
-  const invoker = new Invoker({
-    files,
-    catalog,
-    accounts,
-    ledger,
-    usage,
-    rateLimiter: new RateLimiter(),
-    metrics,
-    toolTimeoutMs: config.toolTimeoutMs,
-    idempotencyTtlMs: config.idempotencyTtlMs,
-  });
 
   const app = Fastify({
     logger: options.logger ?? { level: config.logLevel },
@@ -94,7 +88,29 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
-  const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store };
+  const engineLimits = { maxQueued: config.engineQueueLimit, jobTimeoutMs: config.engineJobTimeoutMs };
+  const engines =
+    options.engines ??
+    createEngines({
+      libreoffice: { ...engineLimits, instances: config.libreofficeInstances, soffice: config.libreofficeProgram },
+      chromium: { ...engineLimits, executablePath: config.chromiumProgram },
+      pandoc: engineLimits,
+      poppler: engineLimits,
+      logger: app.log,
+    });
+  const invoker = new Invoker({
+    files,
+    catalog,
+    accounts,
+    ledger,
+    usage,
+    rateLimiter: new RateLimiter(),
+    metrics,
+    toolTimeoutMs: config.toolTimeoutMs,
+    idempotencyTtlMs: config.idempotencyTtlMs,
+    engines,
+  });
+  const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines };
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -125,12 +141,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     clearInterval(writer);
     await usage.flush();
     await ledger.flush();
+    if (!options.engines) await engines.close();
     await db.destroy();
   });
   installErrorHandlers(app, config.bodyLimitBytes);
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, outboxDir: join(config.dataDir, 'outbox'), log: app.log });
-  const routes: RouteSpec[] = accountRoutes({ accounts, ledger, usage, invoker, mailer, catalog, publicBaseUrl: config.publicBaseUrl });
+  const routes: RouteSpec[] = [
+    ...accountRoutes({ accounts, ledger, usage, invoker, mailer, catalog, publicBaseUrl: config.publicBaseUrl }),
+    ...conversionRoutes(catalog, config),
+  ];
   for (const route of routes) app.route({ method: route.method, url: route.url, handler: route.handler });
   await app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: config.uploadLimitBytes } });
   registerToolRoutes(app, catalog, invoker, {
@@ -164,11 +184,19 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       checks['database'] = { state: 'failed', detail: err instanceof Error ? err.message : String(err) };
     }
     const ready = Object.values(checks).every((c) => c.state === 'ready');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', version: VERSION, tools: catalog.tools.length, checks });
+    // A missing engine only disables its own tools (they answer 503), so it is listed, not fatal.
+    const engineList = await engines.engineStatus();
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', version: VERSION, tools: catalog.tools.length, checks, engines: engineList });
   });
   app.get('/metrics', async (_request, reply) => {
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
+  if (config.enginesWarmOnStart) {
+    // Warm engines in the background: the service answers at once, the first conversion is fast.
+    app.addHook('onReady', async () => {
+      engines.warm().catch((err: unknown) => app.log.warn({ err }, 'engine warm-up failed'));
+    });
+  }
   return { app, services };
 }

@@ -90,6 +90,8 @@ export interface FileToolSpec<I extends z.ZodType, E = unknown> {
   credits: number;
   input: I;
   upload: { field: string; accept: readonly string[] };
+  /** For conversions: source and target format, from which supported-conversions maps are derived. */
+  conversion?: { from: string; to: string };
   examples: readonly FileToolExample<z.input<I>>[];
   limits?: ToolLimits;
   run(input: z.output<I>, ctx: FileToolContext<E>): Promise<FileArtifact>;
@@ -107,6 +109,7 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   readonly kind: 'json' | 'file';
   /** Set on file tools: the multipart field and the accepted content kinds. */
   readonly upload?: { field: string; accept: readonly string[] };
+  readonly conversion?: { from: string; to: string };
   readonly fileExamples?: readonly FileToolExample<unknown>[];
 }
 

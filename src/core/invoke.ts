@@ -257,11 +257,12 @@ export class Invoker {
     let input: unknown;
     let upload: UploadedFile | undefined;
     try {
-      input = validateInput(tool.input, rawInput);
+      // For a file tool the file itself is the first thing a caller needs to hear about.
       if (tool.kind === 'file') {
         this.#files().checkDelivery(req.delivery);
         upload = await this.#files().inspect(tool, received);
       }
+      input = validateInput(tool.input, rawInput);
     } catch (err) {
       const used = await this.#deps.ledger.used(accountId);
       const response = this.#fail(err, req, this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used)));

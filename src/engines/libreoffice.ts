@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unprocessable } from '../core/errors.ts';
 import { resolvePage, type PageOptions } from './page.ts';
+import { checkZipBomb, type ZipLimits } from './zip-guard.ts';
 import { findProgram, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess } from './process.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
@@ -36,6 +37,8 @@ export interface LibreOfficeOptions {
   soffice?: string;
   /** a Python 3 that can `import uno` (default: /usr/bin/python3, then python3 on PATH) */
   python?: string;
+  /** limits on zip containers (docx, xlsx, odt, ...) checked before a conversion */
+  zipLimits?: ZipLimits;
   /** where profiles live (default: a fresh folder under the OS temp dir) */
   workDir?: string;
   logger?: EngineLogger;
@@ -77,6 +80,8 @@ export interface ConvertResult {
   filter: string;
   /** time spent inside LibreOffice */
   ms: number;
+  /** which pooled instance converted it */
+  instance: number;
 }
 
 interface BridgeAnswer {
@@ -122,7 +127,7 @@ export class LibreOfficeInstance implements EngineWorker {
   /** pid of the soffice launcher the bridge started (its soffice.bin is a child of it) */
   sofficePid: number | null = null;
 
-  private constructor(index: number, child: ChildProcess) {
+  private constructor(index: number, child: ChildProcess, pipe: string) {
     this.index = index;
     this.child = child;
     this.exitPromise = new Promise((resolve) => {
@@ -131,6 +136,8 @@ export class LibreOfficeInstance implements EngineWorker {
         this.exitDescription = signal ? `signal ${signal}` : `code ${code}`;
         // The whole group: soffice too, whatever the bridge managed to do.
         killGroup(child.pid);
+        // soffice leaves its UNO pipe's socket in /tmp when it is killed.
+        void rm(path.join('/tmp', `OSL_PIPE_${process.getuid?.() ?? 0}_${pipe}`), { force: true }).catch(() => undefined);
         const error = new Error(`LibreOffice instance ${index} exited (${this.exitDescription}) ${this.stderrTail.trim().slice(-300)}`);
         for (const waiter of this.pending.values()) waiter.reject(error);
         this.pending.clear();
@@ -143,10 +150,11 @@ export class LibreOfficeInstance implements EngineWorker {
     return this.child.pid;
   }
 
-  static async start(index: number, command: string[], startTimeoutMs: number): Promise<LibreOfficeInstance> {
+  static async start(index: number, command: string[], pipe: string, tmpDir: string, startTimeoutMs: number): Promise<LibreOfficeInstance> {
     const [program, ...args] = command as [string, ...string[]];
-    const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env: process.env });
-    const instance = new LibreOfficeInstance(index, child);
+    const env = { ...process.env, TMPDIR: tmpDir, SAL_USE_VCLPLUGIN: 'svp' };
+    const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
+    const instance = new LibreOfficeInstance(index, child, pipe);
     child.stdin!.on('error', () => undefined);
     child.stderr!.on('data', (chunk: Buffer) => {
       instance.stderrTail = (instance.stderrTail + chunk.toString('utf8')).slice(-4096);
@@ -225,8 +233,10 @@ export class LibreOfficeInstance implements EngineWorker {
 
   async stop(): Promise<void> {
     if (!this.exited) {
-      // Closing stdin asks the bridge to terminate soffice cleanly; kill the group if it lingers.
-      this.child.stdin!.end();
+      // Idle: closing stdin asks the bridge to terminate soffice cleanly; kill the group if it
+      // lingers. Busy (a hung or timed-out job): kill at once.
+      if (this.pending.size > 0) killGroup(this.child.pid);
+      else this.child.stdin!.end();
       const timer = setTimeout(() => killGroup(this.child.pid), 2000);
       await this.exitPromise;
       clearTimeout(timer);
@@ -272,6 +282,7 @@ export class LibreOfficeEngine {
     const page = resolvePage(options.page);
     const size = await stat(options.inputPath).then((s) => s.size);
     if (size === 0) throw unprocessable('The file is empty', 'LibreOffice cannot convert an empty file');
+    await checkZipBomb(options.inputPath, this.options.zipLimits);
     const job = {
       input: options.inputPath,
       output: options.outputPath,
@@ -293,18 +304,22 @@ export class LibreOfficeEngine {
     const runOptions: { signal?: AbortSignal; timeoutMs?: number } = {};
     if (options.signal) runOptions.signal = options.signal;
     if (options.timeoutMs !== undefined) runOptions.timeoutMs = options.timeoutMs;
-    const answer = await this.supervisor.run((instance) => instance.request(job), runOptions);
-    if (!answer.ok) {
-      if (answer.code === 'unreadable') {
-        throw unprocessable('LibreOffice could not read the file: it is damaged, encrypted, or not the type it claims', answer.message);
+    const { answer, instance } = await this.supervisor.run(async (worker) => {
+      const answer = await worker.request(job);
+      if (!answer.ok) {
+        // Inside the job, so that the supervisor maps a crash (a plain Error) to 503 and restarts.
+        if (answer.code === 'unreadable') {
+          throw unprocessable('LibreOffice could not read the file: it is damaged, encrypted, or not the type it claims', answer.message);
+        }
+        if (answer.code === 'export_failed') throw unprocessable('LibreOffice could not convert this document', answer.message);
+        if (answer.code === 'unsupported') throw unprocessable(answer.message ?? 'unsupported conversion');
+        throw new Error(answer.message ?? 'LibreOffice bridge error');
       }
-      if (answer.code === 'export_failed') throw unprocessable('LibreOffice could not convert this document', answer.message);
-      if (answer.code === 'unsupported') throw unprocessable(answer.message ?? 'unsupported conversion');
-      throw new Error(answer.message ?? 'LibreOffice bridge error');
-    }
+      return { answer, instance: worker.index };
+    }, runOptions);
     const written = await stat(options.outputPath).catch(() => null);
     if (written === null || written.size === 0) throw unprocessable('LibreOffice produced no output for this document');
-    return { kind: answer.kind ?? 'unknown', filter: answer.filter ?? options.filter ?? '', ms: answer.ms ?? 0 };
+    return { kind: answer.kind ?? 'unknown', filter: answer.filter ?? options.filter ?? '', ms: answer.ms ?? 0, instance };
   }
 
   status(): Promise<EngineStatus> {
@@ -319,7 +334,7 @@ export class LibreOfficeEngine {
     await this.supervisor.close();
     if (this.workDir && this.ownsWorkDir) {
       const dir = await this.workDir.catch(() => null);
-      if (dir) await rm(dir, { recursive: true, force: true });
+      if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 3 });
     }
   }
 
@@ -396,6 +411,8 @@ export class LibreOfficeEngine {
       '--start-timeout',
       String(Math.ceil(startTimeoutMs / 1000)),
     ];
-    return LibreOfficeInstance.start(index, command, startTimeoutMs);
+    const tmpDir = path.join(base, `tmp-${index}`);
+    await mkdir(tmpDir, { recursive: true });
+    return LibreOfficeInstance.start(index, command, pipe, tmpDir, startTimeoutMs);
   }
 }

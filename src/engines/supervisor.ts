@@ -125,6 +125,8 @@ export class EngineSupervisor<W extends EngineWorker> {
   private consecutiveCrashes = 0;
   private avgJobMs = 1000;
   private used = false;
+  /** workers being stopped, awaited by close() */
+  private readonly stopping = new Set<Promise<void>>();
   private closed = false;
 
   constructor(options: SupervisorOptions<W>) {
@@ -241,9 +243,11 @@ export class EngineSupervisor<W extends EngineWorker> {
         if (starting) await starting.catch(() => undefined);
         const worker = slot.worker;
         slot.worker = null;
-        if (worker) await worker.stop();
+        if (worker) await this.stopWorker(worker);
       }),
     );
+    // Workers still stopping after a crash, a timeout or a recycle, and late starts.
+    while (this.stopping.size > 0) await Promise.allSettled([...this.stopping]);
   }
 
   // --- slots and queue ---------------------------------------------------------------------
@@ -326,7 +330,7 @@ export class EngineSupervisor<W extends EngineWorker> {
       const dead = slot.worker;
       slot.worker = null;
       slot.jobs = 0;
-      void dead.stop().catch(() => undefined);
+      void this.stopWorker(dead);
       this.logger.warn({ engine: this.name, worker: slot.index }, 'worker died while idle; restarting');
     }
     const started = Date.now();
@@ -334,7 +338,7 @@ export class EngineSupervisor<W extends EngineWorker> {
       (worker) => {
         slot.starting = null;
         if (this.closed) {
-          void worker.stop();
+          void this.stopWorker(worker);
           throw this.unavailable(`${this.label} is shutting down`);
         }
         slot.worker = worker;
@@ -366,16 +370,13 @@ export class EngineSupervisor<W extends EngineWorker> {
     slot.draining = true;
     slot.jobs = 0;
     this.logger.info({ engine: this.name, worker: slot.index, reason }, 'restarting worker');
-    return worker
-      .stop()
-      .catch(() => undefined)
-      .then(() => {
-        slot.draining = false;
-        if (this.options.keepWarm && this.used && !this.closed && slot.worker === null && slot.starting === null) {
-          void this.ensureWorker(slot).catch(() => undefined);
-        }
-        this.dispatch();
-      });
+    return this.stopWorker(worker).then(() => {
+      slot.draining = false;
+      if (this.options.keepWarm && this.used && !this.closed && slot.worker === null && slot.starting === null) {
+        void this.ensureWorker(slot).catch(() => undefined);
+      }
+      this.dispatch();
+    });
   }
 
   private async execute<T>(slot: Slot<W>, worker: W, job: (worker: W, context: JobContext) => Promise<T>, options: RunOptions): Promise<T> {
@@ -394,10 +395,17 @@ export class EngineSupervisor<W extends EngineWorker> {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onCallerAbort);
     };
+    let released = false;
+    const releaseOnce = (): void => {
+      if (released) return;
+      released = true;
+      this.release(slot);
+    };
     const killWorker = (reason: string): void => {
       if (recycled) return;
       recycled = true;
-      void this.recycle(slot, worker, reason);
+      // Once the worker is gone the slot is free, even if the job itself never settles.
+      void this.recycle(slot, worker, reason).then(releaseOnce);
     };
 
     let rejectEarly: (error: unknown) => void = () => {};
@@ -446,7 +454,7 @@ export class EngineSupervisor<W extends EngineWorker> {
             killWorker(`recycled after ${slot.jobs} jobs`);
           }
         }
-        this.release(slot);
+        releaseOnce();
       });
 
     try {
@@ -472,6 +480,15 @@ export class EngineSupervisor<W extends EngineWorker> {
     } finally {
       finish();
     }
+  }
+
+  private stopWorker(worker: W): Promise<void> {
+    const stopping = worker.stop().catch((error: unknown) => {
+      this.logger.warn({ engine: this.name, err: String(error) }, 'worker did not stop cleanly');
+    });
+    this.stopping.add(stopping);
+    void stopping.then(() => this.stopping.delete(stopping));
+    return stopping;
   }
 
   private unavailable(message: string): ServiceError {

@@ -171,7 +171,10 @@ function routeOperation(route: RouteSpec): Record<string, unknown> {
     description: route.description,
     tags: [route.tag],
     responses: {
-      [String(route.success.status)]: { description: route.success.description, content: { 'application/json': { schema: successSchema(jsonSchema(route.success.result, 'output')) } } },
+      [String(route.success.status)]: {
+        description: route.success.description,
+        content: { 'application/json': { schema: route.envelope === false ? jsonSchema(route.success.result, 'output') : successSchema(jsonSchema(route.success.result, 'output')) } },
+      },
       ...errorResponses(route.errors),
     },
   };

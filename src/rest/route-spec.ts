@@ -18,7 +18,9 @@ export interface RouteSpec {
   body?: z.ZodType;
   query?: z.ZodType;
   params?: z.ZodType;
-  /** The success status and the schema of the envelope's `result`. */
+  /** false when the route answers its own shape rather than the success envelope. */
+  envelope?: boolean;
+  /** The success status and the schema of the envelope's `result` (or of the whole body without envelope). */
   success: { status: number; description: string; result: z.ZodType };
   /** Error statuses this route can answer besides the common ones. */
   errors: readonly number[];

@@ -222,9 +222,9 @@ describe('EngineSupervisor', () => {
 
   it('rejects queued jobs on close', async () => {
     const { sup } = supervisor({ workers: 1, maxQueued: 5 });
-    const first = sup.run(() => sleep(30));
+    const first = sup.run(() => sleep(40));
     const queued = sup.run(async () => 1);
-    await sleep(1);
+    await sleep(15); // the first job has its worker and runs
     const closing = sup.close();
     await assert.rejects(queued, (error) => !!assertServiceError(error, 503, 'engine_unavailable'));
     await first;

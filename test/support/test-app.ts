@@ -24,7 +24,7 @@ let counter = 0;
 /** A real app on a real SQLite file in a fresh temp DATA_DIR. */
 export async function startTestApp(options: { catalog?: Catalog; env?: Record<string, string> } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://localhost:8080', ...options.env });
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://localhost:8080', ENGINES_WARM_ON_START: 'false', ...options.env });
   const { app, services } = await buildApp(config, options.catalog ? { catalog: options.catalog } : {});
   await app.ready();
   return {

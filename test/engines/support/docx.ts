@@ -9,6 +9,8 @@ export interface DocxOptions {
   hyperlinkUrl?: string;
   /** a field that includes text from an external URL (INCLUDETEXT) */
   includeTextUrl?: string;
+  /** declares an XML external entity pointing at this URL and uses it in a paragraph */
+  xxeUrl?: string;
 }
 
 const escapeXml = (s: string): string =>
@@ -46,8 +48,13 @@ export function buildDocx(options: DocxOptions): Buffer {
       `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> INCLUDETEXT "${escapeXml(options.includeTextUrl)}" </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>included</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`,
     );
   }
+  let doctype = '';
+  if (options.xxeUrl !== undefined) {
+    doctype = `<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "${escapeXml(options.xxeUrl)}">]>`;
+    body.push('<w:p><w:r><w:t>XXE:&xxe;</w:t></w:r></w:p>');
+  }
   const document = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${body.join('')}<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr></w:body></w:document>`;
+${doctype}<w:document xmlns:w="${W}" xmlns:r="${R}"><w:body>${body.join('')}<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/></w:sectPr></w:body></w:document>`;
   return zip([
     {
       name: '[Content_Types].xml',

@@ -23,6 +23,8 @@ export interface ZipEntry {
   data: string | Uint8Array;
   /** store without compression (default: deflate) */
   store?: boolean;
+  /** lie about the uncompressed size in the headers (for bomb tests) */
+  declaredSize?: number;
 }
 
 export function zip(entries: readonly ZipEntry[]): Buffer {
@@ -44,7 +46,7 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
     local.writeUInt16LE(0x21, 12); // date 1980-01-01
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(raw.length, 22);
+    local.writeUInt32LE(entry.declaredSize ?? raw.length, 22);
     local.writeUInt16LE(name.length, 26);
     local.writeUInt16LE(0, 28);
     locals.push(local, name, body);
@@ -59,7 +61,7 @@ export function zip(entries: readonly ZipEntry[]): Buffer {
     central.writeUInt16LE(0x21, 14);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(raw.length, 24);
+    central.writeUInt32LE(entry.declaredSize ?? raw.length, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
     centrals.push(central, name);

@@ -1,0 +1,97 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ConversionJob } from './define-conversions.ts';
+
+// The building blocks of conversion tables: each returns a converter writing job.outputPath.
+
+/** LibreOffice to `format`, with the PDF page options when given. */
+export function libreoffice(format: string, options: { inputFilter?: string; inputFilterOptions?: string } = {}) {
+  return async (job: ConversionJob): Promise<void> => {
+    await job.engines.libreoffice.convert({
+      inputPath: job.input.path,
+      outputPath: job.outputPath,
+      format,
+      ...(options.inputFilter === undefined ? {} : { inputFilter: options.inputFilter }),
+      ...(options.inputFilterOptions === undefined ? {} : { inputFilterOptions: options.inputFilterOptions }),
+      ...(job.page === undefined ? {} : { page: job.page }),
+      signal: job.signal,
+    });
+  };
+}
+
+/** pandoc from one of its readers to one of its writers; `standalone` makes a whole HTML page. */
+export function pandoc(from: string, to: string, options: { standalone?: boolean } = {}) {
+  return async (job: ConversionJob): Promise<void> => {
+    await job.engines.pandoc.convert({ inputPath: job.input.path, outputPath: job.outputPath, from, to, standalone: options.standalone ?? false, signal: job.signal });
+  };
+}
+
+const PRINT_CSS = `body{font-family:"DejaVu Sans","Liberation Sans",Arial,sans-serif;font-size:11pt;line-height:1.45;color:#111}
+pre,code{font-family:"DejaVu Sans Mono","Liberation Mono",monospace;font-size:9.5pt}
+pre{white-space:pre-wrap;overflow-wrap:anywhere}table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}img{max-width:100%}`;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+}
+
+/** HTML to PDF in Chromium; the page options decide size and margins, else the page's CSS (else A4). */
+export async function htmlToPdf(job: ConversionJob, html: string | Buffer): Promise<void> {
+  await job.engines.chromium.htmlToPdf({ html, outputPath: job.outputPath, ...(job.page === undefined ? {} : { page: job.page }), signal: job.signal });
+}
+
+export async function htmlFileToPdf(job: ConversionJob): Promise<void> {
+  await htmlToPdf(job, await readFile(job.input.path));
+}
+
+/** Plain text typeset as wrapped monospace lines, so the layout of the text survives. */
+export async function textToPdf(job: ConversionJob): Promise<void> {
+  const text = (await readFile(job.input.path, 'utf8')).replace(/^\uFEFF/, '');
+  await htmlToPdf(job, `<!doctype html><html><head><meta charset="utf-8"><style>${PRINT_CSS}</style></head><body><pre>${escapeHtml(text)}</pre></body></html>`);
+}
+
+/** Markdown rendered by pandoc, typeset by Chromium. */
+export async function markdownToPdf(job: ConversionJob): Promise<void> {
+  const htmlPath = join(job.workDir, 'rendered.html');
+  await job.engines.pandoc.convert({ inputPath: job.input.path, outputPath: htmlPath, from: 'gfm', to: 'html5', standalone: false, signal: job.signal });
+  const body = await readFile(htmlPath, 'utf8');
+  await htmlToPdf(job, `<!doctype html><html><head><meta charset="utf-8"><style>${PRINT_CSS}</style></head><body>${body}</body></html>`);
+}
+
+export async function pdfToText(job: ConversionJob): Promise<void> {
+  await job.engines.poppler.pdfToText({ inputPath: job.input.path, outputPath: job.outputPath, signal: job.signal });
+}
+
+export async function pdfToHtml(job: ConversionJob): Promise<void> {
+  await job.engines.poppler.pdfToHtml({ inputPath: job.input.path, outputPath: job.outputPath, signal: job.signal });
+}
+
+/**
+ * PDF to an editable DOCX: poppler recovers the text with its paragraphs, bold and italics as
+ * HTML, and pandoc writes that as a flowing Word document. Layout-faithful alternatives (text
+ * boxes pinned to page positions) are hard to edit, which is what people convert a PDF to DOCX for.
+ */
+export async function pdfToDocx(job: ConversionJob): Promise<void> {
+  const htmlPath = join(job.workDir, 'extracted.html');
+  await job.engines.poppler.pdfToHtml({ inputPath: job.input.path, outputPath: htmlPath, signal: job.signal });
+  await job.engines.pandoc.convert({ inputPath: htmlPath, outputPath: job.outputPath, from: 'html', to: 'docx', standalone: false, signal: job.signal });
+}
+
+const MARKDOWN_SPECIAL = /([\\`*_{}[\]<>#+!|~])/g;
+
+/**
+ * Plain text to Markdown that renders back to the same text: characters Markdown would read as
+ * syntax are escaped, paragraphs stay paragraphs and single line breaks stay line breaks.
+ */
+export async function textToMarkdown(job: ConversionJob): Promise<void> {
+  const text = (await readFile(job.input.path, 'utf8')).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
+  const paragraphs = text
+    .split(/\n{2,}/)
+    .map((paragraph) =>
+      paragraph
+        .split('\n')
+        .map((line) => line.replace(MARKDOWN_SPECIAL, '\\$1').replace(/^(\s*)(\d+)\./, '$1$2\\.').replace(/^(\s*)-/, '$1\\-'))
+        .join('  \n'),
+    )
+    .filter((p) => p.trim().length > 0);
+  await writeFile(job.outputPath, `${paragraphs.join('\n\n')}\n`);
+}

@@ -1,0 +1,283 @@
+// HTML to PDF on one long-lived Chromium (playwright-core driving Debian's /usr/bin/chromium).
+// Each job gets a fresh browser context; every request is aborted except the document itself,
+// which is served from a fake origin by a route. When the machine allows it the browser also runs
+// in a network namespace without interfaces, so nothing the page does can reach the network.
+// Scripts run, bounded by the job's time limit; a hung page costs its context, or the browser.
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { resolvePage, type PageOptions } from './page.ts';
+import { findProgram, networkIsolationPrefix, runProcess } from './process.ts';
+import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
+
+/** The document's own address; nothing else is ever answered. */
+const DOCUMENT_URL = 'http://document.invalid/';
+
+export interface ChromiumOptions {
+  /** the browser program (default /usr/bin/chromium, then chromium on PATH) */
+  executablePath?: string;
+  /** jobs run at once in the one browser (default 2) */
+  concurrency?: number;
+  maxQueued?: number;
+  /** per-job limit in ms (default 30 s) */
+  jobTimeoutMs?: number;
+  /** restart the browser after this many jobs (default 500) */
+  maxJobsPerBrowser?: number;
+  /** run the browser in a network namespace without interfaces when possible (default true) */
+  isolateNetwork?: boolean;
+  logger?: EngineLogger;
+}
+
+export interface HtmlToPdfOptions {
+  html: string | Buffer;
+  /** page size, orientation, margins; without a size the document's CSS @page decides (else A4) */
+  page?: PageOptions;
+  /** run the document's scripts (default true; they are bounded by the job's time limit) */
+  javascript?: boolean;
+  /** print CSS backgrounds (default true) */
+  printBackground?: boolean;
+  /** also write the PDF there */
+  outputPath?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--disable-dev-shm-usage',
+  '--mute-audio',
+  '--no-pings',
+  '--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider',
+];
+
+/** A context with its route and an open tab, made ahead of time: a new tab costs a renderer start. */
+interface PreparedTab {
+  context: BrowserContext;
+  tab: Page;
+  /** the document the route serves; null until a job takes the tab */
+  document: { html: string | null };
+}
+
+async function prepareTab(browser: Browser, javascript: boolean): Promise<PreparedTab> {
+  const context = await browser.newContext({ javaScriptEnabled: javascript, serviceWorkers: 'block', acceptDownloads: false });
+  const document: PreparedTab['document'] = { html: null };
+  try {
+    await context.route('**/*', async (route) => {
+      const request = route.request();
+      if (document.html !== null && request.url() === DOCUMENT_URL && request.isNavigationRequest() && request.frame().parentFrame() === null) {
+        await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: document.html });
+      } else {
+        await route.abort('blockedbyclient');
+      }
+    });
+    const tab = await context.newPage();
+    return { context, tab, document };
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+class ChromiumBrowser implements EngineWorker {
+  readonly browser: Browser;
+  private connected = true;
+  private readonly spares: Promise<PreparedTab | null>[] = [];
+  private readonly spareCount: number;
+
+  constructor(browser: Browser, spareCount: number) {
+    this.browser = browser;
+    this.spareCount = spareCount;
+    browser.on('disconnected', () => {
+      this.connected = false;
+    });
+    this.refill();
+  }
+
+  alive(): boolean {
+    return this.connected && this.browser.isConnected();
+  }
+
+  /** A fresh context and tab, from the spares when the job allows scripts (the default). */
+  async take(javascript: boolean): Promise<PreparedTab> {
+    if (javascript) {
+      const spare = this.spares.shift();
+      const prepared = spare ? await spare : null;
+      if (prepared) return prepared;
+    }
+    return prepareTab(this.browser, javascript);
+  }
+
+  /**
+   * Makes new spares once a job is done: starting a renderer costs CPU, and doing it while a job
+   * renders would slow that job down.
+   */
+  refill(): void {
+    while (this.alive() && this.spares.length < this.spareCount) {
+      this.spares.push(prepareTab(this.browser, true).catch(() => null));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.connected = false;
+    // close() kills the browser process if it does not exit by itself.
+    await Promise.race([this.browser.close().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+  }
+}
+
+export class ChromiumEngine {
+  readonly supervisor: EngineSupervisor<ChromiumBrowser>;
+  private readonly options: ChromiumOptions;
+  private readonly logger: EngineLogger;
+  private executable: string | null = null;
+  private wrapperDir: string | null = null;
+  private wrapperWritten = false;
+
+  constructor(options: ChromiumOptions = {}) {
+    this.options = options;
+    this.logger = options.logger ?? stderrLogger;
+    const concurrency = Math.max(1, options.concurrency ?? 2);
+    this.supervisor = new EngineSupervisor<ChromiumBrowser>({
+      name: 'chromium',
+      label: 'Chromium',
+      probe: () => this.probe(),
+      start: () => this.launch(concurrency + 1),
+      workers: 1,
+      jobsPerWorker: concurrency,
+      maxQueued: options.maxQueued ?? 16,
+      jobTimeoutMs: options.jobTimeoutMs ?? 30_000,
+      maxJobsPerWorker: options.maxJobsPerBrowser ?? 500,
+      onTimeout: 'abort',
+      graceMs: 3000,
+      logger: this.logger,
+    });
+  }
+
+  /** Renders HTML to PDF bytes; no request leaves the page but the document's own. */
+  async htmlToPdf(options: HtmlToPdfOptions): Promise<Buffer> {
+    const page = resolvePage(options.page);
+    const html = typeof options.html === 'string' ? options.html : options.html.toString('utf8');
+    const runOptions: { signal?: AbortSignal; timeoutMs?: number } = {};
+    if (options.signal) runOptions.signal = options.signal;
+    if (options.timeoutMs !== undefined) runOptions.timeoutMs = options.timeoutMs;
+    const pdf = await this.supervisor.run(async (worker, { signal }) => {
+      let prepared: PreparedTab | null = null;
+      const closeContext = (): void => {
+        void prepared?.context.close().catch(() => undefined);
+      };
+      signal.addEventListener('abort', closeContext, { once: true });
+      try {
+        prepared = await worker.take(options.javascript ?? true);
+        if (signal.aborted) throw signal.reason;
+        const { tab } = prepared;
+        prepared.document.html = html;
+        tab.setDefaultTimeout((options.timeoutMs ?? this.options.jobTimeoutMs ?? 30_000) + 1000);
+        await tab.goto(DOCUMENT_URL, { waitUntil: 'load' });
+        await tab.evaluate(() => (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts.ready).catch(() => undefined);
+        const pdfOptions: Parameters<typeof tab.pdf>[0] = { printBackground: options.printBackground ?? true };
+        if (page) {
+          pdfOptions.width = `${page.widthMm}mm`;
+          pdfOptions.height = `${page.heightMm}mm`;
+          const [top, right, bottom, left] = page.marginsMm ?? [10, 10, 10, 10];
+          pdfOptions.margin = { top: `${top}mm`, right: `${right}mm`, bottom: `${bottom}mm`, left: `${left}mm` };
+        } else {
+          pdfOptions.format = 'A4';
+          pdfOptions.preferCSSPageSize = true;
+          pdfOptions.margin = { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm' };
+        }
+        return await tab.pdf(pdfOptions);
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        throw error;
+      } finally {
+        signal.removeEventListener('abort', closeContext);
+        // Closing takes a round trip; the answer does not need to wait for it.
+        void prepared?.context.close().catch(() => undefined);
+        setImmediate(() => worker.refill());
+      }
+    }, runOptions);
+    if (options.outputPath) await writeFile(options.outputPath, pdf);
+    return pdf;
+  }
+
+  status(): Promise<EngineStatus> {
+    return this.supervisor.status();
+  }
+
+  warm(): Promise<void> {
+    return this.supervisor.warm();
+  }
+
+  async close(): Promise<void> {
+    await this.supervisor.close();
+    if (this.wrapperDir) await rm(this.wrapperDir, { recursive: true, force: true });
+  }
+
+  private async probe(): Promise<EngineProbe> {
+    const candidates = this.options.executablePath ? [this.options.executablePath] : ['/usr/bin/chromium', 'chromium', 'chromium-browser'];
+    for (const candidate of candidates) {
+      const found = await findProgram(candidate);
+      if (found) {
+        this.executable = found;
+        break;
+      }
+    }
+    if (this.executable === null) return { ok: false, missing: 'chromium (Debian package chromium)' };
+    try {
+      await import('playwright-core');
+    } catch {
+      return { ok: false, missing: 'playwright-core (npm package)' };
+    }
+    const result = await runProcess(this.executable, ['--version'], { signal: AbortSignal.timeout(20_000) }).catch(() => null);
+    const match = /(\d+\.\d+\.\d+\.\d+)/.exec(result?.stdout.toString('utf8') ?? '');
+    return { ok: true, version: match?.[1] ?? 'unknown' };
+  }
+
+  /** The program playwright launches: the browser itself, or a wrapper putting it in a network namespace. */
+  private async launcher(): Promise<string> {
+    const executable = this.executable!;
+    if (this.options.isolateNetwork === false) return executable;
+    const prefix = await networkIsolationPrefix();
+    if (!prefix) {
+      this.logger.warn({ engine: 'chromium' }, 'cannot create a network namespace (unshare --net); Chromium relies on request interception alone');
+      return executable;
+    }
+    const wrapper = path.join(await this.ownDir(), 'chromium');
+    if (!this.wrapperWritten) {
+      this.wrapperWritten = true;
+      const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+      await writeFile(wrapper, `#!/bin/sh\nexec ${[...prefix, executable].map(quote).join(' ')} "$@"\n`);
+      await chmod(wrapper, 0o755);
+    }
+    return wrapper;
+  }
+
+  /** A folder of this engine's own: the launcher, and the browser's TMPDIR (a killed browser leaves files there). */
+  private async ownDir(): Promise<string> {
+    if (this.wrapperDir === null) {
+      this.wrapperDir = await mkdtemp(path.join(os.tmpdir(), 'engines-chromium-'));
+      await mkdir(path.join(this.wrapperDir, 'tmp'));
+    }
+    return this.wrapperDir;
+  }
+
+  private async launch(spares: number): Promise<ChromiumBrowser> {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: await this.launcher(),
+      headless: true,
+      args: LAUNCH_ARGS,
+      timeout: 60_000,
+      env: { ...process.env, CHROMIUM_FLAGS: '', TMPDIR: path.join(await this.ownDir(), 'tmp') },
+    });
+    return new ChromiumBrowser(browser, spares);
+  }
+}

@@ -1,0 +1,137 @@
+// pandoc, one process per job (it cannot stay warm), behind the supervisor's queue and timeout.
+// File access is closed three ways: --sandbox (readers and writers may only read the files named
+// on the command line), a Lua filter that drops images pointing outside the job (URLs, absolute
+// paths, parent folders) before any writer could fetch them, and a network namespace.
+// pandoc 2.17 (Debian 12) cannot write docx/epub/pptx under --sandbox (it cannot read its own data
+// files), and its writers read images before filters run, so those formats are made in two passes:
+// reader -> JSON (sandboxed, filtered), then JSON -> writer, which only sees the filtered document.
+import { stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { unprocessable } from '../core/errors.ts';
+import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
+import { checkZipBomb } from './zip-guard.ts';
+import type { EngineStatus } from './supervisor.ts';
+
+const FILTER = fileURLToPath(new URL('./pandoc-filter.lua', import.meta.url));
+
+/** Writers that embed (so read) the images a document references. */
+const FETCHING_WRITERS = new Set(['docx', 'odt', 'epub', 'epub2', 'epub3', 'pptx', 'fb2', 'icml']);
+/** Readers with raw passthrough extensions that `raw: false` turns off. */
+const RAW_EXTENSIONS: Record<string, string> = {
+  markdown: '-raw_html-raw_tex-raw_attribute',
+  markdown_strict: '-raw_html',
+  gfm: '-raw_html',
+  commonmark: '-raw_html',
+  commonmark_x: '-raw_html-raw_attribute',
+};
+
+export interface PandocConvertOptions {
+  inputPath: string;
+  outputPath: string;
+  /** pandoc reader: markdown, gfm, commonmark, html, docx, odt, rtf, rst, latex, org, textile, mediawiki, epub, ... */
+  from: string;
+  /** pandoc writer: html, markdown, gfm, plain, docx, odt, rst, latex, epub, ... */
+  to: string;
+  /** a complete document (default true) */
+  standalone?: boolean;
+  /** keep raw HTML/TeX passthrough of markdown input (default false) */
+  raw?: boolean;
+  /** the HTML <title> (default: the input's base name) */
+  title?: string;
+  wrap?: 'auto' | 'none' | 'preserve';
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export class PandocEngine {
+  readonly engine: ProgramEngine;
+  private sandbox: Promise<boolean> | null = null;
+
+  constructor(options: ProgramEngineOptions = {}) {
+    this.engine = new ProgramEngine(
+      {
+        name: 'pandoc',
+        label: 'pandoc',
+        programs: ['pandoc'],
+        install: 'Debian package pandoc',
+        versionArgs: ['--version'],
+        versionPattern: /pandoc(?:\.exe)?\s+([\d.]+)/,
+      },
+      options,
+    );
+  }
+
+  async convert(options: PandocConvertOptions): Promise<void> {
+    if (!/^[a-z0-9_]+$/.test(options.from) || !/^[a-z0-9_]+$/.test(options.to)) throw new Error('pandoc formats are plain names');
+    const size = await stat(options.inputPath).then((s) => s.size);
+    if (size === 0) throw unprocessable('The file is empty');
+    await checkZipBomb(options.inputPath);
+    const sandbox = await this.sandboxFlag();
+    const reader = options.raw ? options.from : `${options.from}${RAW_EXTENSIONS[options.from] ?? ''}`;
+    const cwd = path.dirname(options.inputPath);
+    const run = { cwd, ...(options.signal ? { signal: options.signal } : {}), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
+    const writerArgs = [
+      '-t',
+      options.to,
+      ...(options.standalone === false ? [] : ['--standalone']),
+      ...(options.wrap ? [`--wrap=${options.wrap}`] : []),
+      '--metadata',
+      `pagetitle=${options.title ?? path.parse(options.inputPath).name}`,
+    ];
+    if (!FETCHING_WRITERS.has(options.to)) {
+      const result = await this.engine.exec('pandoc', [...sandbox, '-f', reader, ...writerArgs, `--lua-filter=${FILTER}`, '-o', options.outputPath, '--', options.inputPath], run);
+      check(result.code, result.stderr);
+      return;
+    }
+    // Pass 1: read, filter, and hand over the document as JSON.
+    const json = await this.engine.exec('pandoc', [...sandbox, '-f', reader, '-t', 'json', `--lua-filter=${FILTER}`, '--', options.inputPath], {
+      ...run,
+      maxStdoutBytes: 256 * 1024 * 1024,
+    });
+    if (json.truncated) throw unprocessable('The document is too large to convert');
+    check(json.code, json.stderr);
+    // Pass 2: write from the filtered JSON; the writer sees no image outside the job.
+    const result = await this.engine.exec('pandoc', ['-f', 'json', ...writerArgs, '-o', options.outputPath], { ...run, stdin: json.stdout });
+    check(result.code, result.stderr);
+  }
+
+  /** Convenience for text in, text out (e.g. markdown to HTML). */
+  async convertText(text: string, options: Omit<PandocConvertOptions, 'inputPath' | 'outputPath'> & { workDir: string }): Promise<string> {
+    const input = path.join(options.workDir, `pandoc-in-${process.hrtime.bigint()}.txt`);
+    const output = `${input}.out`;
+    await writeFile(input, text);
+    await this.convert({ ...options, inputPath: input, outputPath: output });
+    const { readFile, rm } = await import('node:fs/promises');
+    try {
+      return await readFile(output, 'utf8');
+    } finally {
+      await rm(input, { force: true });
+      await rm(output, { force: true });
+    }
+  }
+
+  status(): Promise<EngineStatus> {
+    return this.engine.status();
+  }
+
+  close(): Promise<void> {
+    return this.engine.close();
+  }
+
+  /** --sandbox exists from pandoc 2.15 on. */
+  private sandboxFlag(): Promise<string[]> {
+    this.sandbox ??= this.engine.version().then((version) => {
+      const [major = 0, minor = 0] = (version ?? '0').split('.').map(Number);
+      return major > 2 || (major === 2 && minor >= 15);
+    });
+    return this.sandbox.then((ok) => (ok ? ['--sandbox'] : []));
+  }
+}
+
+function check(code: number | null, stderr: string): void {
+  if (code === 0) return;
+  const detail = stderr.trim().split('\n').filter((l) => !l.startsWith('[WARNING]') && !l.startsWith('  ')).join('\n').slice(0, 500) || `pandoc exited with ${code ?? 'a signal'}`;
+  if (code === null || code === 251) throw unprocessable('The document is too large or complex to convert', detail);
+  throw unprocessable('pandoc could not read or convert this document', detail);
+}

@@ -1,0 +1,128 @@
+// Engines whose programs cannot stay warm (pandoc, poppler): a process per job, still behind the
+// supervisor's bounded queue and per-job timeout. Every run is in its own process group (killed on
+// timeout), under an address-space limit, and without network when the machine allows it.
+import os from 'node:os';
+import { memoryLimitPrefix, networkIsolationPrefix, findProgram, runProcess, type RunResult } from './process.ts';
+import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
+
+export interface ProgramEngineOptions {
+  /** jobs at once (default: number of CPUs, at least 2) */
+  concurrency?: number;
+  maxQueued?: number;
+  /** per-job limit in ms (default 60 s) */
+  jobTimeoutMs?: number;
+  /** address-space limit per run in bytes (default 2 GiB; 0 = none) */
+  memoryLimitBytes?: number;
+  /** run without network when possible (default true) */
+  isolateNetwork?: boolean;
+  logger?: EngineLogger;
+}
+
+export interface ProgramSpec {
+  name: string;
+  label: string;
+  /** programs the engine runs; all must exist; the first gives the version */
+  programs: readonly string[];
+  /** what to install when one is missing, e.g. 'Debian package pandoc' */
+  install: string;
+  versionArgs: readonly string[];
+  versionPattern: RegExp;
+}
+
+export interface ExecOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  stdin?: string | Buffer;
+  cwd?: string;
+  maxStdoutBytes?: number;
+}
+
+const always: EngineWorker = { alive: () => true, stop: async () => undefined };
+
+export class ProgramEngine {
+  readonly supervisor: EngineSupervisor<EngineWorker>;
+  private readonly spec: ProgramSpec;
+  private readonly options: ProgramEngineOptions;
+  private readonly logger: EngineLogger;
+  private readonly paths = new Map<string, string>();
+  private prefix: Promise<string[]> | null = null;
+
+  constructor(spec: ProgramSpec, options: ProgramEngineOptions = {}) {
+    this.spec = spec;
+    this.options = options;
+    this.logger = options.logger ?? stderrLogger;
+    const cpus = os.availableParallelism();
+    this.supervisor = new EngineSupervisor<EngineWorker>({
+      name: spec.name,
+      label: spec.label,
+      probe: () => this.probe(),
+      start: async () => always,
+      workers: 1,
+      jobsPerWorker: Math.max(1, options.concurrency ?? Math.max(2, cpus)),
+      maxQueued: options.maxQueued ?? 32,
+      jobTimeoutMs: options.jobTimeoutMs ?? 60_000,
+      onTimeout: 'abort',
+      graceMs: 2000,
+      logger: this.logger,
+    });
+  }
+
+  /** Runs one of the engine's programs through the queue; the process group dies on timeout. */
+  exec(program: string, args: readonly string[], options: ExecOptions = {}): Promise<RunResult> {
+    const runOptions: { signal?: AbortSignal; timeoutMs?: number } = {};
+    if (options.signal) runOptions.signal = options.signal;
+    if (options.timeoutMs !== undefined) runOptions.timeoutMs = options.timeoutMs;
+    return this.supervisor.run(async (_worker, { signal }) => {
+      const path = this.paths.get(program);
+      if (path === undefined) throw new Error(`${program} is not one of ${this.spec.name}'s programs`);
+      const full = [...(await this.commandPrefix()), path, ...args];
+      return runProcess(full[0]!, full.slice(1), {
+        signal,
+        ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+        ...(options.maxStdoutBytes === undefined ? {} : { maxStdoutBytes: options.maxStdoutBytes }),
+      });
+    }, runOptions);
+  }
+
+  status(): Promise<EngineStatus> {
+    return this.supervisor.status();
+  }
+
+  /** The probe's version (null when missing). */
+  async version(): Promise<string | null> {
+    const probe = await this.supervisor.probe();
+    return probe.ok ? probe.version : null;
+  }
+
+  close(): Promise<void> {
+    return this.supervisor.close();
+  }
+
+  private async probe(): Promise<EngineProbe> {
+    for (const program of this.spec.programs) {
+      const found = await findProgram(program);
+      if (found === null) return { ok: false, missing: `${program} (${this.spec.install})` };
+      this.paths.set(program, found);
+    }
+    const first = this.paths.get(this.spec.programs[0]!)!;
+    const result = await runProcess(first, this.spec.versionArgs, { signal: AbortSignal.timeout(20_000) }).catch(() => null);
+    const text = `${result?.stdout.toString('utf8') ?? ''}\n${result?.stderr ?? ''}`;
+    return { ok: true, version: this.spec.versionPattern.exec(text)?.[1] ?? 'unknown' };
+  }
+
+  private commandPrefix(): Promise<string[]> {
+    this.prefix ??= (async () => {
+      const prefix: string[] = [];
+      if (this.options.isolateNetwork !== false) {
+        const netns = await networkIsolationPrefix();
+        if (netns) prefix.push(...netns);
+        else this.logger.warn({ engine: this.spec.name }, `cannot create a network namespace; ${this.spec.label} runs with network access`);
+      }
+      const limit = await memoryLimitPrefix(this.options.memoryLimitBytes ?? 2 * 1024 ** 3);
+      if (limit) prefix.push(...limit);
+      return prefix;
+    })();
+    return this.prefix;
+  }
+}

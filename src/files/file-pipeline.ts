@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AnyTool, FileArtifact, FileResult, UploadedFile } from '../core/define-tool.ts';
+import { ServiceError, invalidInput } from '../core/errors.ts';
+import { assertSafeDocument } from './document-safety.ts';
+import { detectFileKind, kindMatches, type AcceptedKind, type FileKind } from './file-kind.ts';
+import type { FileStore } from './file-store.ts';
+import type { LinkSigner } from './signed-links.ts';
+
+/** An upload as the surface wrote it, before the pipeline has looked at its content. */
+export interface ReceivedUpload {
+  path: string;
+  sizeBytes: number;
+  originalName: string;
+  sha256: string;
+}
+
+export interface FilePipelineOptions {
+  workRoot: string;
+  store: FileStore;
+  signer: LinkSigner;
+  publicBaseUrl: string;
+  urlTtlSeconds: number;
+  retentionMs: number;
+  outputLimitBytes: number;
+  binaryDeliverySunsetAt: Date;
+}
+
+/**
+ * What every file endpoint shares, between the surface that streams the upload to disk and the
+ * tool that converts it: private work folders, typing the upload by content, the up-front
+ * safety checks, and storing the result behind a signed link.
+ */
+export class FilePipeline {
+  readonly #o: FilePipelineOptions;
+
+  constructor(options: FilePipelineOptions) {
+    this.#o = options;
+  }
+
+  async createWorkDir(): Promise<string> {
+    const dir = join(this.#o.workRoot, randomUUID());
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
+  async removeWorkDir(dir: string): Promise<void> {
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  /** Work folders left by a crash. Other processes may share DATA_DIR, so only old ones go. */
+  async sweepWorkDirs(maxAgeMs = 2 * 3600_000, now = Date.now()): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(this.#o.workRoot).catch(() => [] as string[])) {
+      const path = join(this.#o.workRoot, name);
+      const info = await stat(path).catch(() => undefined);
+      if (info && now - info.mtimeMs > maxAgeMs) {
+        await rm(path, { recursive: true, force: true });
+        removed += 1;
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Types the upload by its content and checks it is what the tool takes. These checks run
+   * before any charge: a missing, empty or mistyped file costs nothing.
+   */
+  async inspect(tool: AnyTool, received: ReceivedUpload | undefined): Promise<UploadedFile> {
+    const upload = tool.upload;
+    if (!upload) throw new Error(`${tool.operationId} is not a file tool`);
+    if (!received) {
+      throw invalidInput(`Upload the source file in the multipart field "${upload.field}"`, [{ field: upload.field, message: 'required' }]);
+    }
+    if (received.sizeBytes === 0) {
+      throw new ServiceError(400, 'empty_file', 'The uploaded file is empty', { detail: `The "${upload.field}" field holds 0 bytes` });
+    }
+    const detected = await detectFileKind(received.path);
+    if (!upload.accept.some((accepted) => kindMatches(accepted as AcceptedKind, detected))) {
+      throw new ServiceError(415, 'unsupported_file_type', `The uploaded file is not ${upload.accept.join(' or ')}`, {
+        detail: `Its content looks like ${describeKind(detected.kind)}; ${tool.operationId} takes ${upload.accept.join(', ')}. The type is read from the content, not the file name.`,
+        extra: { detectedType: detected.kind, accepted: upload.accept },
+      });
+    }
+    return { ...received, kind: detected.kind, mimeType: detected.mimeType };
+  }
+
+  /** Bombs, external entities, encryption and truncation: the user's file is at fault, so this runs after the charge. */
+  async assertSafe(upload: UploadedFile): Promise<void> {
+    await assertSafeDocument(upload.path, upload.kind as FileKind);
+  }
+
+  /** `delivery=binary` is deprecated; after its sunset it answers 410 before anything is charged. */
+  checkDelivery(delivery: string | undefined, now = new Date()): void {
+    if (delivery === undefined || delivery === 'json') return;
+    if (delivery !== 'binary') {
+      throw invalidInput('Unknown delivery', [{ field: 'delivery', message: 'must be one of: json, binary', allowed: ['json', 'binary'] }]);
+    }
+    if (now >= this.#o.binaryDeliverySunsetAt) {
+      throw new ServiceError(410, 'delivery_binary_gone', 'delivery=binary is no longer supported', {
+        detail: `It was sunset on ${this.#o.binaryDeliverySunsetAt.toISOString().slice(0, 10)}; use the default JSON answer and GET its downloadUrl`,
+      });
+    }
+  }
+
+  /** Stores the tool's output and answers with a signed link to it. */
+  async store(artifact: FileArtifact): Promise<FileResult> {
+    const info = await stat(artifact.path).catch(() => undefined);
+    if (!info?.isFile()) throw new ServiceError(500, 'missing_output', 'The conversion produced no file');
+    if (info.size > this.#o.outputLimitBytes) {
+      throw new ServiceError(422, 'output_too_large', 'The result is larger than the output limit', {
+        detail: `The result has ${info.size} bytes; the limit is ${this.#o.outputLimitBytes}`,
+      });
+    }
+    const stored = await this.#o.store.put(artifact.path, { fileName: artifact.fileName, mimeType: artifact.mimeType, retentionMs: this.#o.retentionMs });
+    const expires = Math.floor(Date.now() / 1000) + this.#o.urlTtlSeconds;
+    return {
+      fileId: stored.fileId,
+      downloadUrl: this.#o.signer.url(this.#o.publicBaseUrl, stored.fileId, stored.fileName, expires),
+      expiresAt: new Date(expires * 1000).toISOString(),
+      fileName: stored.fileName,
+      mimeType: stored.mimeType,
+      sizeBytes: stored.sizeBytes,
+    };
+  }
+}
+
+function describeKind(kind: string): string {
+  const names: Record<string, string> = { text: 'plain text', empty: 'nothing', unknown: 'an unrecognised binary format', ole2: 'a legacy Office (OLE2) file', zip: 'a ZIP archive' };
+  return names[kind] ?? kind.toUpperCase();
+}
+
+/** A result file name from the upload's name: its stem with the new extension, and nothing unsafe. */
+export function outputName(originalName: string, extension: string): string {
+  const base = originalName.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '');
+  const safe = base.normalize('NFKC').replace(/[^\p{L}\p{N}._ -]+/gu, '_').replace(/^[.\s]+/, '').slice(0, 100).trim();
+  return `${safe || 'document'}.${extension}`;
+}

@@ -1,0 +1,175 @@
+// HTML to PDF on the real Chromium: content, page size and margins, no network at all, bounded
+// scripts, recovery after a crash, cleanup.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ServiceError } from '../../src/core/errors.ts';
+import { ChromiumEngine } from '../../src/engines/chromium.ts';
+import { findProgram } from '../../src/engines/process.ts';
+import { silentLogger } from '../../src/engines/supervisor.ts';
+import { commandOf, descendantsOf, pdfPageSize, pdfText } from './support/tools.ts';
+
+const available = (await findProgram('/usr/bin/chromium')) !== null && (await findProgram('pdftotext')) !== null;
+const MM = 72 / 25.4;
+
+function browserProcesses(): number[] {
+  return descendantsOf(process.pid).filter((pid) => /chromium/.test(commandOf(pid)));
+}
+
+/** x of the first word's left edge, in points. */
+async function firstWordLeft(file: string): Promise<number> {
+  const { stdout } = await promisify(execFile)('pdftotext', ['-bbox', file, '-']);
+  const match = /<word xMin="([\d.]+)" yMin="([\d.]+)"/.exec(stdout);
+  assert.ok(match, 'a word in the PDF');
+  return Number(match[1]);
+}
+
+describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not installed' }, () => {
+  let dir: string;
+  let engine: ChromiumEngine;
+  let server: http.Server;
+  let hits: string[];
+  let base: string;
+
+  const probeHtml = (title: string): string => `<!doctype html><html><head>
+<link rel="stylesheet" href="${base}/style.css"><script src="${base}/script.js"></script>
+<style>body { background: url(${base}/background.png) } @font-face { font-family: x; src: url(${base}/font.woff) }</style>
+</head><body><h1>${title}</h1><img src="${base}/image.png"><img src="/relative.png">
+<iframe src="${base}/frame.html"></iframe><iframe src="file:///etc/passwd"></iframe>
+<script>
+  fetch('${base}/fetch').catch(() => {});
+  navigator.sendBeacon && navigator.sendBeacon('${base}/beacon', 'x');
+  new Image().src = '${base}/pixel.gif';
+  try { const x = new XMLHttpRequest(); x.open('GET', '${base}/xhr'); x.send(); } catch {}
+  document.body.insertAdjacentHTML('beforeend', '<p>Script output present</p>');
+</script></body></html>`;
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'engines-chromium-test-'));
+    hits = [];
+    server = http.createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.end('/* nothing */');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    engine = new ChromiumEngine({ concurrency: 2, logger: silentLogger });
+  });
+
+  after(async () => {
+    await engine.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reports its version and state', async () => {
+    const status = await engine.status();
+    assert.equal(status.name, 'chromium');
+    assert.match(status.version ?? '', /^\d+\./);
+    assert.equal(status.state, 'ready');
+  });
+
+  it('renders HTML to a PDF holding its text, scripts included', async () => {
+    const output = path.join(dir, 'hello.pdf');
+    const pdf = await engine.htmlToPdf({ html: '<h1>Hello from Chromium</h1><script>document.write("<p>Written by script</p>")</script>', outputPath: output });
+    assert.equal(pdf.subarray(0, 5).toString(), '%PDF-');
+    const text = await pdfText(output);
+    assert.match(text, /Hello from Chromium/);
+    assert.match(text, /Written by script/);
+    const [w, h] = await pdfPageSize(output);
+    assert.ok(Math.abs(w - 595.3) < 2 && Math.abs(h - 841.9) < 2, `A4 by default, got ${w} x ${h}`);
+  });
+
+  it('honours page size, orientation and margins', async () => {
+    const html = '<style>body { margin: 0 }</style><p>Margin probe</p>';
+    const a5 = path.join(dir, 'a5.pdf');
+    await engine.htmlToPdf({ html, page: { pageSize: 'A5', orientation: 'landscape', margin: '30mm' }, outputPath: a5 });
+    const [w, h] = await pdfPageSize(a5);
+    assert.ok(Math.abs(w - 595.3) < 2 && Math.abs(h - 419.5) < 2, `A5 landscape, got ${w} x ${h}`);
+    const left = await firstWordLeft(a5);
+    assert.ok(Math.abs(left - 30 * MM) < 4, `left margin 30 mm (${(30 * MM).toFixed(1)} pt), text starts at ${left}`);
+
+    const letter = path.join(dir, 'letter.pdf');
+    await engine.htmlToPdf({ html, page: { pageSize: 'Letter', margin: '0.5in' }, outputPath: letter });
+    const [lw, lh] = await pdfPageSize(letter);
+    assert.ok(Math.abs(lw - 612) < 2 && Math.abs(lh - 792) < 2, `Letter, got ${lw} x ${lh}`);
+    assert.ok(Math.abs((await firstWordLeft(letter)) - 36) < 4);
+  });
+
+  it('makes no request to a server the HTML references (img, script, css, fetch, iframe, beacon)', async () => {
+    const output = path.join(dir, 'ssrf.pdf');
+    await engine.htmlToPdf({ html: probeHtml('Network probe'), outputPath: output });
+    const text = await pdfText(output);
+    assert.match(text, /Network probe/);
+    assert.match(text, /Script output present/);
+    assert.doesNotMatch(text, /root:/);
+    await sleep(200);
+    assert.deepEqual(hits, []);
+  });
+
+  it('blocks the same requests by interception alone, without a network namespace', async () => {
+    const open = new ChromiumEngine({ concurrency: 1, isolateNetwork: false, logger: silentLogger });
+    try {
+      const output = path.join(dir, 'ssrf-open.pdf');
+      await open.htmlToPdf({ html: probeHtml('Interception probe'), outputPath: output });
+      assert.match(await pdfText(output), /Interception probe/);
+      await sleep(200);
+      assert.deepEqual(hits, []);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('bounds scripts by the job time limit (504), then renders the next job', async () => {
+    const started = Date.now();
+    await assert.rejects(engine.htmlToPdf({ html: '<p>spin</p><script>for (;;) {}</script>', timeoutMs: 1500 }), (error) => {
+      assert.ok(error instanceof ServiceError);
+      assert.equal(error.status, 504);
+      assert.equal(error.error, 'engine_timeout');
+      return true;
+    });
+    assert.ok(Date.now() - started < 4000);
+    const output = path.join(dir, 'after-timeout.pdf');
+    await engine.htmlToPdf({ html: '<p>Still working</p>', outputPath: output });
+    assert.match(await pdfText(output), /Still working/);
+  });
+
+  it('runs jobs in parallel in one browser', async () => {
+    const outputs = [0, 1, 2, 3].map((i) => path.join(dir, `parallel-${i}.pdf`));
+    await Promise.all(outputs.map((output, i) => engine.htmlToPdf({ html: `<p>Parallel job ${i}</p>`, outputPath: output })));
+    for (const [i, output] of outputs.entries()) assert.match(await pdfText(output), new RegExp(`Parallel job ${i}`));
+  });
+
+  it('restarts the browser after it crashes; the next job succeeds', async () => {
+    const mains = browserProcesses().filter((pid) => !commandOf(pid).includes('--type='));
+    const browser = mains.find((pid) => /\/chromium(\s|$)/.test(commandOf(pid)) && commandOf(pid).includes('--remote-debugging-pipe'));
+    assert.ok(browser, `the browser process among ${mains.map(commandOf).join(' | ')}`);
+    process.kill(browser, 'SIGKILL');
+    await sleep(300);
+    const output = path.join(dir, 'after-crash.pdf');
+    await engine.htmlToPdf({ html: '<p>Back after a crash</p>', outputPath: output });
+    assert.match(await pdfText(output), /Back after a crash/);
+  });
+
+  it('leaves no browser process after close', async () => {
+    const other = new ChromiumEngine({ concurrency: 1, logger: silentLogger });
+    await other.htmlToPdf({ html: '<p>x</p>' });
+    const before = browserProcesses().length;
+    await other.close();
+    await sleep(200);
+    assert.ok(browserProcesses().length < before);
+    await engine.close();
+    await sleep(200);
+    assert.deepEqual(browserProcesses().filter((pid) => !commandOf(pid).startsWith('')), []);
+    assert.deepEqual(browserProcesses(), []);
+    engine = new ChromiumEngine({ logger: silentLogger }); // for after()
+  });
+});

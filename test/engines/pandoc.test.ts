@@ -1,0 +1,190 @@
+// pandoc on real files: conversions hold the text; local files and URLs stay unread.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ServiceError } from '../../src/core/errors.ts';
+import { PandocEngine } from '../../src/engines/pandoc.ts';
+import { findProgram } from '../../src/engines/process.ts';
+import { silentLogger } from '../../src/engines/supervisor.ts';
+import { buildDocx } from './support/docx.ts';
+import { pngBytes } from './support/png.ts';
+import { readZipEntry } from './support/tools.ts';
+
+const available = (await findProgram('pandoc')) !== null;
+
+/** Every entry name of a zip, from its central directory. */
+function zipNames(data: Buffer): string[] {
+  const end = data.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const names: string[] = [];
+  let at = data.readUInt32LE(end + 16);
+  for (let i = 0; i < data.readUInt16LE(end + 10); i++) {
+    const length = data.readUInt16LE(at + 28);
+    names.push(data.subarray(at + 46, at + 46 + length).toString('utf8'));
+    at += 46 + length + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
+  }
+  return names;
+}
+
+describe('pandoc engine', { skip: !available && 'pandoc not installed' }, () => {
+  let dir: string;
+  let engine: PandocEngine;
+  let server: http.Server;
+  let hits: string[];
+  let base: string;
+  let n = 0;
+  const file = async (ext: string, content: string | Buffer): Promise<string> => {
+    const name = path.join(dir, `in-${++n}.${ext}`);
+    await writeFile(name, content);
+    return name;
+  };
+
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'engines-pandoc-test-'));
+    engine = new PandocEngine({ logger: silentLogger });
+    hits = [];
+    server = http.createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(pngBytes());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    await engine.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reports its version', async () => {
+    const status = await engine.status();
+    assert.equal(status.state, 'ready');
+    assert.match(status.version ?? '', /^\d+\.\d+/);
+  });
+
+  it('converts markdown to HTML and to a docx holding the text', async () => {
+    const md = await file('md', '# Heading One\n\nSome *markdown* text.\n\n- item one\n- item two\n');
+    const html = path.join(dir, 'out.html');
+    await engine.convert({ inputPath: md, outputPath: html, from: 'gfm', to: 'html5' });
+    const htmlText = await readFile(html, 'utf8');
+    assert.match(htmlText, /<h1[^>]*>Heading One<\/h1>/);
+    assert.match(htmlText, /<em>markdown<\/em>/);
+    const docx = path.join(dir, 'out.docx');
+    await engine.convert({ inputPath: md, outputPath: docx, from: 'markdown', to: 'docx' });
+    const xml = readZipEntry(await readFile(docx), 'word/document.xml')?.toString('utf8') ?? '';
+    assert.match(xml, /Heading One/);
+    assert.match(xml, /item two/);
+  });
+
+  it('reads a docx into markdown', async () => {
+    const docx = await file('docx', buildDocx({ paragraphs: ['Paragraph from Word', 'Another one'] }));
+    const md = path.join(dir, 'from-docx.md');
+    await engine.convert({ inputPath: docx, outputPath: md, from: 'docx', to: 'gfm' });
+    const text = await readFile(md, 'utf8');
+    assert.match(text, /Paragraph from Word/);
+    assert.match(text, /Another one/);
+  });
+
+  it('cannot read /etc/passwd or fetch a URL through an image link', async () => {
+    const local = path.join(dir, 'secret.png');
+    await writeFile(local, pngBytes());
+    const md = await file(
+      'md',
+      [
+        'Image probe',
+        '',
+        '![passwd](/etc/passwd)',
+        '',
+        '![passwd-url](file:///etc/passwd)',
+        '',
+        `![absolute](${local})`,
+        '',
+        '![parent](../../../../etc/passwd)',
+        '',
+        `![remote](${base}/image.png)`,
+        '',
+      ].join('\n'),
+    );
+    for (const to of ['docx', 'odt', 'epub', 'html5']) {
+      const output = path.join(dir, `probe.${to}`);
+      await engine.convert({ inputPath: md, outputPath: output, from: 'markdown', to });
+      const data = await readFile(output);
+      if (to === 'html5') {
+        assert.doesNotMatch(data.toString('utf8'), /root:|data:/, 'no file content inlined in HTML');
+        assert.match(data.toString('utf8'), /Image probe/);
+      } else {
+        const media = zipNames(data).filter((name) => /media|Pictures|images/i.test(name) && !name.endsWith('/'));
+        assert.deepEqual(media, [], `${to}: no image embedded`);
+        for (const name of zipNames(data)) {
+          assert.doesNotMatch(readZipEntry(data, name)?.toString('latin1') ?? '', /root:x:0:0/, `${to}: ${name}`);
+        }
+      }
+    }
+    assert.deepEqual(hits, [], 'the local HTTP server received no request');
+  });
+
+  it('keeps raw HTML out of markdown input by default', async () => {
+    const md = await file('md', 'Before\n\n<script>alert(1)</script>\n\nAfter\n');
+    const html = path.join(dir, 'raw.html');
+    await engine.convert({ inputPath: md, outputPath: html, from: 'markdown', to: 'html5' });
+    const text = await readFile(html, 'utf8');
+    assert.doesNotMatch(text, /<script>alert/);
+    assert.match(text, /After/);
+  });
+
+  it('does not include local files into LaTeX input', async () => {
+    const tex = await file('tex', '\\documentclass{article}\\begin{document}Included: \\input{/etc/passwd} end\\end{document}');
+    const out = path.join(dir, 'tex.txt');
+    await engine.convert({ inputPath: tex, outputPath: out, from: 'latex', to: 'plain' });
+    const text = await readFile(out, 'utf8');
+    assert.match(text, /Included:/);
+    assert.doesNotMatch(text, /root:/);
+  });
+
+  it('answers 422 for a file pandoc cannot read', async () => {
+    const bad = await file('docx', Buffer.from('this is not a zip at all'));
+    await assert.rejects(engine.convert({ inputPath: bad, outputPath: path.join(dir, 'bad.md'), from: 'docx', to: 'gfm' }), (error) => {
+      assert.ok(error instanceof ServiceError);
+      assert.equal(error.status, 422);
+      assert.equal(error.error, 'unprocessable_input');
+      return true;
+    });
+    const empty = await file('md', '');
+    await assert.rejects(engine.convert({ inputPath: empty, outputPath: path.join(dir, 'empty.html'), from: 'markdown', to: 'html5' }), { status: 422 });
+  });
+
+  it('stops a run over its time limit with 504', async () => {
+    // Deeply nested lists make pandoc work hard; a 1 ms limit stops any run.
+    const md = await file('md', Array.from({ length: 2000 }, (_, i) => `${'  '.repeat(i % 40)}- item ${i}`).join('\n'));
+    await assert.rejects(engine.convert({ inputPath: md, outputPath: path.join(dir, 'slow.html'), from: 'markdown', to: 'html5', timeoutMs: 1 }), {
+      status: 504,
+      error: 'engine_timeout',
+    });
+    const ok = await file('md', 'still fine\n');
+    await engine.convert({ inputPath: ok, outputPath: path.join(dir, 'ok.html'), from: 'markdown', to: 'html5' });
+  });
+
+  it('answers 503 naming the program when pandoc is missing', async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      const missing = new PandocEngine({ logger: silentLogger });
+      await assert.rejects(missing.convert({ inputPath: path.join(dir, 'in-1.md'), outputPath: path.join(dir, 'x.html'), from: 'markdown', to: 'html5' }), (error) => {
+        assert.ok(error instanceof ServiceError);
+        assert.equal(error.status, 503);
+        assert.equal(error.error, 'engine_unavailable');
+        assert.match(error.message, /pandoc/);
+        return true;
+      });
+      assert.equal((await missing.status()).state, 'missing');
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+});

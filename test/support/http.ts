@@ -1,0 +1,29 @@
+import type { TestApp } from './test-app.ts';
+
+/** Starts the test app on a real loopback port (once) and returns its base URL. */
+export async function listen(t: TestApp): Promise<string> {
+  if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as { port: number };
+  return `http://127.0.0.1:${port}`;
+}
+
+/** POSTs a multipart upload over real HTTP, as a client would. */
+export async function upload(
+  base: string,
+  path: string,
+  apiKey: string | undefined,
+  file: { field?: string; name: string; content: Buffer | string; type?: string } | undefined,
+  fields: Record<string, string> = {},
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  if (file) form.append(file.field ?? 'file', new Blob([file.content], { type: file.type ?? 'application/octet-stream' }), file.name);
+  return fetch(`${base}${path}`, { method: 'POST', body: form, headers: { ...(apiKey ? { 'x-api-key': apiKey } : {}), ...headers } });
+}
+
+/** A JSON body for assertions (fetch types it as unknown). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function json(res: Response): Promise<any> {
+  return res.json();
+}
