@@ -274,6 +274,41 @@ def is_disposed(e):
     return name in ("DisposedException",) or "Binary URP bridge" in text or "disposed" in text.lower()
 
 
+def owned_pipes(root_pid):
+    """The UNO/IPC socket files soffice listens on (left in /tmp when it is killed)."""
+    pids = {root_pid}
+    try:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open("/proc/%s/stat" % entry) as f:
+                        stat = f.read()
+                    ppid = int(stat[stat.rindex(")") + 2 :].split()[1])
+                    if ppid in pids or ppid == root_pid:
+                        pids.add(int(entry))
+                except (OSError, ValueError):
+                    pass
+        inodes = set()
+        for pid in pids:
+            try:
+                for fd in os.listdir("/proc/%d/fd" % pid):
+                    target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
+                    if target.startswith("socket:["):
+                        inodes.add(target[8:-1])
+            except OSError:
+                pass
+        paths = []
+        with open("/proc/%d/net/unix" % root_pid) as f:
+            next(f)
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 8 and parts[6] in inodes and parts[7].startswith("/tmp/OSL_PIPE_"):
+                    paths.append(parts[7])
+        return sorted(set(paths))
+    except Exception:
+        return []
+
+
 def _die_with_parent():
     try:
         import ctypes
@@ -302,7 +337,7 @@ def main():
         bridge.stop()
         return 2
     threading.Thread(target=bridge.watch, daemon=True).start()
-    emit({"ready": True, "pid": bridge.proc.pid})
+    emit({"ready": True, "pid": bridge.proc.pid, "pipes": owned_pipes(bridge.proc.pid)})
 
     for line in sys.stdin:
         line = line.strip()

@@ -126,6 +126,8 @@ export class LibreOfficeInstance implements EngineWorker {
   private readonly exitPromise: Promise<void>;
   /** pid of the soffice launcher the bridge started (its soffice.bin is a child of it) */
   sofficePid: number | null = null;
+  /** socket files soffice listens on, removed when the instance exits */
+  private sockets: string[] = [];
 
   private constructor(index: number, child: ChildProcess, pipe: string) {
     this.index = index;
@@ -136,8 +138,9 @@ export class LibreOfficeInstance implements EngineWorker {
         this.exitDescription = signal ? `signal ${signal}` : `code ${code}`;
         // The whole group: soffice too, whatever the bridge managed to do.
         killGroup(child.pid);
-        // soffice leaves its UNO pipe's socket in /tmp when it is killed.
-        void rm(path.join('/tmp', `OSL_PIPE_${process.getuid?.() ?? 0}_${pipe}`), { force: true }).catch(() => undefined);
+        // soffice leaves its pipes' sockets in /tmp when it is killed.
+        const sockets = new Set([path.join('/tmp', `OSL_PIPE_${process.getuid?.() ?? 0}_${pipe}`), ...this.sockets]);
+        for (const socket of sockets) void rm(socket, { force: true }).catch(() => undefined);
         const error = new Error(`LibreOffice instance ${index} exited (${this.exitDescription}) ${this.stderrTail.trim().slice(-300)}`);
         for (const waiter of this.pending.values()) waiter.reject(error);
         this.pending.clear();
@@ -177,9 +180,10 @@ export class LibreOfficeInstance implements EngineWorker {
         clearTimeout(timer);
         onReady = null;
         try {
-          const message = JSON.parse(line) as { ready?: boolean; pid?: number; message?: string };
+          const message = JSON.parse(line) as { ready?: boolean; pid?: number; pipes?: string[]; message?: string };
           if (message.ready) {
             instance.sofficePid = message.pid ?? null;
+            instance.sockets = (message.pipes ?? []).filter((p) => /^\/tmp\/OSL_PIPE_[\w-]+$/.test(p));
             resolve();
           } else reject(new Error(message.message ?? 'LibreOffice failed to start'));
         } catch {

@@ -13,6 +13,7 @@ import { LibreOfficeEngine } from '../../src/engines/libreoffice.ts';
 import { findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
 import { buildDocx } from './support/docx.ts';
+import { zip } from './support/zip.ts';
 import { childrenOf, commandOf, descendantsOf, pdfImageCount, pdfPageSize, pdfText, pngBytes, processesMatching, readZipEntry } from './support/tools.ts';
 
 const available = (await findProgram('soffice')) !== null && (await findProgram('pdftotext')) !== null;
@@ -174,6 +175,19 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
     const opened = out('pdf');
     await engine.convert({ inputPath: encrypted, outputPath: opened, format: 'pdf', password: 'hunter2' });
     assert.match(await pdfText(opened), /Warm pool conversion works/);
+  });
+
+  it('refuses a zip bomb with 422 before LibreOffice opens it', async () => {
+    const bomb = path.join(dir, 'zipbomb.docx');
+    await writeFile(bomb, zip([{ name: 'word/document.xml', data: '<w:document/>', declaredSize: 4_000_000_000 }]));
+    await assert.rejects(engine.convert({ inputPath: bomb, outputPath: out('pdf'), format: 'pdf' }), isServiceError(422, 'unprocessable_input'));
+  });
+
+  it('runs soffice under the address-space limit', async () => {
+    const offices = processesMatching('soffice.bin').filter((pid) => commandOf(pid).includes(dir));
+    assert.ok(offices.length > 0);
+    const limits = await readFile(`/proc/${offices[0]}/limits`, 'utf8');
+    assert.match(limits, new RegExp(`Max address space\\s+${4 * 1024 ** 3}\\s`));
   });
 
   it('answers 422 for an empty file', async () => {
