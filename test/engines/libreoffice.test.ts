@@ -145,6 +145,8 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
     const offices = processesMatching('soffice.bin').filter((pid) => commandOf(pid).includes(dir));
     for (const pid of offices) process.kill(pid, 'SIGKILL');
     await assert.rejects(job, isServiceError(503, 'engine_crashed'));
+    // The other (idle) instance was killed too; give its bridge a moment to notice and exit.
+    await sleep(500);
     const output = out('pdf');
     await engine.convert({ inputPath: onePage, outputPath: output, format: 'pdf' });
     assert.match(await pdfText(output), /Warm pool conversion works/);

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import type { AnyTool } from '../../src/core/define-tool.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { listen, upload } from '../support/http.ts';
+import { typedSample } from '../support/documents.ts';
 
 /**
  * The shared security suite: every tool route, whatever its family, answers the same way to a
@@ -26,14 +28,28 @@ describe('security suite, run against every tool route', () => {
   });
   after(() => t.close());
 
-  function send(tool: AnyTool, apiKey: string | undefined): Promise<LightMyRequestResponse> {
+  /** A response as the checks need it, from inject (JSON tools) or real HTTP (file uploads). */
+  interface Answer {
+    statusCode: number;
+    headers: Record<string, string | string[] | number | undefined>;
+    body: string;
+    json(): any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  }
+
+  async function send(tool: AnyTool, apiKey: string | undefined): Promise<Answer | LightMyRequestResponse> {
+    if (tool.upload) {
+      // A valid upload, so that only the caller's standing decides the answer.
+      const res = await upload(await listen(t), tool.path, apiKey, typedSample(tool.upload.accept[0]!));
+      const body = await res.text();
+      return { statusCode: res.status, headers: Object.fromEntries(res.headers), body, json: () => JSON.parse(body) };
+    }
     const input = (tool.examples[0]?.input ?? {}) as Record<string, unknown>;
     const headers: Record<string, string> = apiKey === undefined ? {} : { 'x-api-key': apiKey };
     if (tool.method === 'GET') return t.app.inject({ method: 'GET', url: tool.path, query: input as Record<string, string>, headers });
     return t.call(tool.path, input, apiKey);
   }
 
-  function expectError(res: LightMyRequestResponse, status: number, error: string): void {
+  function expectError(res: Answer | LightMyRequestResponse, status: number, error: string): void {
     assert.equal(res.statusCode, status, res.body);
     const body = res.json();
     assert.equal(body.status, false);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { listZipEntries, readEntry } from '../../src/files/zip-inspect.ts';
-import { minimalDocx, minimalOdt, minimalPptx, minimalXlsx, rtf } from './fixtures.ts';
+import { minimalDocx, minimalOdt, minimalPdf, minimalPptx, minimalXlsx, ole2, rtf, zip } from './fixtures.ts';
 
 const run = promisify(execFile);
 
@@ -118,4 +118,33 @@ export async function firstWordLeft(content: Buffer): Promise<number> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const odf = (mimetype: string) => zip([{ name: 'mimetype', data: mimetype, method: 0 }, { name: 'content.xml', data: '<?xml version="1.0"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"/>' }]);
+
+/**
+ * A small file of each accepted kind, made in memory: enough to pass content typing, for tests
+ * that stop before any engine runs (the security suite). Real conversions use sourceFile().
+ */
+export function typedSample(kind: string): { name: string; content: Buffer } {
+  const make: Record<string, () => Buffer> = {
+    txt: () => Buffer.from('sample text\n'),
+    md: () => Buffer.from('# sample\n'),
+    html: () => Buffer.from('<p>sample</p>'),
+    csv: () => Buffer.from('a,b\n1,2\n'),
+    rtf: () => Buffer.from(rtf('sample')),
+    pdf: () => minimalPdf('sample'),
+    docx: () => minimalDocx(['sample']),
+    xlsx: () => minimalXlsx([['sample']]),
+    pptx: () => minimalPptx(['sample']),
+    odt: () => minimalOdt(['sample']),
+    ods: () => odf('application/vnd.oasis.opendocument.spreadsheet'),
+    odp: () => odf('application/vnd.oasis.opendocument.presentation'),
+    doc: () => ole2([{ name: 'Contents', data: Buffer.from('sample') }]),
+    xls: () => ole2([{ name: 'Contents', data: Buffer.from('sample') }]),
+    ppt: () => ole2([{ name: 'Contents', data: Buffer.from('sample') }]),
+  };
+  const builder = make[kind];
+  if (!builder) throw new Error(`no typed sample for ${kind}`);
+  return { name: `sample.${kind}`, content: builder() };
 }

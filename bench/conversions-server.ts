@@ -1,0 +1,95 @@
+/**
+ * The service under test for bench/conversions.bench.ts, in a child process of its own, so the
+ * bench's clients, the cold CLI runs and the server are separate processes and the server's RSS
+ * can be read from /proc/<pid>/status.
+ *
+ * It runs the real app from buildApp() with a temporary DATA_DIR, LOG_LEVEL=warn (warnings go to
+ * the parent's stderr) and ENGINES_WARM_ON_START=true; every other setting comes from the
+ * environment with its production default (LIBREOFFICE_INSTANCES=2, UPLOAD_LIMIT_BYTES=100 MB,
+ * ENGINE_QUEUE_LIMIT=16, …). It creates a business account with a huge quota and rate limit and
+ * reports the port, the key and its pid to the parent over the IPC channel. The parent then waits
+ * for GET /readyz to show the engines ready. It stops on SIGTERM/SIGINT, a 'stop' message or the
+ * parent going away, closing the app (which stops every engine process) and removing DATA_DIR.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
+import { buildApp } from '../src/server.ts';
+
+export interface ConversionsServerReady {
+  kind: 'ready';
+  port: number;
+  apiKey: string;
+  dataDir: string;
+  pid: number;
+  libreofficeInstances: number;
+  uploadLimitBytes: number;
+  engineQueueLimit: number;
+}
+
+const HOST = '127.0.0.1';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-conv-bench-'));
+
+async function main(): Promise<void> {
+  const config = loadConfig({
+    ...process.env,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    ENGINES_WARM_ON_START: 'true',
+    PORT: '0',
+    HOST,
+    BOOTSTRAP_ACCOUNT: 'false',
+  });
+  const { app, services } = await buildApp(config);
+  const account = await services.accounts.createAccount({
+    email: 'bench@example.com',
+    plan: 'business',
+    verified: true,
+    quota: 1_000_000_000,
+    rateLimit: 1_000_000_000,
+  });
+  const { secret } = await services.accounts.createKey({ accountId: account.id, name: 'bench' });
+  await app.listen({ port: 0, host: HOST });
+  const address = app.server.address();
+
+  const ready: ConversionsServerReady = {
+    kind: 'ready',
+    port: typeof address === 'object' && address ? address.port : 0,
+    apiKey: secret,
+    dataDir,
+    pid: process.pid,
+    libreofficeInstances: config.libreofficeInstances,
+    uploadLimitBytes: config.uploadLimitBytes,
+    engineQueueLimit: config.engineQueueLimit,
+  };
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await app.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('SIGINT', () => void stop());
+  process.on('message', (message) => {
+    if (message === 'stop') void stop();
+  });
+  // The parent went away without saying so: do not linger (nor leave soffice/chromium behind).
+  process.once('disconnect', () => void stop());
+
+  if (process.send) process.send(ready);
+  else process.stderr.write(`${JSON.stringify(ready)}\n`);
+}
+
+main().catch((err: unknown) => {
+  rmSync(dataDir, { recursive: true, force: true });
+  process.stderr.write(`conversions-server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,524 @@
+/**
+ * File conversions on warm engines (issue 3, section 7). Run: `node bench/conversions.bench.ts`.
+ *
+ * In one run, against the real service in a child process (bench/conversions-server.ts: buildApp,
+ * temporary DATA_DIR, LOG_LEVEL=warn, ENGINES_WARM_ON_START=true, production defaults otherwise,
+ * measured only once GET /readyz shows libreoffice and chromium 'ready'), it measures:
+ *   1. docx-to-pdf of a 1-page and of a 20-page document through the service (multipart upload
+ *      until the JSON answer) against a cold `soffice --headless --convert-to pdf` of the same
+ *      files with a fresh profile each run; median and p90 of N runs each, interleaved. Each
+ *      service result is downloaded once and checked with pdftotext (the text is there) and
+ *      pdfinfo (1 and 20 pages). Target: warm 1-page median <= 0.35x the cold CLI.
+ *   2. html-to-pdf through the service against a cold `chromium --headless --print-to-pdf` with a
+ *      fresh --user-data-dir each run. Target: <= 0.25x.
+ *   3. throughput of 1-page docx-to-pdf with 1 and with 4 concurrent clients, each looping
+ *      upload -> answer for a fixed time; conversions/s and the ratio 4/1. Target: >= 1.6x.
+ *      Every non-200 answer (a 429 from a full queue too) is counted as a failure and printed.
+ *   4. the server's RSS (VmRSS of the server process, sampled every 50 ms) before and while a
+ *      ~100 MB text file is uploaded to POST /api/v1/documents/txt-to-md, streamed from disk.
+ *      Target: growth < 50 MB while the upload streams through. The peak over the whole request,
+ *      the conversion included, is printed too.
+ * It prints a table per section, the ratios and, for each target, HOLDS or MISSED, with the load
+ * average before each section (other work on the machine skews the figures). It is a measurement,
+ * not a test: it exits 0 whether or not the targets hold, non-zero only when it could not measure.
+ *
+ * Environment:
+ *   BENCH_RUNS      runs per latency measurement (default 7)
+ *   BENCH_SECONDS   seconds per throughput level (default 20)
+ *   BENCH_UPLOAD_MB size of the streamed upload in MiB (default: the server's upload limit, 100,
+ *                   minus 64 KiB so it stays under the limit)
+ *   LIBREOFFICE_INSTANCES, ENGINE_QUEUE_LIMIT, … are passed to the server (defaults: the service's)
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { upload } from '../test/support/http.ts';
+import { coldChromium, coldSoffice, programVersion, type ColdRun } from './support/cold-cli.ts';
+import { HTML_MARKER, ONE_PAGE_MARKER, TWENTY_PAGE_PARAGRAPHS, onePageDocx, samplePageHtml, twentyPageDocx, writeBigText } from './support/documents.ts';
+import { pdfPages, pdfText } from './support/pdf.ts';
+import { RssSampler } from './support/rss.ts';
+import { startConversionsServer, stopServer, waitForEngines } from './support/server-child.ts';
+import { fmtMb, fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
+import { streamUpload } from './support/streaming-upload.ts';
+
+function envNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got "${raw}")`);
+  return n;
+}
+
+const RUNS = Math.round(envNumber('BENCH_RUNS', 7));
+const SECONDS = envNumber('BENCH_SECONDS', 20);
+const UPLOAD_MB = process.env['BENCH_UPLOAD_MB'] ? envNumber('BENCH_UPLOAD_MB', 100) : undefined;
+
+const DOCX_TO_PDF = '/api/v1/documents/docx-to-pdf';
+const HTML_TO_PDF = '/api/v1/documents/html-to-pdf';
+const TXT_TO_MD = '/api/v1/documents/txt-to-md';
+const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+const TARGET_DOCX_RATIO = 0.35;
+const TARGET_HTML_RATIO = 0.25;
+const TARGET_SCALING = 1.6;
+const TARGET_RSS_MB = 50;
+
+const out = (line = '') => process.stdout.write(`${line}\n`);
+const note = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+interface Targets {
+  label: string;
+  holds: boolean;
+  figure: string;
+}
+const targets: Targets[] = [];
+const problems: string[] = [];
+
+// ---------------------------------------------------------------------------------------------
+// Calls to the service
+
+interface Ctx {
+  base: string;
+  apiKey: string;
+  work: string;
+}
+
+interface ServiceCall {
+  ms: number;
+  status: number;
+  body: { result?: { downloadUrl?: string; mimeType?: string; sizeBytes?: number }; error?: unknown } | undefined;
+  text: string;
+}
+
+async function convert(ctx: Ctx, path: string, file: { name: string; content: Buffer | string; type: string }): Promise<ServiceCall> {
+  const t0 = performance.now();
+  const res = await upload(ctx.base, path, ctx.apiKey, file);
+  const text = await res.text();
+  const ms = performance.now() - t0;
+  let body: ServiceCall['body'];
+  try {
+    body = JSON.parse(text) as ServiceCall['body'];
+  } catch {
+    body = undefined;
+  }
+  return { ms, status: res.status, body, text };
+}
+
+/** Downloads a result by its signed link (path and query against the bench's base URL) to a file. */
+async function download(ctx: Ctx, call: ServiceCall, fileName: string): Promise<string> {
+  const link = call.body?.result?.downloadUrl;
+  if (!link) throw new Error(`no downloadUrl in the answer: ${call.text.slice(0, 300)}`);
+  const url = new URL(link);
+  const res = await fetch(`${ctx.base}${url.pathname}${url.search}`);
+  if (res.status !== 200) throw new Error(`download of ${url.pathname} answered ${res.status}`);
+  const path = join(ctx.work, fileName);
+  writeFileSync(path, Buffer.from(await res.arrayBuffer()));
+  return path;
+}
+
+function expectOk(what: string, call: ServiceCall): void {
+  if (call.status !== 200 || call.body?.result?.mimeType !== 'application/pdf') {
+    throw new Error(`${what} answered ${call.status}: ${call.text.slice(0, 500)}`);
+  }
+}
+
+interface PdfCheck {
+  pages: number;
+  textOk: boolean;
+}
+
+async function checkPdf(path: string, expectPages: number | undefined, texts: readonly string[]): Promise<PdfCheck> {
+  const pages = await pdfPages(path);
+  const text = await pdfText(path);
+  const missing = texts.filter((t) => !text.includes(t));
+  if (missing.length > 0) problems.push(`${path}: pdftotext does not hold ${missing.map((m) => `"${m}"`).join(', ')}`);
+  if (expectPages !== undefined && pages !== expectPages) problems.push(`${path}: ${pages} pages, expected ${expectPages}`);
+  return { pages, textOk: missing.length === 0 };
+}
+
+async function coldOnce(run: () => Promise<ColdRun>, check: ((pdf: string) => Promise<PdfCheck>) | undefined): Promise<{ ms: number; check?: PdfCheck }> {
+  const r = await run();
+  try {
+    return check ? { ms: r.ms, check: await check(r.pdf) } : { ms: r.ms };
+  } finally {
+    rmSync(r.dir, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sections 1 and 2: latency, warm service against cold CLI
+
+interface LatencyCase {
+  name: string;
+  path: string;
+  file: { name: string; content: Buffer | string; type: string };
+  diskPath: string;
+  pages: number | undefined;
+  texts: string[];
+  cold: (input: string) => Promise<ColdRun>;
+}
+
+interface LatencyResult {
+  c: LatencyCase;
+  service: number[];
+  cli: number[];
+  serviceFailures: string[];
+  servicePages: number;
+  serviceTextOk: boolean;
+  cliPages: number;
+  cliTextOk: boolean;
+}
+
+async function latency(ctx: Ctx, cases: readonly LatencyCase[], warmups: number): Promise<LatencyResult[]> {
+  const results: LatencyResult[] = [];
+  for (const c of cases) {
+    // Warm-up, not counted: one job per warm worker at once, so every instance has served once.
+    const warm = await Promise.all(Array.from({ length: warmups }, () => convert(ctx, c.path, c.file)));
+    for (const w of warm) expectOk(`warm-up ${c.name}`, w);
+    // The result is downloaded once and checked by independent means.
+    const pdf = await download(ctx, warm[0]!, `service-${c.file.name}.pdf`);
+    const check = await checkPdf(pdf, c.pages, c.texts);
+    results.push({ c, service: [], cli: [], serviceFailures: [], servicePages: check.pages, serviceTextOk: check.textOk, cliPages: 0, cliTextOk: false });
+  }
+  // Interleaved (service, CLI, next case, …) so a change of load on the machine hits both alike.
+  for (let i = 0; i < RUNS; i++) {
+    for (const r of results) {
+      const call = await convert(ctx, r.c.path, r.c.file);
+      if (call.status === 200 && call.body?.result?.mimeType === 'application/pdf') r.service.push(call.ms);
+      else r.serviceFailures.push(`${call.status} ${call.text.slice(0, 200)}`);
+      const cold = await coldOnce(() => r.c.cold(r.c.diskPath), i === 0 ? (p) => checkPdf(p, r.c.pages, r.c.texts) : undefined);
+      r.cli.push(cold.ms);
+      if (cold.check) {
+        r.cliPages = cold.check.pages;
+        r.cliTextOk = cold.check.textOk;
+      }
+      note(`  ${r.c.name} run ${i + 1}/${RUNS}: service ${fmtMs(r.service.at(-1) ?? Number.NaN)} ms, cold CLI ${fmtMs(cold.ms)} ms`);
+    }
+  }
+  for (const r of results) {
+    if (r.service.length === 0) throw new Error(`${r.c.name}: every measured service call failed: ${r.serviceFailures[0]}`);
+    if (r.serviceFailures.length > 0) problems.push(`${r.c.name}: ${r.serviceFailures.length} failed service call(s), e.g. ${r.serviceFailures[0]}`);
+  }
+  return results;
+}
+
+function latencyTable(results: readonly LatencyResult[], cliName: string): string {
+  const rows = [
+    ['document', 'service median ms', 'service p90 ms', 'service min ms', `${cliName} median ms`, `${cliName} p90 ms`, 'ratio median', 'ratio p90', 'pages (service/CLI)', 'text ok', 'fails'],
+    ...results.map((r) => [
+      r.c.name,
+      fmtMs(median(r.service)),
+      fmtMs(percentile(r.service, 90)),
+      fmtMs(Math.min(...r.service)),
+      fmtMs(median(r.cli)),
+      fmtMs(percentile(r.cli, 90)),
+      fmtRatio(median(r.service) / median(r.cli)),
+      fmtRatio(percentile(r.service, 90) / percentile(r.cli, 90)),
+      `${r.servicePages}/${r.cliPages}`,
+      r.serviceTextOk && r.cliTextOk ? 'yes' : 'NO',
+      String(r.serviceFailures.length),
+    ]),
+  ];
+  return table(rows);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Section 3: throughput
+
+interface Throughput {
+  clients: number;
+  seconds: number;
+  ok: number;
+  statuses: Record<string, number>;
+  errors: number;
+  examples: string[];
+  latencies: number[];
+}
+
+async function throughput(ctx: Ctx, clients: number, seconds: number, file: LatencyCase['file']): Promise<Throughput> {
+  const result: Throughput = { clients, seconds: 0, ok: 0, statuses: {}, errors: 0, examples: [], latencies: [] };
+  const t0 = performance.now();
+  const deadline = t0 + seconds * 1000;
+  const client = async () => {
+    while (performance.now() < deadline) {
+      try {
+        const call = await convert(ctx, DOCX_TO_PDF, file);
+        result.statuses[call.status] = (result.statuses[call.status] ?? 0) + 1;
+        if (call.status === 200 && call.body?.result?.mimeType === 'application/pdf') {
+          result.ok++;
+          result.latencies.push(call.ms);
+        } else if (result.examples.length < 3) {
+          result.examples.push(`${call.status} ${call.text.slice(0, 200)}`);
+        }
+      } catch (err) {
+        result.errors++;
+        if (result.examples.length < 3) result.examples.push(err instanceof Error ? err.message : String(err));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: clients }, client));
+  // Jobs started before the deadline are finished: the rate is over the whole time they took.
+  result.seconds = (performance.now() - t0) / 1000;
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Section 4: RSS while a ~100 MB upload streams through
+
+interface RssResult {
+  fileBytes: number;
+  before: number;
+  peakUpload: number;
+  peakWhole: number;
+  after: number;
+  status: number;
+  answer: string;
+  uploadMs: number;
+  totalMs: number;
+  samples: number;
+}
+
+async function rssDuringUpload(ctx: Ctx, pid: number, uploadLimitBytes: number): Promise<RssResult> {
+  const fileBytes = UPLOAD_MB !== undefined ? Math.round(UPLOAD_MB * 1024 * 1024) : uploadLimitBytes - 64 * 1024;
+  const path = join(ctx.work, 'big.txt');
+  note(`  writing a ${fmtMb(fileBytes)} MiB text file…`);
+  await writeBigText(path, fileBytes);
+
+  const sampler = new RssSampler(pid, 50);
+  sampler.start();
+  await new Promise((r) => setTimeout(r, 1000)); // 1 s of idle samples: the baseline
+  sampler.phase = 'upload';
+  const res = await streamUpload({
+    url: `${ctx.base}${TXT_TO_MD}`,
+    apiKey: ctx.apiKey,
+    filePath: path,
+    fileName: 'big.txt',
+    contentType: 'text/plain',
+    onUploaded: () => {
+      sampler.sample();
+      sampler.phase = 'answer';
+    },
+  });
+  sampler.sample();
+  sampler.phase = 'after';
+  await new Promise((r) => setTimeout(r, 1000));
+  sampler.stop();
+  rmSync(path, { force: true });
+
+  const bytesOf = (phases: string[]) => sampler.inPhase(...phases).map((s) => s.bytes);
+  const before = median(bytesOf(['before']));
+  return {
+    fileBytes,
+    before,
+    peakUpload: Math.max(...bytesOf(['upload'])),
+    peakWhole: Math.max(...bytesOf(['upload', 'answer'])),
+    after: median(bytesOf(['after'])),
+    status: res.status,
+    answer: res.body.slice(0, 400),
+    uploadMs: res.uploadMs,
+    totalMs: res.totalMs,
+    samples: sampler.samples.length,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function section(title: string): void {
+  out();
+  out(`== ${title}`);
+  out(`Load average before this section: ${loadAverage()}`);
+  out();
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const work = mkdtempSync(join(tmpdir(), 'bench-conversions-'));
+  let child: ChildProcess | undefined;
+  const cleanup = async () => {
+    if (child) await stopServer(child);
+    rmSync(work, { recursive: true, force: true });
+  };
+  const interrupt = () => void cleanup().then(() => process.exit(130));
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    const [soffice, chromium] = await Promise.all([programVersion('soffice', ['--version']), programVersion('chromium', ['--version'])]);
+    const onePage = onePageDocx();
+    const twentyPages = twentyPageDocx();
+    const html = samplePageHtml();
+    const onePagePath = join(work, 'one-page.docx');
+    const twentyPagePath = join(work, 'twenty-pages.docx');
+    const htmlPath = join(work, 'page.html');
+    writeFileSync(onePagePath, onePage);
+    writeFileSync(twentyPagePath, twentyPages);
+    writeFileSync(htmlPath, html);
+
+    out(`File conversions on warm engines — ${RUNS} runs per latency figure, ${SECONDS} s per throughput level`);
+    out(`Node ${process.version}, ${cpus().length} CPU(s): ${cpus()[0]?.model ?? 'unknown'}`);
+    out(`${soffice}; ${chromium}`);
+    out(`Load average at start: ${loadAverage()} (other work on the machine skews the figures)`);
+
+    note('starting the server (child process)…');
+    const t0 = performance.now();
+    const started_ = await startConversionsServer();
+    child = started_.child;
+    const ready = started_.ready;
+    const ctx: Ctx = { base: `http://127.0.0.1:${ready.port}`, apiKey: ready.apiKey, work };
+    const engines = await waitForEngines(ctx.base, ['libreoffice', 'chromium']);
+    const readyMs = performance.now() - t0;
+    out(`Server pid ${ready.pid}: LIBREOFFICE_INSTANCES=${ready.libreofficeInstances}, ENGINE_QUEUE_LIMIT=${ready.engineQueueLimit}, ` +
+      `upload limit ${fmtMb(ready.uploadLimitBytes)} MiB; engines ready ${(readyMs / 1000).toFixed(1)} s after the start:`);
+    for (const e of engines) {
+      out(`  ${e.name}: ${e.state}, ${e.version ?? 'no version'}${e.workers !== undefined ? `, ${e.workers} worker(s), concurrency ${e.concurrency}` : ''}`);
+    }
+
+    // 1. docx-to-pdf
+    section(`1. docx-to-pdf: warm service (upload -> JSON answer) vs cold \`soffice --headless --convert-to pdf\` (fresh profile each run)`);
+    const docxCases: LatencyCase[] = [
+      {
+        name: '1 page',
+        path: DOCX_TO_PDF,
+        file: { name: 'one-page.docx', content: onePage, type: DOCX_TYPE },
+        diskPath: onePagePath,
+        pages: 1,
+        texts: [ONE_PAGE_MARKER],
+        cold: (input) => coldSoffice(input),
+      },
+      {
+        name: '20 pages',
+        path: DOCX_TO_PDF,
+        file: { name: 'twenty-pages.docx', content: twentyPages, type: DOCX_TYPE },
+        diskPath: twentyPagePath,
+        pages: 20,
+        texts: ['Paragraph 1. Quarterly revenue', `Paragraph ${TWENTY_PAGE_PARAGRAPHS}. Quarterly revenue`],
+        cold: (input) => coldSoffice(input),
+      },
+    ];
+    const docx = await latency(ctx, docxCases, ready.libreofficeInstances);
+    out(latencyTable(docx, 'soffice'));
+    out(`(${ready.libreofficeInstances} warm-up conversions per document first, not counted; each service result downloaded once and checked with pdfinfo and pdftotext)`);
+    const docxRatio = median(docx[0]!.service) / median(docx[0]!.cli);
+    const docx20Ratio = median(docx[1]!.service) / median(docx[1]!.cli);
+    out();
+    out(`Ratio 1-page  service/cold CLI (medians): ${fmtRatio(docxRatio)}  (cold CLI is ${(1 / docxRatio).toFixed(1)}x slower)`);
+    out(`Ratio 20-page service/cold CLI (medians): ${fmtRatio(docx20Ratio)}  (cold CLI is ${(1 / docx20Ratio).toFixed(1)}x slower)`);
+    targets.push({ label: `warm 1-page docx-to-pdf median <= ${TARGET_DOCX_RATIO}x the cold CLI`, holds: docxRatio <= TARGET_DOCX_RATIO, figure: fmtRatio(docxRatio) });
+
+    // 2. html-to-pdf
+    section('2. html-to-pdf: warm service vs cold `chromium --headless --print-to-pdf` (fresh --user-data-dir each run)');
+    const htmlResults = await latency(
+      ctx,
+      [
+        {
+          name: 'HTML page',
+          path: HTML_TO_PDF,
+          file: { name: 'page.html', content: html, type: 'text/html' },
+          diskPath: htmlPath,
+          pages: undefined,
+          texts: [HTML_MARKER, 'Item 12'],
+          cold: (input) => coldChromium(input),
+        },
+      ],
+      1,
+    );
+    out(latencyTable(htmlResults, 'chromium'));
+    out('(1 warm-up conversion first, not counted; the service result downloaded once and checked with pdftotext)');
+    const htmlRatio = median(htmlResults[0]!.service) / median(htmlResults[0]!.cli);
+    out();
+    out(`Ratio html-to-pdf service/cold CLI (medians): ${fmtRatio(htmlRatio)}  (cold CLI is ${(1 / htmlRatio).toFixed(1)}x slower)`);
+    targets.push({ label: `html-to-pdf median <= ${TARGET_HTML_RATIO}x the cold CLI`, holds: htmlRatio <= TARGET_HTML_RATIO, figure: fmtRatio(htmlRatio) });
+
+    // 3. throughput
+    section(`3. Throughput: 1-page docx-to-pdf, each client looping upload -> answer for ${SECONDS} s`);
+    const levels: Throughput[] = [];
+    for (const clients of [1, 4]) {
+      note(`  ${clients} client(s) for ${SECONDS} s…`);
+      levels.push(await throughput(ctx, clients, SECONDS, docxCases[0]!.file));
+    }
+    out(
+      table([
+        ['clients', 'conversions', 'seconds', 'conversions/s', 'median ms', 'p90 ms', 'non-200', 'errors', 'status codes'],
+        ...levels.map((l) => {
+          const non200 = Object.entries(l.statuses).filter(([s]) => s !== '200').reduce((n, [, c]) => n + c, 0);
+          return [
+            String(l.clients),
+            String(l.ok),
+            l.seconds.toFixed(1),
+            (l.ok / l.seconds).toFixed(2),
+            fmtMs(median(l.latencies)),
+            fmtMs(percentile(l.latencies, 90)),
+            String(non200),
+            String(l.errors),
+            JSON.stringify(l.statuses),
+          ];
+        }),
+      ]),
+    );
+    for (const l of levels) {
+      const bad = Object.entries(l.statuses).filter(([s]) => s !== '200').reduce((n, [, c]) => n + c, 0) + l.errors;
+      if (bad > 0) {
+        problems.push(`throughput with ${l.clients} client(s): ${bad} failed request(s)`);
+        out(`!! ${l.clients} client(s): ${bad} failed request(s), e.g. ${l.examples.join(' | ')}`);
+      }
+    }
+    if (levels.some((l) => l.ok === 0)) throw new Error(`a throughput level had no successful conversion: ${levels.map((l) => l.examples[0]).join(' | ')}`);
+    const scaling = levels[1]!.ok / levels[1]!.seconds / (levels[0]!.ok / levels[0]!.seconds);
+    out();
+    out(`Ratio 4 clients / 1 client (conversions/s): ${fmtRatio(scaling)}  (pool of ${ready.libreofficeInstances} LibreOffice instance(s), ${cpus().length} CPU(s))`);
+    targets.push({ label: `4 clients >= ${TARGET_SCALING}x the throughput of 1`, holds: scaling >= TARGET_SCALING, figure: fmtRatio(scaling) });
+
+    // 4. RSS
+    section(`4. Server RSS while a ~100 MB text upload streams to POST ${TXT_TO_MD} (VmRSS of pid ${ready.pid} every 50 ms)`);
+    const rss = await rssDuringUpload(ctx, ready.pid, ready.uploadLimitBytes);
+    const growUpload = (rss.peakUpload - rss.before) / (1024 * 1024);
+    const growWhole = (rss.peakWhole - rss.before) / (1024 * 1024);
+    out(
+      table([
+        ['upload', 'RSS before MB', 'peak while uploading MB', 'growth MB', 'peak incl. conversion MB', 'growth MB', 'RSS 1 s after MB', 'upload s', 'answer s', 'status'],
+        [
+          `${fmtMb(rss.fileBytes)} MiB`,
+          fmtMb(rss.before),
+          fmtMb(rss.peakUpload),
+          growUpload.toFixed(1),
+          fmtMb(rss.peakWhole),
+          growWhole.toFixed(1),
+          fmtMb(rss.after),
+          (rss.uploadMs / 1000).toFixed(1),
+          (rss.totalMs / 1000).toFixed(1),
+          String(rss.status),
+        ],
+      ]),
+    );
+    out(`(${rss.samples} samples; "while uploading" runs until the last body byte was handed to the socket, ` +
+      `"incl. conversion" until the answer arrived; ${fmtMb(rss.fileBytes / (rss.uploadMs / 1000))} MiB/s upload)`);
+    out(`Answer: ${rss.answer.replace(/"downloadUrl":"[^"]*"/, '"downloadUrl":"…"')}`);
+    if (rss.status !== 200) problems.push(`the ~100 MB upload answered ${rss.status}`);
+    targets.push({ label: `RSS grows < ${TARGET_RSS_MB} MB while the 100 MB upload streams through`, holds: growUpload < TARGET_RSS_MB && rss.status === 200, figure: `${growUpload.toFixed(1)} MB` });
+    targets.push({ label: `(extra) RSS grows < ${TARGET_RSS_MB} MB over the whole request, txt-to-md conversion included`, holds: growWhole < TARGET_RSS_MB && rss.status === 200, figure: `${growWhole.toFixed(1)} MB` });
+
+    // Summary
+    out();
+    out('== Targets');
+    const width = Math.max(...targets.map((t) => t.label.length));
+    for (const t of targets) out(`${t.label.padEnd(width)}  ${verdict(t.holds).padEnd(6)}  (${t.figure})`);
+    if (problems.length > 0) {
+      out();
+      out('!! Problems seen during the run (figures involving them are suspect):');
+      for (const p of problems) out(`   - ${p}`);
+    }
+    out();
+    out(`Load average at the end: ${loadAverage()}; whole run ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,76 @@
+/**
+ * Running bench/conversions-server.ts as a child process: start it, wait for its IPC 'ready'
+ * message, wait for GET /readyz to list the wanted engines as 'ready', and stop it.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { ConversionsServerReady } from '../conversions-server.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SERVER = fileURLToPath(new URL('../conversions-server.ts', import.meta.url));
+
+export interface EngineStatusLine {
+  name: string;
+  version: string | null;
+  state: string;
+  workers?: number;
+  concurrency?: number;
+  detail?: string;
+}
+
+export function startConversionsServer(timeoutMs = 120_000): Promise<{ child: ChildProcess; ready: ConversionsServerReady }> {
+  // stdout and stderr of the server go to this process's stderr: at LOG_LEVEL=warn only problems show.
+  const child = fork(SERVER, [], {
+    cwd: ROOT,
+    execArgv: ['--disable-warning=ExperimentalWarning'],
+    stdio: ['ignore', 2, 2, 'ipc'],
+  });
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the conversions server did not report ready within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      clearTimeout(timer);
+      reject(new Error(`the conversions server exited before it was ready (${code ?? signal})`));
+    };
+    child.once('exit', onExit);
+    child.once('message', (message: ConversionsServerReady) => {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      if (message?.kind === 'ready') resolvePromise({ child, ready: message });
+      else reject(new Error(`unexpected message from the conversions server: ${JSON.stringify(message)}`));
+    });
+  });
+}
+
+/** Polls /readyz until every engine in `names` is 'ready'; fails on 'missing' or after the timeout. */
+export async function waitForEngines(base: string, names: readonly string[], timeoutMs = 180_000): Promise<EngineStatusLine[]> {
+  const deadline = Date.now() + timeoutMs;
+  let last: EngineStatusLine[] = [];
+  for (;;) {
+    try {
+      const res = await fetch(`${base}/readyz`);
+      const body = (await res.json()) as { engines?: EngineStatusLine[] };
+      last = body.engines ?? [];
+      const wanted = names.map((name) => ({ name, status: last.find((e) => e.name === name) }));
+      const missing = wanted.find((w) => w.status?.state === 'missing');
+      if (missing) throw new Error(`engine ${missing.name} is missing: ${missing.status?.detail ?? JSON.stringify(last)}`);
+      if (wanted.every((w) => w.status?.state === 'ready')) return last;
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('engine ')) throw err;
+    }
+    if (Date.now() > deadline) throw new Error(`the engines ${names.join(', ')} were not ready within ${timeoutMs / 1000} s: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  if (child.connected) child.send('stop');
+  else child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
+}
