@@ -38,7 +38,8 @@ import { coldChromium, coldSoffice, programVersion, type ColdRun } from './suppo
 import { HTML_MARKER, ONE_PAGE_MARKER, TWENTY_PAGE_PARAGRAPHS, onePageDocx, samplePageHtml, twentyPageDocx, writeBigText } from './support/documents.ts';
 import { pdfPages, pdfText } from './support/pdf.ts';
 import { RssSampler } from './support/rss.ts';
-import { startConversionsServer, stopServer, waitForEngines } from './support/server-child.ts';
+import { CpuWindow } from './support/cpu.ts';
+import { startConversionsServer, stopServer, waitForEngines, watchRunning } from './support/server-child.ts';
 import { fmtMb, fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
 import { streamUpload } from './support/streaming-upload.ts';
 
@@ -234,10 +235,18 @@ interface Throughput {
   errors: number;
   examples: string[];
   latencies: number[];
+  /** CPU cores the server and its engine processes used on average */
+  serviceCores: number;
+  /** busy share of the whole machine (every process, others' too) */
+  machineBusy: number;
+  /** most LibreOffice jobs seen running at once (/readyz every 200 ms) */
+  maxRunning: number;
 }
 
-async function throughput(ctx: Ctx, clients: number, seconds: number, file: LatencyCase['file']): Promise<Throughput> {
-  const result: Throughput = { clients, seconds: 0, ok: 0, statuses: {}, errors: 0, examples: [], latencies: [] };
+async function throughput(ctx: Ctx, pid: number, clients: number, seconds: number, file: LatencyCase['file']): Promise<Throughput> {
+  const result: Throughput = { clients, seconds: 0, ok: 0, statuses: {}, errors: 0, examples: [], latencies: [], serviceCores: 0, machineBusy: 0, maxRunning: 0 };
+  const cpu = new CpuWindow(pid);
+  const watch = watchRunning(ctx.base, 'libreoffice');
   const t0 = performance.now();
   const deadline = t0 + seconds * 1000;
   const client = async () => {
@@ -261,6 +270,10 @@ async function throughput(ctx: Ctx, clients: number, seconds: number, file: Late
   await Promise.all(Array.from({ length: clients }, client));
   // Jobs started before the deadline are finished: the rate is over the whole time they took.
   result.seconds = (performance.now() - t0) / 1000;
+  const used = cpu.read();
+  result.serviceCores = used.treeCores;
+  result.machineBusy = used.machineBusy;
+  result.maxRunning = await watch.stop();
   return result;
 }
 
@@ -366,7 +379,7 @@ async function main(): Promise<void> {
     child = started_.child;
     const ready = started_.ready;
     const ctx: Ctx = { base: `http://127.0.0.1:${ready.port}`, apiKey: ready.apiKey, work };
-    const engines = await waitForEngines(ctx.base, ['libreoffice', 'chromium']);
+    const engines = await waitForEngines(ctx.base, ['libreoffice', 'chromium'], { libreoffice: ready.libreofficeInstances, chromium: 1 });
     const readyMs = performance.now() - t0;
     out(`Server pid ${ready.pid}: LIBREOFFICE_INSTANCES=${ready.libreofficeInstances}, ENGINE_QUEUE_LIMIT=${ready.engineQueueLimit}, ` +
       `upload limit ${fmtMb(ready.uploadLimitBytes)} MiB; engines ready ${(readyMs / 1000).toFixed(1)} s after the start:`);
@@ -435,11 +448,11 @@ async function main(): Promise<void> {
     const levels: Throughput[] = [];
     for (const clients of [1, 4]) {
       note(`  ${clients} client(s) for ${SECONDS} s…`);
-      levels.push(await throughput(ctx, clients, SECONDS, docxCases[0]!.file));
+      levels.push(await throughput(ctx, ready.pid, clients, SECONDS, docxCases[0]!.file));
     }
     out(
       table([
-        ['clients', 'conversions', 'seconds', 'conversions/s', 'median ms', 'p90 ms', 'non-200', 'errors', 'status codes'],
+        ['clients', 'conversions', 'seconds', 'conversions/s', 'median ms', 'p90 ms', 'non-200', 'errors', 'status codes', 'LO jobs at once (max)', 'service CPU (cores)', 'conv per service CPU-s', 'machine busy'],
         ...levels.map((l) => {
           const non200 = Object.entries(l.statuses).filter(([s]) => s !== '200').reduce((n, [, c]) => n + c, 0);
           return [
@@ -452,6 +465,10 @@ async function main(): Promise<void> {
             String(non200),
             String(l.errors),
             JSON.stringify(l.statuses),
+            String(l.maxRunning),
+            l.serviceCores.toFixed(2),
+            (l.ok / l.seconds / l.serviceCores).toFixed(1),
+            `${Math.round(l.machineBusy * 100)}%`,
           ];
         }),
       ]),
@@ -466,6 +483,8 @@ async function main(): Promise<void> {
     if (levels.some((l) => l.ok === 0)) throw new Error(`a throughput level had no successful conversion: ${levels.map((l) => l.examples[0]).join(' | ')}`);
     const scaling = levels[1]!.ok / levels[1]!.seconds / (levels[0]!.ok / levels[0]!.seconds);
     out();
+    out('(service CPU: the server process and its engine children, from /proc; machine busy: all CPUs, everyone\'s work included.');
+    out(' When the machine is near 100% busy, the 4-client figure is capped by the CPU left over, not by the pool.)');
     out(`Ratio 4 clients / 1 client (conversions/s): ${fmtRatio(scaling)}  (pool of ${ready.libreofficeInstances} LibreOffice instance(s), ${cpus().length} CPU(s))`);
     targets.push({ label: `4 clients >= ${TARGET_SCALING}x the throughput of 1`, holds: scaling >= TARGET_SCALING, figure: fmtRatio(scaling) });
 

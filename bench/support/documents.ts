@@ -58,16 +58,17 @@ export function samplePageHtml(): string {
 }
 
 /**
- * Writes `bytes` bytes of ASCII prose (lines of words, a blank line between paragraphs) to `path`,
- * in 1 MB chunks.
+ * Writes `bytes` bytes of ASCII prose to `path`, in 1 MB chunks: paragraphs of one ~1000-character
+ * line each, a blank line between them, and no Markdown-special character, so that txt-to-md gives
+ * a result of the same size (it stays under the 100 MB output limit too).
  */
 export async function writeBigText(path: string, bytes: number): Promise<void> {
   const words = ['alpha', 'budget', 'report', 'growth', 'region', 'steady', 'review', 'market', 'figure', 'quarter', 'support', 'planning'];
   let block = '';
   let i = 0;
   while (block.length < 1024 * 1024) {
-    const line = Array.from({ length: 12 }, (_, k) => words[(i * 7 + k * 5) % words.length]).join(' ');
-    block += (i % 5 === 4 ? `${line}.\n\n` : `${line}\n`);
+    const paragraph = Array.from({ length: 140 }, (_, k) => words[(i * 7 + k * 5 + (k >> 3)) % words.length]).join(' ');
+    block += `${paragraph}\n\n`;
     i++;
   }
   const chunk = Buffer.from(block.slice(0, 1024 * 1024), 'ascii');

@@ -44,8 +44,17 @@ export function startConversionsServer(timeoutMs = 120_000): Promise<{ child: Ch
   });
 }
 
-/** Polls /readyz until every engine in `names` is 'ready'; fails on 'missing' or after the timeout. */
-export async function waitForEngines(base: string, names: readonly string[], timeoutMs = 180_000): Promise<EngineStatusLine[]> {
+/**
+ * Polls /readyz until every engine in `names` is 'ready' with at least `minWorkers[name]` live
+ * workers (an engine shows 'ready' as soon as its first worker is up, while the others still
+ * start); fails on 'missing' or after the timeout.
+ */
+export async function waitForEngines(
+  base: string,
+  names: readonly string[],
+  minWorkers: Readonly<Record<string, number>> = {},
+  timeoutMs = 180_000,
+): Promise<EngineStatusLine[]> {
   const deadline = Date.now() + timeoutMs;
   let last: EngineStatusLine[] = [];
   for (;;) {
@@ -56,13 +65,38 @@ export async function waitForEngines(base: string, names: readonly string[], tim
       const wanted = names.map((name) => ({ name, status: last.find((e) => e.name === name) }));
       const missing = wanted.find((w) => w.status?.state === 'missing');
       if (missing) throw new Error(`engine ${missing.name} is missing: ${missing.status?.detail ?? JSON.stringify(last)}`);
-      if (wanted.every((w) => w.status?.state === 'ready')) return last;
+      if (wanted.every((w) => w.status?.state === 'ready' && (w.status.workers ?? 0) >= (minWorkers[w.name] ?? 0))) return last;
     } catch (err) {
       if (err instanceof Error && err.message.startsWith('engine ')) throw err;
     }
     if (Date.now() > deadline) throw new Error(`the engines ${names.join(', ')} were not ready within ${timeoutMs / 1000} s: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** The most jobs seen running at once in `engine`, by polling /readyz every `everyMs` until stopped. */
+export function watchRunning(base: string, engine: string, everyMs = 200): { stop: () => Promise<number> } {
+  let max = 0;
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const body = (await (await fetch(`${base}/readyz`)).json()) as { engines?: (EngineStatusLine & { running?: number })[] };
+        const e = body.engines?.find((x) => x.name === engine);
+        max = Math.max(max, e?.running ?? 0);
+      } catch {
+        // a missed sample
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return max;
+    },
+  };
 }
 
 export async function stopServer(child: ChildProcess): Promise<void> {

@@ -142,6 +142,19 @@ export class AccountStore {
     this.#callers.clear();
   }
 
+  // The same few keys call again and again; their hashes are remembered (bounded) rather than recomputed.
+  readonly #hashes = new Map<string, string>();
+
+  #hashOf(secret: string): string {
+    let hash = this.#hashes.get(secret);
+    if (hash === undefined) {
+      if (this.#hashes.size >= 10_000) this.#hashes.clear();
+      hash = hashSecret(secret);
+      this.#hashes.set(secret, hash);
+    }
+    return hash;
+  }
+
   limitsOf(account: Account): Limits {
     const plan = getPlan(account.plan);
     if (!plan) throw new Error(`account ${account.id} has unknown plan ${account.plan}`);
@@ -275,7 +288,7 @@ export class AccountStore {
 
   /** Resolves a secret to its key and account. Revoked keys resolve too, so the caller can say why they fail. */
   async findCaller(secret: string): Promise<Caller | undefined> {
-    const hash = hashSecret(secret);
+    const hash = this.#hashOf(secret);
     const version = this.#changeCounter();
     if (version !== this.#callersVersion || this.#callers.size > 10_000) {
       this.#callers.clear();

@@ -6,14 +6,14 @@
 // not pay soffice's cold start.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unprocessable } from '../core/errors.ts';
 import { resolvePage, type PageOptions } from './page.ts';
 import { checkZipBomb, type ZipLimits } from './zip-guard.ts';
-import { findProgram, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess } from './process.ts';
+import { bubblewrap, findProgram, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess, systemBinds } from './process.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
 const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.meta.url));
@@ -33,6 +33,11 @@ export interface LibreOfficeOptions {
   startTimeoutMs?: number;
   /** run each instance in a network namespace without interfaces when possible (default true) */
   isolateNetwork?: boolean;
+  /**
+   * Filesystem sandbox: 'auto' (default) uses bubblewrap when it works here, 'bwrap' requires it,
+   * 'none' runs LibreOffice on the host filesystem (still in a network namespace when possible).
+   */
+  sandbox?: 'auto' | 'bwrap' | 'none';
   /** soffice program (default 'soffice' on PATH) */
   soffice?: string;
   /** a Python 3 that can `import uno` (default: /usr/bin/python3, then python3 on PATH) */
@@ -129,7 +134,7 @@ export class LibreOfficeInstance implements EngineWorker {
   /** socket files soffice listens on, removed when the instance exits */
   private sockets: string[] = [];
 
-  private constructor(index: number, child: ChildProcess, pipe: string) {
+  private constructor(index: number, child: ChildProcess, pipe: string | null) {
     this.index = index;
     this.child = child;
     this.exitPromise = new Promise((resolve) => {
@@ -139,8 +144,10 @@ export class LibreOfficeInstance implements EngineWorker {
         // The whole group: soffice too, whatever the bridge managed to do.
         killGroup(child.pid);
         // soffice leaves its pipes' sockets in /tmp when it is killed.
-        const sockets = new Set([path.join('/tmp', `OSL_PIPE_${process.getuid?.() ?? 0}_${pipe}`), ...this.sockets]);
-        for (const socket of sockets) void rm(socket, { force: true }).catch(() => undefined);
+        if (pipe !== null) {
+          const sockets = new Set([path.join('/tmp', `OSL_PIPE_${process.getuid?.() ?? 0}_${pipe}`), ...this.sockets]);
+          for (const socket of sockets) void rm(socket, { force: true }).catch(() => undefined);
+        }
         const error = new Error(`LibreOffice instance ${index} exited (${this.exitDescription}) ${this.stderrTail.trim().slice(-300)}`);
         for (const waiter of this.pending.values()) waiter.reject(error);
         this.pending.clear();
@@ -153,11 +160,11 @@ export class LibreOfficeInstance implements EngineWorker {
     return this.child.pid;
   }
 
-  static async start(index: number, command: string[], pipe: string, tmpDir: string, startTimeoutMs: number): Promise<LibreOfficeInstance> {
+  static async start(index: number, command: string[], pipe: string, tmpDir: string, startTimeoutMs: number, cleanSockets: boolean): Promise<LibreOfficeInstance> {
     const [program, ...args] = command as [string, ...string[]];
     const env = { ...process.env, TMPDIR: tmpDir, SAL_USE_VCLPLUGIN: 'svp' };
     const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
-    const instance = new LibreOfficeInstance(index, child, pipe);
+    const instance = new LibreOfficeInstance(index, child, cleanSockets ? pipe : null);
     child.stdin!.on('error', () => undefined);
     child.stderr!.on('data', (chunk: Buffer) => {
       instance.stderrTail = (instance.stderrTail + chunk.toString('utf8')).slice(-4096);
@@ -257,7 +264,7 @@ export class LibreOfficeEngine {
   private soffice: string | null = null;
   private workDir: Promise<string> | null = null;
   private ownsWorkDir = false;
-  private prefix: Promise<string[]> | null = null;
+  private plan: Promise<{ prefix: string[]; bwrap: string | null }> | null = null;
 
   constructor(options: LibreOfficeOptions = {}) {
     this.options = options;
@@ -308,8 +315,26 @@ export class LibreOfficeEngine {
     const runOptions: { signal?: AbortSignal; timeoutMs?: number } = {};
     if (options.signal) runOptions.signal = options.signal;
     if (options.timeoutMs !== undefined) runOptions.timeoutMs = options.timeoutMs;
+    const sandboxed = await this.sandboxed();
     const { answer, instance } = await this.supervisor.run(async (worker) => {
-      const answer = await worker.request(job);
+      let answer: BridgeAnswer;
+      if (!sandboxed) {
+        answer = await worker.request(job);
+      } else {
+        // The instance sees only its exchange folder: the file goes in, the result comes out.
+        const exchange = this.exchangeDir(await this.baseDir(), worker.index);
+        const id = `${Date.now()}-${randomBytes(4).toString('hex')}`;
+        const input = path.join(exchange, `${id}-in${path.extname(options.inputPath)}`);
+        const output = path.join(exchange, `${id}-out${path.extname(options.outputPath)}`);
+        try {
+          await copyFile(options.inputPath, input);
+          answer = await worker.request({ ...job, input, output });
+          if (answer.ok) await copyFile(output, options.outputPath);
+        } finally {
+          await rm(input, { force: true });
+          await rm(output, { force: true });
+        }
+      }
       if (!answer.ok) {
         // Inside the job, so that the supervisor maps a crash (a plain Error) to 503 and restarts.
         if (answer.code === 'unreadable') {
@@ -363,20 +388,31 @@ export class LibreOfficeEngine {
     return { ok: true, version: match?.[1] ?? (text || 'unknown') };
   }
 
-  private commandPrefix(): Promise<string[]> {
-    this.prefix ??= (async () => {
+  /**
+   * How instances are wrapped: under an address-space limit (prlimit), then either in a bubblewrap
+   * sandbox (its own network, pid and IPC namespaces, and a filesystem of /usr, fonts, its profile
+   * and its exchange folder only: no /etc/passwd, no /home, no job of another instance) or, without
+   * bwrap, in a network namespace alone (unshare --net).
+   */
+  private sandboxPlan(): Promise<{ prefix: string[]; bwrap: string | null }> {
+    this.plan ??= (async () => {
       const prefix: string[] = [];
+      const limit = await memoryLimitPrefix(this.options.memoryLimitBytes ?? 4 * 1024 ** 3);
+      if (limit) prefix.push(...limit);
+      else if (this.options.memoryLimitBytes !== 0) this.logger.warn({ engine: 'libreoffice' }, 'prlimit not found; LibreOffice runs without a memory limit');
+      const mode = this.options.sandbox ?? 'auto';
+      const bwrap = mode === 'none' ? null : await bubblewrap();
+      if (bwrap === null && mode === 'bwrap') throw new Error('bubblewrap (bwrap) is not usable here');
+      if (bwrap !== null) return { prefix, bwrap };
+      if (mode === 'auto') this.logger.warn({ engine: 'libreoffice' }, 'bubblewrap not usable; LibreOffice sees the whole filesystem (linked content stays blocked by its profile)');
       if (this.options.isolateNetwork !== false) {
         const netns = await networkIsolationPrefix();
         if (netns) prefix.push(...netns);
         else this.logger.warn({ engine: 'libreoffice' }, 'cannot create a network namespace (unshare --net); LibreOffice runs with network access, relying on its profile to block linked content');
       }
-      const limit = await memoryLimitPrefix(this.options.memoryLimitBytes ?? 4 * 1024 ** 3);
-      if (limit) prefix.push(...limit);
-      else if (this.options.memoryLimitBytes !== 0) this.logger.warn({ engine: 'libreoffice' }, 'prlimit not found; LibreOffice runs without a memory limit');
-      return prefix;
+      return { prefix, bwrap: null };
     })();
-    return this.prefix;
+    return this.plan;
   }
 
   private baseDir(): Promise<string> {
@@ -400,23 +436,54 @@ export class LibreOfficeEngine {
     await writeFile(path.join(profile, 'user', 'registrymodifications.xcu'), REGISTRY, { flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;
     });
+    const tmpDir = path.join(base, `tmp-${index}`);
+    const exchange = this.exchangeDir(base, index);
+    await mkdir(tmpDir, { recursive: true });
+    await mkdir(exchange, { recursive: true });
     const pipe = `engines_lo_${process.pid}_${index}_${randomBytes(4).toString('hex')}`;
     const startTimeoutMs = this.options.startTimeoutMs ?? 60_000;
-    const command = [
-      ...(await this.commandPrefix()),
-      this.python,
-      BRIDGE_SCRIPT,
-      '--soffice',
-      this.soffice,
-      '--profile',
-      profile,
-      '--pipe',
-      pipe,
-      '--start-timeout',
-      String(Math.ceil(startTimeoutMs / 1000)),
-    ];
-    const tmpDir = path.join(base, `tmp-${index}`);
-    await mkdir(tmpDir, { recursive: true });
-    return LibreOfficeInstance.start(index, command, pipe, tmpDir, startTimeoutMs);
+    const plan = await this.sandboxPlan();
+    const bridgeArgs = ['--soffice', this.soffice, '--profile', profile, '--pipe', pipe, '--start-timeout', String(Math.ceil(startTimeoutMs / 1000))];
+    let command: string[];
+    if (plan.bwrap !== null) {
+      const passwd = path.join(base, 'passwd');
+      await writeFile(passwd, 'root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n');
+      command = [
+        ...plan.prefix,
+        plan.bwrap,
+        '--die-with-parent',
+        '--unshare-all',
+        ...(this.options.isolateNetwork === false ? ['--share-net', '--ro-bind-try', '/etc/resolv.conf', '/etc/resolv.conf', '--ro-bind-try', '/etc/hosts', '/etc/hosts'] : []),
+        ...systemBinds(),
+        '--ro-bind-try', '/etc/libreoffice', '/etc/libreoffice',
+        '--ro-bind', passwd, '/etc/passwd',
+        '--proc', '/proc',
+        '--dev', '/dev',
+        '--tmpfs', '/tmp',
+        '--bind', profile, profile,
+        '--bind', tmpDir, tmpDir,
+        '--bind', exchange, exchange,
+        '--ro-bind', BRIDGE_SCRIPT, '/opt/engines/libreoffice-bridge.py',
+        '--setenv', 'HOME', tmpDir,
+        '--chdir', exchange,
+        '--',
+        this.python,
+        '/opt/engines/libreoffice-bridge.py',
+        ...bridgeArgs,
+      ];
+    } else {
+      command = [...plan.prefix, this.python, BRIDGE_SCRIPT, ...bridgeArgs];
+    }
+    // Inside bwrap, /tmp is the sandbox's own tmpfs: nothing to clean on the host.
+    return LibreOfficeInstance.start(index, command, pipe, tmpDir, startTimeoutMs, plan.bwrap === null);
+  }
+
+  private exchangeDir(base: string, index: number): string {
+    return path.join(base, `exchange-${index}`);
+  }
+
+  /** Whether instances run in bwrap (so jobs pass through their exchange folder). */
+  private async sandboxed(): Promise<boolean> {
+    return (await this.sandboxPlan()).bwrap !== null;
   }
 }

@@ -143,3 +143,35 @@ export async function memoryLimitPrefix(bytes: number | undefined): Promise<stri
   if (prlimit === null) return null;
   return [prlimit, `--as=${Math.floor(bytes)}`, '--'];
 }
+
+let bwrapCheck: Promise<string | null> | null = null;
+
+/** The bubblewrap program when it can build a sandbox here (checked once), else null. */
+export function bubblewrap(): Promise<string | null> {
+  bwrapCheck ??= (async () => {
+    const bwrap = await findProgram('bwrap');
+    if (bwrap === null) return null;
+    try {
+      const result = await runProcess(bwrap, ['--unshare-all', '--die-with-parent', ...systemBinds(), '--proc', '/proc', '--dev', '/dev', '--', '/bin/true']);
+      return result.code === 0 ? bwrap : null;
+    } catch {
+      return null;
+    }
+  })();
+  return bwrapCheck;
+}
+
+/** Read-only binds of the system a program needs to run (/usr, the library links, fonts, ld cache). */
+export function systemBinds(): string[] {
+  return [
+    '--ro-bind', '/usr', '/usr',
+    '--symlink', 'usr/lib', '/lib',
+    '--symlink', 'usr/lib64', '/lib64',
+    '--symlink', 'usr/bin', '/bin',
+    '--symlink', 'usr/sbin', '/sbin',
+    '--ro-bind-try', '/etc/ld.so.cache', '/etc/ld.so.cache',
+    '--ro-bind-try', '/etc/fonts', '/etc/fonts',
+    '--ro-bind-try', '/var/cache/fontconfig', '/var/cache/fontconfig',
+    '--ro-bind-try', '/etc/alternatives', '/etc/alternatives',
+  ];
+}

@@ -433,7 +433,16 @@ export class EngineSupervisor<W extends EngineWorker> {
       this.logger.warn({ engine: this.name, worker: slot.index, timeoutMs }, 'job timed out');
       stopJob(error, 'timeout');
     }, timeoutMs);
-    const onCallerAbort = (): void => stopJob(options.signal?.reason, 'caller aborted');
+    const onCallerAbort = (): void => {
+      if (this.options.onTimeout === 'restart') {
+        // The caller left: answer it now, but let the job finish rather than throw away a warm
+        // worker; the timeout still guards the slot.
+        controller.abort(options.signal?.reason);
+        rejectEarly(options.signal?.reason);
+      } else {
+        stopJob(options.signal?.reason, 'caller aborted');
+      }
+    };
     options.signal?.addEventListener('abort', onCallerAbort, { once: true });
 
     // The slot is held until the job itself settles (or its worker is gone), so a hung job never
@@ -478,7 +487,8 @@ export class EngineSupervisor<W extends EngineWorker> {
         cause: error,
       });
     } finally {
-      finish();
+      // The timer stays until the job settles (see above): it must still guard a job whose caller left.
+      options.signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 

@@ -2,6 +2,7 @@
 // crashes, timeouts, a full queue, linked content never fetched, encrypted files, cleanup.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,13 +11,14 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../../src/core/errors.ts';
 import { LibreOfficeEngine } from '../../src/engines/libreoffice.ts';
-import { findProgram } from '../../src/engines/process.ts';
+import { bubblewrap, findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
 import { buildDocx } from './support/docx.ts';
 import { zip } from './support/zip.ts';
 import { childrenOf, commandOf, descendantsOf, pdfImageCount, pdfPageSize, pdfText, pngBytes, processesMatching, readZipEntry } from './support/tools.ts';
 
 const available = (await findProgram('soffice')) !== null && (await findProgram('pdftotext')) !== null;
+const haveBwrap = (await bubblewrap()) !== null;
 const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
 
 function isServiceError(status: number, code: string) {
@@ -192,6 +194,18 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
     assert.match(limits, new RegExp(`Max address space\\s+${4 * 1024 ** 3}\\s`));
   });
 
+  it('runs soffice in a filesystem sandbox when bubblewrap works here', { skip: !haveBwrap && 'bubblewrap not usable' }, async () => {
+    const offices = processesMatching('soffice.bin').filter((pid) => commandOf(pid).includes(dir));
+    assert.ok(offices.length > 0);
+    const root = `/proc/${offices[0]}/root`;
+    // What soffice sees: a stand-in /etc/passwd, no /root, /home or project tree, no other job.
+    assert.doesNotMatch(await readFile(`${root}/etc/passwd`, 'utf8'), /daemon:/);
+    for (const hidden of ['/etc/shadow', '/root', '/home', '/work', path.join(dir, 'one.docx')]) {
+      await assert.rejects(readFile(path.join(root, hidden)), /ENOENT|EISDIR/, `${hidden} is visible`);
+    }
+    assert.ok(existsSync(`${root}/usr/lib/libreoffice/program`));
+  });
+
   it('answers 422 for an empty file', async () => {
     const empty = path.join(dir, 'empty.docx');
     await writeFile(empty, '');
@@ -258,8 +272,8 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
       await check(engine);
     });
 
-    it('through the profile settings alone, without a network namespace', async () => {
-      const open = new LibreOfficeEngine({ instances: 1, isolateNetwork: false, workDir: path.join(dir, 'pool-open'), logger: silentLogger });
+    it('through the profile settings alone, without network namespace or filesystem sandbox', async () => {
+      const open = new LibreOfficeEngine({ instances: 1, isolateNetwork: false, sandbox: 'none', workDir: path.join(dir, 'pool-open'), logger: silentLogger });
       try {
         await check(open);
       } finally {

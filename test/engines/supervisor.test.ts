@@ -220,6 +220,28 @@ describe('EngineSupervisor', () => {
     await sup.close();
   });
 
+  it("answers a caller who leaves mid-job at once, and lets the job finish on its warm worker ('restart' mode)", async () => {
+    const { sup, workers } = supervisor({ workers: 1, maxQueued: 5 });
+    const controller = new AbortController();
+    let finished = false;
+    const job = sup.run(
+      async () => {
+        await sleep(60);
+        finished = true;
+      },
+      { signal: controller.signal },
+    );
+    await sleep(15);
+    controller.abort(new Error('client left'));
+    await assert.rejects(job, /client left/);
+    assert.equal(finished, false);
+    const next = await sup.run(async (w) => w.id); // waits for the slot
+    assert.equal(finished, true);
+    assert.equal(next, workers[0]!.id);
+    assert.equal(workers[0]!.stopped, false);
+    await sup.close();
+  });
+
   it('rejects queued jobs on close', async () => {
     const { sup } = supervisor({ workers: 1, maxQueued: 5 });
     const first = sup.run(() => sleep(40));
