@@ -148,7 +148,8 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   }
   if (isServiceError(err)) {
     process.stderr.write(`tool-service: ${err.message}${err.detail !== err.message ? ` (${err.detail})` : ''}\n`);
-    process.exit(1);
+    // Bad input (an unknown plan, a taken e-mail) is a usage error like a bad flag: exit 2.
+    process.exit(err.status < 500 ? 2 : 1);
   }
   process.stderr.write(`tool-service: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
