@@ -137,8 +137,13 @@ export class Invoker {
     return headers;
   }
 
+  /** Rate headers with the credits the account has left right now. */
+  async #headersNow(accountId: string, limits: Limits, rate: RateDecision): Promise<Record<string, string>> {
+    const used = await this.#deps.ledger.used(accountId);
+    return this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used));
+  }
+
   async invoke(req: InvokeRequest): Promise<InvokeResponse> {
-    const { accounts } = this.#deps;
     const tool = this.#deps.catalog.get(req.operationId);
     if (!tool) return this.#fail(new ServiceError(404, 'unknown_tool', `No tool with operationId ${req.operationId}`), req, {});
 
@@ -155,8 +160,7 @@ export class Invoker {
 
     const rate = this.#deps.rateLimiter.take(accountId, limits.requestsPerMinute);
     if (!rate.allowed) {
-      const used = await this.#deps.ledger.used(accountId);
-      const headers = this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used));
+      const headers = await this.#headersNow(accountId, limits, rate);
       return this.#fail(
         new ServiceError(429, 'rate_limited', `Rate limit of ${limits.requestsPerMinute} requests per minute exceeded`, {
           detail: `Retry after ${rate.resetSeconds} seconds`,
@@ -180,8 +184,7 @@ export class Invoker {
           input = { ...(input as Record<string, unknown>), ...form.fields };
           received = form.upload;
         } catch (err) {
-          const used = await this.#deps.ledger.used(accountId);
-          return this.#fail(err, req, this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used)));
+          return this.#fail(err, req, await this.#headersNow(accountId, limits, rate));
         }
       }
       return await this.#idempotent(tool, caller, limits, rate, req, input, received, workDir);
@@ -215,10 +218,9 @@ export class Invoker {
       const hash = createHash('sha256').update(`${tool.operationId}\n${canonicalJson(input)}\n${received?.sha256 ?? ''}\n${req.delivery ?? ''}`).digest('hex');
       const claim = await accounts.claimIdempotencyKey(accountId, req.idempotencyKey, hash, this.#deps.idempotencyTtlMs);
       if (claim.kind === 'replay') {
-        const used = await this.#deps.ledger.used(accountId);
         return {
           status: claim.status,
-          headers: { ...this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used)), 'Idempotent-Replayed': 'true' },
+          headers: { ...(await this.#headersNow(accountId, limits, rate)), 'Idempotent-Replayed': 'true' },
           body: JSON.parse(claim.body) as SuccessEnvelope | ErrorEnvelope,
         };
       }
@@ -249,7 +251,7 @@ export class Invoker {
     received: ReceivedUpload | undefined,
     workDir: string | undefined,
   ): Promise<InvokeResponse> {
-    const { accounts, metrics } = this.#deps;
+    const { metrics } = this.#deps;
     const accountId = caller.account.id;
     const record = (credits: number, statusCode: number) =>
       this.#deps.usage.record({ accountId, keyId: caller.key.id, operationId: tool.operationId, credits, statusCode });
@@ -264,8 +266,7 @@ export class Invoker {
       }
       input = validateInput(tool.input, rawInput);
     } catch (err) {
-      const used = await this.#deps.ledger.used(accountId);
-      const response = this.#fail(err, req, this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used)));
+      const response = this.#fail(err, req, await this.#headersNow(accountId, limits, rate));
       record(0, response.status);
       return response;
     }
