@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTool } from '../support/run-tool.ts';
+import { rejectsField } from '../support/assertions.ts';
 import type { AnyTool } from '../../src/core/define-tool.ts';
-import { isServiceError } from '../../src/core/errors.ts';
 import { videoRpmCalculator } from '../../src/catalog/video-tools/video-rpm-calculator.ts';
 import { cpmRpmCalculator } from '../../src/catalog/video-tools/cpm-rpm-calculator.ts';
 import { engagementRateCalculator } from '../../src/catalog/video-tools/engagement-rate-calculator.ts';
@@ -23,20 +23,6 @@ const ALL: AnyTool[] = [
 
 async function result(tool: AnyTool, input: unknown): Promise<unknown> {
   return (await runTool(tool, input)).result;
-}
-
-/** Asserts the call fails with a 400 validation_error whose issues name `field` (and, if given, list `allowed`). */
-async function rejectsField(tool: AnyTool, input: unknown, field: string, allowed?: readonly string[]): Promise<void> {
-  await assert.rejects(runTool(tool, input), (err: unknown) => {
-    assert.ok(isServiceError(err), `expected a ServiceError, got ${String(err)}`);
-    assert.equal(err.status, 400);
-    assert.equal(err.error, 'validation_error');
-    const issues = err.extra['issues'] as { field: string; allowed?: string[] }[];
-    const issue = issues.find((i) => i.field === field);
-    assert.ok(issue, `no issue for ${field}: ${JSON.stringify(issues)}`);
-    if (allowed) assert.deepEqual(issue.allowed, allowed);
-    return true;
-  });
 }
 
 const ID = 'dQw4w9WgXcQ';

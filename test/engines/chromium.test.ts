@@ -3,8 +3,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +12,7 @@ import { ServiceError } from '../../src/core/errors.ts';
 import { ChromiumEngine } from '../../src/engines/chromium.ts';
 import { findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
-import { commandOf, descendantsOf, pdfPageSize, pdfText } from './support/tools.ts';
+import { commandOf, descendantsOf, pdfPageSize, pdfText, recordingServer, type RecordingServer } from './support/tools.ts';
 
 const available = (await findProgram('/usr/bin/chromium')) !== null && (await findProgram('pdftotext')) !== null;
 const MM = 72 / 25.4;
@@ -34,7 +32,7 @@ async function firstWordLeft(file: string): Promise<number> {
 describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not installed' }, () => {
   let dir: string;
   let engine: ChromiumEngine;
-  let server: http.Server;
+  let server: RecordingServer;
   let hits: string[];
   let base: string;
 
@@ -53,20 +51,14 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'engines-chromium-test-'));
-    hits = [];
-    server = http.createServer((req, res) => {
-      hits.push(req.url ?? '');
-      res.end('/* nothing */');
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await recordingServer('/* nothing */');
+    ({ hits, base } = server);
     engine = new ChromiumEngine({ concurrency: 2, logger: silentLogger });
   });
 
   after(async () => {
     await engine.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -3,8 +3,6 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,13 +11,11 @@ import { ServiceError } from '../../src/core/errors.ts';
 import { LibreOfficeEngine } from '../../src/engines/libreoffice.ts';
 import { bubblewrap, findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
-import { buildDocx } from './support/docx.ts';
-import { zip } from './support/zip.ts';
-import { childrenOf, commandOf, descendantsOf, pdfImageCount, pdfPageSize, pdfText, pngBytes, processesMatching, readZipEntry } from './support/tools.ts';
+import { loremParagraphs, minimalDocx, png, zip } from '../support/fixtures.ts';
+import { childrenOf, commandOf, descendantsOf, pdfImageCount, pdfPageSize, pdfText, processesMatching, recordingServer, zipEntryText, type RecordingServer } from './support/tools.ts';
 
 const available = (await findProgram('soffice')) !== null && (await findProgram('pdftotext')) !== null;
 const haveBwrap = (await bubblewrap()) !== null;
-const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
 
 function isServiceError(status: number, code: string) {
   return (error: unknown): boolean => {
@@ -42,9 +38,9 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
     dir = await mkdtemp(path.join(os.tmpdir(), 'engines-lo-test-'));
     engine = new LibreOfficeEngine({ instances: 2, maxQueued: 2, workDir: path.join(dir, 'pool'), logger: silentLogger });
     onePage = path.join(dir, 'one.docx');
-    await writeFile(onePage, buildDocx({ paragraphs: ['Warm pool conversion works', 'Zweiter Absatz: äöü ß'] }));
+    await writeFile(onePage, minimalDocx(['Warm pool conversion works', 'Zweiter Absatz: äöü ß']));
     heavy = path.join(dir, 'heavy.docx');
-    await writeFile(heavy, buildDocx({ paragraphs: Array.from({ length: 800 }, (_, i) => `${i} ${LOREM}${LOREM}`) }));
+    await writeFile(heavy, minimalDocx(loremParagraphs(800, 2)));
     await engine.warm();
   });
 
@@ -77,7 +73,7 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
     await writeFile(input, 'First line of the note\nSecond line\n');
     const output = out('docx');
     await engine.convert({ inputPath: input, outputPath: output, format: 'docx', inputFilter: 'Text (encoded)', inputFilterOptions: 'UTF8' });
-    const xml = readZipEntry(await readFile(output), 'word/document.xml')?.toString('utf8') ?? '';
+    const xml = await zipEntryText(output, 'word/document.xml');
     assert.match(xml, /First line of the note/);
     assert.match(xml, /Second line/);
   });
@@ -141,7 +137,7 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
   it('answers 503 engine_crashed when soffice dies mid-job, then recovers', async () => {
     await engine.warm();
     const big = path.join(dir, 'big.docx');
-    await writeFile(big, buildDocx({ paragraphs: Array.from({ length: 6000 }, (_, i) => `${i} ${LOREM}${LOREM}`) }));
+    await writeFile(big, minimalDocx(loremParagraphs(6000, 2)));
     const job = engine.convert({ inputPath: big, outputPath: out('pdf'), format: 'pdf' });
     await sleep(400);
     const offices = processesMatching('soffice.bin').filter((pid) => commandOf(pid).includes(dir));
@@ -156,7 +152,7 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
 
   it('stops a job over its time limit with 504 (a document bomb), then recovers', async () => {
     const bomb = path.join(dir, 'bomb.docx');
-    await writeFile(bomb, buildDocx({ paragraphs: Array.from({ length: 100_000 }, (_, i) => `${i} ${LOREM}`) }));
+    await writeFile(bomb, minimalDocx(loremParagraphs(100_000)));
     const started = Date.now();
     await assert.rejects(
       engine.convert({ inputPath: bomb, outputPath: out('pdf'), format: 'pdf', timeoutMs: 1500 }),
@@ -214,7 +210,7 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
 
   it('does not resolve XML external entities', async () => {
     const input = path.join(dir, 'xxe.docx');
-    await writeFile(input, buildDocx({ paragraphs: ['XXE probe'], xxeUrl: 'file:///etc/passwd' }));
+    await writeFile(input, minimalDocx(['XXE probe'], { xxeUrl: 'file:///etc/passwd' }));
     const output = out('pdf');
     try {
       await engine.convert({ inputPath: input, outputPath: output, format: 'pdf' });
@@ -226,39 +222,32 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
   });
 
   describe('linked content is never fetched', () => {
-    let server: http.Server;
+    let server: RecordingServer;
     let hits: string[];
     let base: string;
     let localImage: string;
 
     before(async () => {
-      hits = [];
-      server = http.createServer((req, res) => {
-        hits.push(req.url ?? '');
-        res.writeHead(200, { 'content-type': 'image/png' });
-        res.end(pngBytes());
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      server = await recordingServer(png(16), 'image/png');
+      ({ hits, base } = server);
       localImage = path.join(dir, 'local.png');
-      await writeFile(localImage, pngBytes());
+      await writeFile(localImage, png(16));
     });
 
     after(async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
     });
 
     const check = async (lo: LibreOfficeEngine): Promise<void> => {
       const remote = path.join(dir, `remote-${++n}.docx`);
-      await writeFile(remote, buildDocx({ paragraphs: ['Remote links'], linkedImageUrl: `${base}/image.png`, hyperlinkUrl: `${base}/link`, includeTextUrl: `${base}/include.txt` }));
+      await writeFile(remote, minimalDocx(['Remote links'], { linkedImageUrl: `${base}/image.png`, hyperlinkUrl: `${base}/link`, includeTextUrl: `${base}/include.txt` }));
       const remotePdf = out('pdf');
       await lo.convert({ inputPath: remote, outputPath: remotePdf, format: 'pdf' });
       assert.match(await pdfText(remotePdf), /Remote links/);
       assert.equal(await pdfImageCount(remotePdf), 0, 'the linked image is not in the PDF');
 
       const local = path.join(dir, `local-${++n}.docx`);
-      await writeFile(local, buildDocx({ paragraphs: ['Local links'], linkedImageUrl: `file://${localImage}`, includeTextUrl: 'file:///etc/passwd' }));
+      await writeFile(local, minimalDocx(['Local links'], { linkedImageUrl: `file://${localImage}`, includeTextUrl: 'file:///etc/passwd' }));
       const localPdf = out('pdf');
       await lo.convert({ inputPath: local, outputPath: localPdf, format: 'pdf' });
       const text = await pdfText(localPdf);

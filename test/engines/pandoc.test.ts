@@ -1,8 +1,6 @@
 // pandoc on real files: conversions hold the text; local files and URLs stay unread.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,29 +8,15 @@ import { ServiceError } from '../../src/core/errors.ts';
 import { PandocEngine } from '../../src/engines/pandoc.ts';
 import { findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
-import { buildDocx } from './support/docx.ts';
-import { pngBytes } from './support/png.ts';
-import { readZipEntry } from './support/tools.ts';
+import { minimalDocx, png } from '../support/fixtures.ts';
+import { recordingServer, zipEntryNames, zipEntryText, type RecordingServer } from './support/tools.ts';
 
 const available = (await findProgram('pandoc')) !== null;
-
-/** Every entry name of a zip, from its central directory. */
-function zipNames(data: Buffer): string[] {
-  const end = data.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  const names: string[] = [];
-  let at = data.readUInt32LE(end + 16);
-  for (let i = 0; i < data.readUInt16LE(end + 10); i++) {
-    const length = data.readUInt16LE(at + 28);
-    names.push(data.subarray(at + 46, at + 46 + length).toString('utf8'));
-    at += 46 + length + data.readUInt16LE(at + 30) + data.readUInt16LE(at + 32);
-  }
-  return names;
-}
 
 describe('pandoc engine', { skip: !available && 'pandoc not installed' }, () => {
   let dir: string;
   let engine: PandocEngine;
-  let server: http.Server;
+  let server: RecordingServer;
   let hits: string[];
   let base: string;
   let n = 0;
@@ -45,20 +29,13 @@ describe('pandoc engine', { skip: !available && 'pandoc not installed' }, () => 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'engines-pandoc-test-'));
     engine = new PandocEngine({ logger: silentLogger });
-    hits = [];
-    server = http.createServer((req, res) => {
-      hits.push(req.url ?? '');
-      res.writeHead(200, { 'content-type': 'image/png' });
-      res.end(pngBytes());
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await recordingServer(png(16), 'image/png');
+    ({ hits, base } = server);
   });
 
   after(async () => {
     await engine.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -77,13 +54,13 @@ describe('pandoc engine', { skip: !available && 'pandoc not installed' }, () => 
     assert.match(htmlText, /<em>markdown<\/em>/);
     const docx = path.join(dir, 'out.docx');
     await engine.convert({ inputPath: md, outputPath: docx, from: 'markdown', to: 'docx' });
-    const xml = readZipEntry(await readFile(docx), 'word/document.xml')?.toString('utf8') ?? '';
+    const xml = await zipEntryText(docx, 'word/document.xml');
     assert.match(xml, /Heading One/);
     assert.match(xml, /item two/);
   });
 
   it('reads a docx into markdown', async () => {
-    const docx = await file('docx', buildDocx({ paragraphs: ['Paragraph from Word', 'Another one'] }));
+    const docx = await file('docx', minimalDocx(['Paragraph from Word', 'Another one']));
     const md = path.join(dir, 'from-docx.md');
     await engine.convert({ inputPath: docx, outputPath: md, from: 'docx', to: 'gfm' });
     const text = await readFile(md, 'utf8');
@@ -93,7 +70,7 @@ describe('pandoc engine', { skip: !available && 'pandoc not installed' }, () => 
 
   it('cannot read /etc/passwd or fetch a URL through an image link', async () => {
     const local = path.join(dir, 'secret.png');
-    await writeFile(local, pngBytes());
+    await writeFile(local, png(16));
     const md = await file(
       'md',
       [
@@ -119,10 +96,10 @@ describe('pandoc engine', { skip: !available && 'pandoc not installed' }, () => 
         assert.doesNotMatch(data.toString('utf8'), /root:|data:/, 'no file content inlined in HTML');
         assert.match(data.toString('utf8'), /Image probe/);
       } else {
-        const media = zipNames(data).filter((name) => /media|Pictures|images/i.test(name) && !name.endsWith('/'));
+        const media = (await zipEntryNames(output)).filter((name) => /media|Pictures|images/i.test(name) && !name.endsWith('/'));
         assert.deepEqual(media, [], `${to}: no image embedded`);
-        for (const name of zipNames(data)) {
-          assert.doesNotMatch(readZipEntry(data, name)?.toString('latin1') ?? '', /root:x:0:0/, `${to}: ${name}`);
+        for (const name of await zipEntryNames(output)) {
+          assert.doesNotMatch(await zipEntryText(output, name, 'latin1'), /root:x:0:0/, `${to}: ${name}`);
         }
       }
     }

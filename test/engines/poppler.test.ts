@@ -9,7 +9,7 @@ import { LibreOfficeEngine } from '../../src/engines/libreoffice.ts';
 import { PopplerEngine } from '../../src/engines/poppler.ts';
 import { findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
-import { buildPdf } from './support/pdf.ts';
+import { linesPdf } from '../support/fixtures.ts';
 
 const available = (await findProgram('pdftotext')) !== null;
 const haveSoffice = (await findProgram('soffice')) !== null;
@@ -23,7 +23,7 @@ describe('poppler engine', { skip: !available && 'poppler-utils not installed' }
     dir = await mkdtemp(path.join(os.tmpdir(), 'engines-poppler-test-'));
     engine = new PopplerEngine({ logger: silentLogger });
     pdf = path.join(dir, 'letter.pdf');
-    await writeFile(pdf, buildPdf(['Quarterly report', 'Revenue grew (a lot)'], [612, 792]));
+    await writeFile(pdf, linesPdf(['Quarterly report', 'Revenue grew (a lot)'], [612, 792]));
   });
 
   after(async () => {

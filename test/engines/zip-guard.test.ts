@@ -6,8 +6,7 @@ import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { ServiceError } from '../../src/core/errors.ts';
 import { checkZipBomb } from '../../src/engines/zip-guard.ts';
-import { buildDocx } from './support/docx.ts';
-import { zip } from './support/zip.ts';
+import { minimalDocx, zip } from '../support/fixtures.ts';
 
 describe('checkZipBomb', () => {
   let dir: string;
@@ -25,7 +24,7 @@ describe('checkZipBomb', () => {
   const is422 = (error: unknown): boolean => error instanceof ServiceError && error.status === 422;
 
   it('lets a normal docx and a non-zip file through', async () => {
-    await checkZipBomb(await file('ok.docx', buildDocx({ paragraphs: ['hello'] })));
+    await checkZipBomb(await file('ok.docx', minimalDocx(['hello'])));
     await checkZipBomb(await file('plain.txt', 'just text'));
   });
 
@@ -43,7 +42,7 @@ describe('checkZipBomb', () => {
   });
 
   it('refuses a truncated zip', async () => {
-    const whole = buildDocx({ paragraphs: ['hello world'] });
+    const whole = minimalDocx(['hello world']);
     const truncated = await file('truncated.docx', whole.subarray(0, Math.floor(whole.length / 2)));
     await assert.rejects(checkZipBomb(truncated), is422);
   });

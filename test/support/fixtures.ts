@@ -199,6 +199,10 @@ export interface DocxOptions {
   linkedImageUrl?: string;
   /** A hyperlink to this URL, with TargetMode="External". */
   hyperlinkUrl?: string;
+  /** A field that includes the text found at this URL (INCLUDETEXT). */
+  includeTextUrl?: string;
+  /** A DOCTYPE declaring an external entity pointing at this URL, used in a paragraph ("XXE:&xxe;"). */
+  xxeUrl?: string;
 }
 
 /** A DrawingML picture whose blip is r:link'ed to relationship `rId`, 2 × 2 cm. */
@@ -246,18 +250,38 @@ export function minimalDocx(paragraphs: readonly string[], options: DocxOptions 
     rels.push(rel('rIdLink', 'hyperlink', options.hyperlinkUrl, true));
     body.push(`<w:p><w:hyperlink r:id="rIdLink"><w:r><w:t>a link</w:t></w:r></w:hyperlink></w:p>`);
   }
+  if (options.includeTextUrl !== undefined) {
+    body.push(
+      `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> INCLUDETEXT "${escapeXml(options.includeTextUrl)}" </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>included</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`,
+    );
+  }
+  const doctype = options.xxeUrl === undefined ? '' : xxeDoctype(options.xxeUrl);
+  if (options.xxeUrl !== undefined) body.push('<w:p><w:r><w:t>XXE:&xxe;</w:t></w:r></w:p>');
   if (options.relationships !== undefined) rels.push(options.relationships);
   if (options.extraBodyXml !== undefined) body.push(options.extraBodyXml);
-  const document = `${XML_DECL}${options.extraDocumentXmlPrefix ?? ''}<w:document xmlns:w="${W}" xmlns:r="${DOC_RELS}"><w:body>${body.join('')}${SECT_PR}</w:body></w:document>`;
+  const document = `${XML_DECL}${doctype}${options.extraDocumentXmlPrefix ?? ''}<w:document xmlns:w="${W}" xmlns:r="${DOC_RELS}"><w:body>${body.join('')}${SECT_PR}</w:body></w:document>`;
   return zip(docxParts(document, rels.length > 0 ? relationships(rels) : undefined));
+}
+
+/** A DOCTYPE declaring the external entity `xxe` as `target`. */
+function xxeDoctype(target: string): string {
+  return `<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "${escapeXml(target)}">]>\n`;
 }
 
 /** A docx whose document.xml declares an external entity and uses it in the text. */
 export function xxeDocx(target = 'file:///etc/passwd'): Buffer {
   return minimalDocx([], {
-    extraDocumentXmlPrefix: `<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "${escapeXml(target)}">]>\n`,
+    extraDocumentXmlPrefix: xxeDoctype(target),
     extraBodyXml: '<w:p><w:r><w:t>&xxe;</w:t></w:r></w:p>',
   });
+}
+
+export const LOREM =
+  'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+
+/** `count` numbered paragraphs of `repeat` × LOREM each, for long documents ("0 Lorem ipsum …"). */
+export function loremParagraphs(count: number, repeat = 1): string[] {
+  return Array.from({ length: count }, (_, i) => `${i} ${LOREM.repeat(repeat)}`);
 }
 
 /**
@@ -592,26 +616,40 @@ function pdf(objects: readonly string[], trailerExtra = ''): Buffer {
   return Buffer.from(body, 'latin1');
 }
 
-function pdfPageObjects(text: string): string[] {
-  const escaped = text.replace(/[\\()]/g, (c) => `\\${c}`);
-  const stream = `BT /F1 24 Tf 72 720 Td (${escaped}) Tj ET`;
+/** A PDF string literal: `(text)` with backslashes and parentheses escaped. */
+function pdfString(text: string): string {
+  return `(${text.replace(/[\\()]/g, (c) => `\\${c}`)})`;
+}
+
+/** Catalog, pages, one page of `size` points (US Letter by default) drawing `stream` with Helvetica as /F1. */
+function pdfPageObjects(stream: string, size: readonly [number, number] = [612, 792]): string[] {
   return [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${size[0]} ${size[1]}] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>`,
     `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
   ];
 }
 
+function textStream(text: string): string {
+  return `BT /F1 24 Tf 72 720 Td ${pdfString(text)} Tj ET`;
+}
+
 /** A one-page PDF showing `text`. */
 export function minimalPdf(text = 'Hello'): Buffer {
-  return pdf(pdfPageObjects(text));
+  return pdf(pdfPageObjects(textStream(text)));
+}
+
+/** A one-page PDF with one line per string (14 pt Helvetica, 18 pt apart) on a page of `size` points (A4 by default). */
+export function linesPdf(lines: readonly string[], size: readonly [number, number] = [595, 842]): Buffer {
+  const stream = ['BT', '/F1 14 Tf', '72 770 Td', '18 TL', ...lines.map((line) => `${pdfString(line)} Tj T*`), 'ET'].join('\n');
+  return pdf(pdfPageObjects(stream, size));
 }
 
 /** A PDF whose trailer names an /Encrypt dictionary (standard security handler, RC4 40-bit). Not decryptable. */
 export function encryptedPdf(): Buffer {
-  const objects = pdfPageObjects('secret');
+  const objects = pdfPageObjects(textStream('secret'));
   objects.push(`<< /Filter /Standard /V 1 /R 2 /Length 40 /O <${'00'.repeat(32)}> /U <${'00'.repeat(32)}> /P -44 >>`);
   return pdf(objects, ` /Encrypt ${objects.length} 0 R /ID [<${'11'.repeat(16)}> <${'11'.repeat(16)}>]`);
 }
@@ -640,14 +678,15 @@ function pngChunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, typeAndData, crc]);
 }
 
-/** A valid 1 × 1 red PNG. */
-export function png(): Buffer {
+/** A valid solid red RGB PNG, `size` × `size` pixels (1 × 1 by default). */
+export function png(size = 1): Buffer {
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(1, 0);
-  ihdr.writeUInt32BE(1, 4);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
   ihdr.writeUInt8(8, 8); // bit depth
   ihdr.writeUInt8(2, 9); // RGB
-  const idat = deflateSync(Buffer.from([0, 0xff, 0, 0]));
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(size * 3, Buffer.from([0xff, 0, 0]))]);
+  const idat = deflateSync(Buffer.concat(Array.from({ length: size }, () => row)));
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk('IHDR', ihdr),

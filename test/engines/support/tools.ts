@@ -1,8 +1,11 @@
-// Helpers for the engine tests: read PDFs with poppler, list processes, build fixtures.
+// Helpers for the engine tests: read PDFs with poppler, list processes, read zip entries. The
+// fixtures themselves come from test/support/fixtures.ts.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { inflateRawSync } from 'node:zlib';
+import { listZipEntries, readEntry } from '../../../src/files/zip-inspect.ts';
 
 const run = promisify(execFile);
 
@@ -84,29 +87,43 @@ export function commandOf(pid: number): string {
   }
 }
 
-/** One entry of a zip (stored or deflated), found through the central directory. */
-export function readZipEntry(zipData: Buffer, name: string): Buffer | null {
-  const end = zipData.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
-  if (end < 0) return null;
-  const count = zipData.readUInt16LE(end + 10);
-  let at = zipData.readUInt32LE(end + 16);
-  for (let i = 0; i < count; i++) {
-    const method = zipData.readUInt16LE(at + 10);
-    const compressed = zipData.readUInt32LE(at + 20);
-    const nameLength = zipData.readUInt16LE(at + 28);
-    const extra = zipData.readUInt16LE(at + 30);
-    const comment = zipData.readUInt16LE(at + 32);
-    const local = zipData.readUInt32LE(at + 42);
-    const entryName = zipData.subarray(at + 46, at + 46 + nameLength).toString('utf8');
-    if (entryName === name) {
-      const start = local + 30 + zipData.readUInt16LE(local + 26) + zipData.readUInt16LE(local + 28);
-      const body = zipData.subarray(start, start + compressed);
-      return method === 0 ? Buffer.from(body) : inflateRawSync(body);
-    }
-    at += 46 + nameLength + extra + comment;
-  }
-  return null;
+export interface RecordingServer {
+  /** http://127.0.0.1:PORT */
+  base: string;
+  /** the path of every request received, in order */
+  hits: string[];
+  close(): Promise<void>;
 }
 
-/** A minimal PNG (solid red), for linked-image tests. */
-export { pngBytes } from './png.ts';
+/**
+ * A local HTTP server that records every request and answers it with `body` (and `contentType`,
+ * when given): the engine tests reference it from documents to prove that nothing is fetched.
+ */
+export async function recordingServer(body: string | Buffer, contentType?: string): Promise<RecordingServer> {
+  const hits: string[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(req.url ?? '');
+    if (contentType !== undefined) res.writeHead(200, { 'content-type': contentType });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Every entry name of the zip at `file`, from its central directory. */
+export async function zipEntryNames(file: string): Promise<string[]> {
+  return (await listZipEntries(file)).entries.map((entry) => entry.name);
+}
+
+/** The content of the entry `name` of the zip at `file` as text, or '' when there is no such entry. */
+export async function zipEntryText(file: string, name: string, encoding: BufferEncoding = 'utf8'): Promise<string> {
+  const entry = (await listZipEntries(file)).entries.find((e) => e.name === name);
+  return entry === undefined ? '' : (await readEntry(file, entry, 256 * 1024 * 1024)).toString(encoding);
+}
