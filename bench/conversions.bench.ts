@@ -9,11 +9,15 @@
  *      files with a fresh profile each run; median and p90 of N runs each, interleaved. Each
  *      service result is downloaded once and checked with pdftotext (the text is there) and
  *      pdfinfo (1 and 20 pages). Target: warm 1-page median <= 0.35x the cold CLI.
- *   2. html-to-pdf through the service against a cold `chromium --headless --print-to-pdf` with a
- *      fresh --user-data-dir each run. Target: <= 0.25x.
+ *   2. html-to-pdf through the service against a cold `chromium --headless --no-sandbox
+ *      --disable-gpu --no-first-run --disable-background-networking --no-pdf-header-footer
+ *      --print-to-pdf` with a fresh --user-data-dir each run. Target: <= 0.25x.
  *   3. throughput of 1-page docx-to-pdf with 1 and with 4 concurrent clients, each looping
  *      upload -> answer for a fixed time; conversions/s and the ratio 4/1. Target: >= 1.6x.
  *      Every non-200 answer (a 429 from a full queue too) is counted as a failure and printed.
+ *      Printed alongside, to tell a slow pool from a busy machine: the most LibreOffice jobs seen
+ *      running at once (/readyz), soffice.bin restarts, the CPU cores the server and its engine
+ *      processes used, and how busy the whole machine was.
  *   4. the server's RSS (VmRSS of the server process, sampled every 50 ms) before and while a
  *      ~100 MB text file is uploaded to POST /api/v1/documents/txt-to-md, streamed from disk.
  *      Target: growth < 50 MB while the upload streams through. The peak over the whole request,
@@ -237,14 +241,18 @@ interface Throughput {
   latencies: number[];
   /** CPU cores the server and its engine processes used on average */
   serviceCores: number;
+  /** of which the Node server process itself */
+  nodeCores: number;
   /** busy share of the whole machine (every process, others' too) */
   machineBusy: number;
   /** most LibreOffice jobs seen running at once (/readyz every 200 ms) */
   maxRunning: number;
+  /** soffice.bin processes started during the level (instances recycled after N jobs) */
+  restarts: number;
 }
 
 async function throughput(ctx: Ctx, pid: number, clients: number, seconds: number, file: LatencyCase['file']): Promise<Throughput> {
-  const result: Throughput = { clients, seconds: 0, ok: 0, statuses: {}, errors: 0, examples: [], latencies: [], serviceCores: 0, machineBusy: 0, maxRunning: 0 };
+  const result: Throughput = { clients, seconds: 0, ok: 0, statuses: {}, errors: 0, examples: [], latencies: [], serviceCores: 0, nodeCores: 0, machineBusy: 0, maxRunning: 0, restarts: 0 };
   const cpu = new CpuWindow(pid);
   const watch = watchRunning(ctx.base, 'libreoffice');
   const t0 = performance.now();
@@ -272,7 +280,9 @@ async function throughput(ctx: Ctx, pid: number, clients: number, seconds: numbe
   result.seconds = (performance.now() - t0) / 1000;
   const used = cpu.read();
   result.serviceCores = used.treeCores;
+  result.nodeCores = used.rootCores;
   result.machineBusy = used.machineBusy;
+  result.restarts = used.started;
   result.maxRunning = await watch.stop();
   return result;
 }
@@ -291,6 +301,18 @@ interface RssResult {
   uploadMs: number;
   totalMs: number;
   samples: number;
+}
+
+/** The answer in one line: the result's name, type and size, or the error body. */
+function describeAnswer(text: string): string {
+  try {
+    const body = JSON.parse(text) as { result?: { fileName?: string; mimeType?: string; sizeBytes?: number } };
+    const r = body.result;
+    if (r?.fileName !== undefined) return `result ${r.fileName} (${r.mimeType}), ${(r.sizeBytes ?? 0).toLocaleString('en-US')} bytes`;
+  } catch {
+    // not JSON: shown as it is
+  }
+  return text.slice(0, 400);
 }
 
 async function rssDuringUpload(ctx: Ctx, pid: number, uploadLimitBytes: number): Promise<RssResult> {
@@ -329,7 +351,7 @@ async function rssDuringUpload(ctx: Ctx, pid: number, uploadLimitBytes: number):
     peakWhole: Math.max(...bytesOf(['upload', 'answer'])),
     after: median(bytesOf(['after'])),
     status: res.status,
-    answer: res.body.slice(0, 400),
+    answer: describeAnswer(res.body),
     uploadMs: res.uploadMs,
     totalMs: res.totalMs,
     samples: sampler.samples.length,
@@ -452,7 +474,7 @@ async function main(): Promise<void> {
     }
     out(
       table([
-        ['clients', 'conversions', 'seconds', 'conversions/s', 'median ms', 'p90 ms', 'non-200', 'errors', 'status codes', 'LO jobs at once (max)', 'service CPU (cores)', 'conv per service CPU-s', 'machine busy'],
+        ['clients', 'conversions', 'seconds', 'conversions/s', 'median ms', 'p90 ms', 'non-200', 'errors', 'status codes', 'LO jobs at once (max)', 'LO restarts', 'service CPU (cores)', 'of which Node', 'conv per service CPU-s', 'machine busy'],
         ...levels.map((l) => {
           const non200 = Object.entries(l.statuses).filter(([s]) => s !== '200').reduce((n, [, c]) => n + c, 0);
           return [
@@ -466,7 +488,9 @@ async function main(): Promise<void> {
             String(l.errors),
             JSON.stringify(l.statuses),
             String(l.maxRunning),
+            String(l.restarts),
             l.serviceCores.toFixed(2),
+            l.nodeCores.toFixed(2),
             (l.ok / l.seconds / l.serviceCores).toFixed(1),
             `${Math.round(l.machineBusy * 100)}%`,
           ];
@@ -483,9 +507,17 @@ async function main(): Promise<void> {
     if (levels.some((l) => l.ok === 0)) throw new Error(`a throughput level had no successful conversion: ${levels.map((l) => l.examples[0]).join(' | ')}`);
     const scaling = levels[1]!.ok / levels[1]!.seconds / (levels[0]!.ok / levels[0]!.seconds);
     out();
-    out('(service CPU: the server process and its engine children, from /proc; machine busy: all CPUs, everyone\'s work included.');
+    out('(service CPU: the server process and its engine descendants, /proc sampled every 250 ms, "of which Node" the server process alone;');
+    out(' machine busy: all CPUs, everyone\'s work included;');
+    out(' LO restarts: soffice.bin processes started during the level, as instances are recycled after N jobs.');
     out(' When the machine is near 100% busy, the 4-client figure is capped by the CPU left over, not by the pool.)');
     out(`Ratio 4 clients / 1 client (conversions/s): ${fmtRatio(scaling)}  (pool of ${ready.libreofficeInstances} LibreOffice instance(s), ${cpus().length} CPU(s))`);
+    const saturated = levels.find((l) => l.machineBusy >= 0.95 && l.serviceCores < cpus().length * 0.75);
+    if (saturated) {
+      out(`!! The machine was ${Math.round(saturated.machineBusy * 100)}% busy with ${saturated.clients} client(s) while the service used only ` +
+        `${saturated.serviceCores.toFixed(2)} of ${cpus().length} cores: other work took the CPU, so this ratio understates the pool; rerun on a quieter machine.`);
+      problems.push(`throughput: the machine was saturated by other work (${Math.round(saturated.machineBusy * 100)}% busy), the 4/1 ratio is not representative`);
+    }
     targets.push({ label: `4 clients >= ${TARGET_SCALING}x the throughput of 1`, holds: scaling >= TARGET_SCALING, figure: fmtRatio(scaling) });
 
     // 4. RSS
@@ -495,7 +527,7 @@ async function main(): Promise<void> {
     const growWhole = (rss.peakWhole - rss.before) / (1024 * 1024);
     out(
       table([
-        ['upload', 'RSS before MB', 'peak while uploading MB', 'growth MB', 'peak incl. conversion MB', 'growth MB', 'RSS 1 s after MB', 'upload s', 'answer s', 'status'],
+        ['upload', 'RSS before MB', 'peak while uploading MB', 'growth MB', 'peak incl. conversion MB', 'growth incl. conversion MB', 'RSS 1 s after MB', 'upload s', 'answer s', 'status'],
         [
           `${fmtMb(rss.fileBytes)} MiB`,
           fmtMb(rss.before),
@@ -512,7 +544,7 @@ async function main(): Promise<void> {
     );
     out(`(${rss.samples} samples; "while uploading" runs until the last body byte was handed to the socket, ` +
       `"incl. conversion" until the answer arrived; ${fmtMb(rss.fileBytes / (rss.uploadMs / 1000))} MiB/s upload)`);
-    out(`Answer: ${rss.answer.replace(/"downloadUrl":"[^"]*"/, '"downloadUrl":"…"')}`);
+    out(`Answer: ${rss.status}, ${rss.answer}`);
     if (rss.status !== 200) problems.push(`the ~100 MB upload answered ${rss.status}`);
     targets.push({ label: `RSS grows < ${TARGET_RSS_MB} MB while the 100 MB upload streams through`, holds: growUpload < TARGET_RSS_MB && rss.status === 200, figure: `${growUpload.toFixed(1)} MB` });
     targets.push({ label: `(extra) RSS grows < ${TARGET_RSS_MB} MB over the whole request, txt-to-md conversion included`, holds: growWhole < TARGET_RSS_MB && rss.status === 200, figure: `${growWhole.toFixed(1)} MB` });

@@ -1,33 +1,40 @@
 /**
- * CPU accounting from /proc (Linux), to tell a slow service from a busy machine:
- * the CPU time of a process tree (the server, its soffice and chromium children) and the share
+ * CPU accounting from /proc (Linux), to tell a slow service from a busy machine: the CPU time of
+ * a process tree (the server and its soffice, bwrap, python and chromium descendants) and the share
  * of the whole machine that was busy.
+ *
+ * The tree is sampled every 250 ms and each process's own user+system time is summed by pid:
+ * a LibreOffice instance that is recycled (after N jobs) or killed takes its CPU time with it
+ * (its sandbox's parents do not reap it), so a before/after difference of the tree would lose it.
+ * A process that lives less than one interval is missed; one that dies loses its last interval.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
 interface ProcStat {
   pid: number;
   ppid: number;
-  /** utime + stime + cutime + cstime, in clock ticks (reaped children stay counted in their parent) */
+  comm: string;
+  /** utime + stime, in clock ticks */
   ticks: number;
 }
 
 function readStat(pid: number): ProcStat | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // f[0] is field 3 (state): ppid is field 4, utime..cstime are fields 14..17.
-    return { pid, ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) };
+    const close = stat.lastIndexOf(')');
+    const f = stat.slice(close + 2).split(' ');
+    // f[0] is field 3 (state): ppid is field 4, utime and stime are fields 14 and 15.
+    return { pid, ppid: Number(f[1]), comm: stat.slice(stat.indexOf('(') + 1, close), ticks: Number(f[11]) + Number(f[12]) };
   } catch {
     return undefined;
   }
 }
 
-/** CPU seconds used so far by `pid` and all its live descendants (and their reaped children). */
-export function treeCpuSeconds(pid: number): number {
+/** `pid` and its live descendants. */
+export function processTree(pid: number): ProcStat[] {
   const all: ProcStat[] = [];
   for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
     const s = readStat(Number(name));
     if (s) all.push(s);
   }
@@ -37,15 +44,15 @@ export function treeCpuSeconds(pid: number): number {
     list.push(s);
     children.set(s.ppid, list);
   }
-  let ticks = 0;
+  const tree: ProcStat[] = [];
   const root = all.find((s) => s.pid === pid);
   const stack = root ? [root] : [];
   while (stack.length > 0) {
     const s = stack.pop()!;
-    ticks += s.ticks;
+    tree.push(s);
     stack.push(...(children.get(s.pid) ?? []));
   }
-  return ticks / 100; // USER_HZ is 100 on Linux
+  return tree;
 }
 
 /** Busy and total jiffies of the whole machine so far (/proc/stat, all CPUs). */
@@ -57,26 +64,65 @@ export function machineCpu(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
+export interface CpuReading {
+  /** CPU cores the tree used on average */
+  treeCores: number;
+  /** of which the root process itself (the Node server) */
+  rootCores: number;
+  /** busy share of all CPUs (0..1), everyone's work included */
+  machineBusy: number;
+  /** processes named `watchName` that appeared in the tree during the window (restarts) */
+  started: number;
+}
+
 /** A window over which to read the CPU use of a process tree and of the machine. */
 export class CpuWindow {
-  private readonly tree0: number;
+  private readonly pid: number;
+  private readonly watchName: string;
+  private readonly first = new Map<number, number>();
+  private readonly last = new Map<number, number>();
+  private readonly baseline = new Set<number>();
+  private readonly startedPids = new Set<number>();
   private readonly machine0: { busy: number; total: number };
   private readonly t0 = performance.now();
-  private readonly pid: number;
+  private readonly timer: NodeJS.Timeout;
 
-  constructor(pid: number) {
+  constructor(pid: number, watchName = 'soffice.bin', everyMs = 250) {
     this.pid = pid;
-    this.tree0 = treeCpuSeconds(pid);
+    this.watchName = watchName;
+    for (const p of processTree(pid)) {
+      this.first.set(p.pid, p.ticks);
+      this.last.set(p.pid, p.ticks);
+      this.baseline.add(p.pid);
+    }
     this.machine0 = machineCpu();
+    this.timer = setInterval(() => this.sample(), everyMs);
   }
 
-  /** treeCores: CPU cores the tree used on average; machineBusy: the busy share of all CPUs (0..1). */
-  read(): { treeCores: number; machineBusy: number } {
+  private sample(): void {
+    for (const p of processTree(this.pid)) {
+      // A process first seen now was born in the window: all its time counts.
+      if (!this.first.has(p.pid)) {
+        this.first.set(p.pid, 0);
+        if (p.comm === this.watchName && !this.baseline.has(p.pid)) this.startedPids.add(p.pid);
+      }
+      this.last.set(p.pid, p.ticks);
+    }
+  }
+
+  read(): CpuReading {
+    clearInterval(this.timer);
+    this.sample();
     const seconds = (performance.now() - this.t0) / 1000;
     const m = machineCpu();
+    let ticks = 0;
+    for (const [pid, last] of this.last) ticks += Math.max(0, last - (this.first.get(pid) ?? 0));
+    const rootTicks = Math.max(0, (this.last.get(this.pid) ?? 0) - (this.first.get(this.pid) ?? 0));
     return {
-      treeCores: (treeCpuSeconds(this.pid) - this.tree0) / seconds,
+      treeCores: ticks / 100 / seconds, // USER_HZ is 100 on Linux
+      rootCores: rootTicks / 100 / seconds,
       machineBusy: (m.busy - this.machine0.busy) / Math.max(1, m.total - this.machine0.total),
+      started: this.startedPids.size,
     };
   }
 }

@@ -57,6 +57,8 @@ export async function waitForEngines(
 ): Promise<EngineStatusLine[]> {
   const deadline = Date.now() + timeoutMs;
   let last: EngineStatusLine[] = [];
+  // 'degraded' can pass (a worker restarting after a crash); 30 s of it in a row is a failure to start.
+  let degradedSince: number | undefined;
   for (;;) {
     try {
       const res = await fetch(`${base}/readyz`);
@@ -65,6 +67,12 @@ export async function waitForEngines(
       const wanted = names.map((name) => ({ name, status: last.find((e) => e.name === name) }));
       const missing = wanted.find((w) => w.status?.state === 'missing');
       if (missing) throw new Error(`engine ${missing.name} is missing: ${missing.status?.detail ?? JSON.stringify(last)}`);
+      const degraded = wanted.find((w) => w.status?.state === 'degraded');
+      if (!degraded) degradedSince = undefined;
+      else if (degradedSince === undefined) degradedSince = Date.now();
+      else if (Date.now() - degradedSince > 30_000) {
+        throw new Error(`engine ${degraded.name} stayed degraded for 30 s: ${degraded.status?.detail ?? JSON.stringify(last)}`);
+      }
       if (wanted.every((w) => w.status?.state === 'ready' && (w.status.workers ?? 0) >= (minWorkers[w.name] ?? 0))) return last;
     } catch (err) {
       if (err instanceof Error && err.message.startsWith('engine ')) throw err;

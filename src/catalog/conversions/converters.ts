@@ -1,4 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import type { ConversionJob } from './define-conversions.ts';
 
@@ -78,20 +81,43 @@ export async function pdfToDocx(job: ConversionJob): Promise<void> {
 
 const MARKDOWN_SPECIAL = /([\\`*_{}[\]<>#+!|~])/g;
 
+function escapeMarkdownLine(line: string): string {
+  return line.replace(MARKDOWN_SPECIAL, '\\$1').replace(/^(\s*)(\d+)\./, '$1$2\\.').replace(/^(\s*)-/, '$1\\-');
+}
+
 /**
  * Plain text to Markdown that renders back to the same text: characters Markdown would read as
- * syntax are escaped, paragraphs stay paragraphs and single line breaks stay line breaks.
+ * syntax are escaped, paragraphs stay paragraphs and single line breaks stay line breaks. It
+ * streams line by line, so a 100 MB text costs memory for one paragraph, not for the file.
  */
 export async function textToMarkdown(job: ConversionJob): Promise<void> {
-  const text = (await readFile(job.input.path, 'utf8')).replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
-  const paragraphs = text
-    .split(/\n{2,}/)
-    .map((paragraph) =>
-      paragraph
-        .split('\n')
-        .map((line) => line.replace(MARKDOWN_SPECIAL, '\\$1').replace(/^(\s*)(\d+)\./, '$1$2\\.').replace(/^(\s*)-/, '$1\\-'))
-        .join('  \n'),
-    )
-    .filter((p) => p.trim().length > 0);
-  await writeFile(job.outputPath, `${paragraphs.join('\n\n')}\n`);
+  const lines = createInterface({ input: createReadStream(job.input.path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const out = createWriteStream(job.outputPath);
+  const write = async (chunk: string) => {
+    if (!out.write(chunk)) await once(out, 'drain');
+  };
+  let paragraph: string[] = [];
+  let wrote = false;
+  let first = true;
+  const flush = async () => {
+    const text = paragraph.join('  \n');
+    paragraph = [];
+    if (text.trim().length === 0) return;
+    await write(wrote ? `\n\n${text}` : text);
+    wrote = true;
+  };
+  try {
+    for await (const raw of lines) {
+      const line = first ? raw.replace(/^\uFEFF/, '') : raw;
+      first = false;
+      if (line === '') await flush();
+      else paragraph.push(escapeMarkdownLine(line));
+    }
+    await flush();
+    out.end('\n');
+    await once(out, 'finish');
+  } catch (err) {
+    out.destroy();
+    throw err;
+  }
 }
