@@ -55,13 +55,14 @@ export interface CreateKeyInput {
   canManageKeys?: boolean | undefined;
 }
 
-export interface UsageEvent {
+export interface UsageCount {
   accountId: string;
   keyId: string;
   operationId: string;
+  period: string;
+  calls: number;
+  failures: number;
   credits: number;
-  statusCode: number;
-  createdAt: Date;
 }
 
 export interface ChargeResult {
@@ -376,24 +377,23 @@ export class AccountStore {
     return row?.used ?? 0;
   }
 
-  async recordUsageBatch(events: readonly UsageEvent[]): Promise<void> {
-    // 500 rows × 7 columns stays far below SQLite's limit on bound parameters.
-    for (let i = 0; i < events.length; i += 500) {
-      await this.#db
-        .insertInto('usage_events')
-        .values(
-          events.slice(i, i + 500).map((event) => ({
-            account_id: event.accountId,
-            key_id: event.keyId,
-            operation_id: event.operationId,
-            period: periodOf(event.createdAt),
-            credits: event.credits,
-            status_code: event.statusCode,
-            created_at: event.createdAt.toISOString(),
-          })),
-        )
-        .execute();
-    }
+  async addUsage(counts: readonly UsageCount[]): Promise<void> {
+    if (counts.length === 0) return;
+    await this.#db.transaction().execute(async (trx) => {
+      for (const c of counts) {
+        await trx
+          .insertInto('usage_counters')
+          .values({ account_id: c.accountId, key_id: c.keyId, operation_id: c.operationId, period: c.period, calls: c.calls, failures: c.failures, credits: c.credits })
+          .onConflict((oc) =>
+            oc.columns(['account_id', 'period', 'key_id', 'operation_id']).doUpdateSet({
+              calls: sql<number>`usage_counters.calls + excluded.calls`,
+              failures: sql<number>`usage_counters.failures + excluded.failures`,
+              credits: sql<number>`usage_counters.credits + excluded.credits`,
+            }),
+          )
+          .execute();
+      }
+    });
   }
 
   /** `used` comes from the caller: the credit ledger knows what this process holds unspent. */
@@ -401,21 +401,27 @@ export class AccountStore {
     const period = periodOf(at);
     const limits = this.limitsOf(account);
     const byTool = await this.#db
-      .selectFrom('usage_events')
-      .select((eb) => ['operation_id', eb.fn.countAll<number>().as('calls'), eb.fn.sum<number>('credits').as('credits')])
+      .selectFrom('usage_counters')
+      .select((eb) => ['operation_id', eb.fn.sum<number>('calls').as('calls'), eb.fn.sum<number>('failures').as('failures'), eb.fn.sum<number>('credits').as('credits')])
       .where('account_id', '=', account.id)
       .where('period', '=', period)
       .groupBy('operation_id')
       .orderBy('operation_id')
       .execute();
     const byKey = await this.#db
-      .selectFrom('usage_events')
-      .leftJoin('api_keys', 'api_keys.id', 'usage_events.key_id')
-      .select((eb) => ['usage_events.key_id', 'api_keys.name', eb.fn.countAll<number>().as('calls'), eb.fn.sum<number>('usage_events.credits').as('credits')])
-      .where('usage_events.account_id', '=', account.id)
-      .where('usage_events.period', '=', period)
-      .groupBy(['usage_events.key_id', 'api_keys.name'])
-      .orderBy('usage_events.key_id')
+      .selectFrom('usage_counters')
+      .leftJoin('api_keys', 'api_keys.id', 'usage_counters.key_id')
+      .select((eb) => [
+        'usage_counters.key_id',
+        'api_keys.name',
+        eb.fn.sum<number>('usage_counters.calls').as('calls'),
+        eb.fn.sum<number>('usage_counters.failures').as('failures'),
+        eb.fn.sum<number>('usage_counters.credits').as('credits'),
+      ])
+      .where('usage_counters.account_id', '=', account.id)
+      .where('usage_counters.period', '=', period)
+      .groupBy(['usage_counters.key_id', 'api_keys.name'])
+      .orderBy('usage_counters.key_id')
       .execute();
     return {
       period,
@@ -425,8 +431,8 @@ export class AccountStore {
       remaining: Math.max(0, limits.monthlyCredits - used),
       resetAt: periodResetAt(at).toISOString(),
       requestsPerMinute: limits.requestsPerMinute,
-      byTool: byTool.map((r) => ({ operationId: r.operation_id, calls: Number(r.calls), credits: Number(r.credits ?? 0) })),
-      byKey: byKey.map((r) => ({ keyId: r.key_id, name: r.name ?? null, calls: Number(r.calls), credits: Number(r.credits ?? 0) })),
+      byTool: byTool.map((r) => ({ operationId: r.operation_id, calls: Number(r.calls), failures: Number(r.failures), credits: Number(r.credits ?? 0) })),
+      byKey: byKey.map((r) => ({ keyId: r.key_id, name: r.name ?? null, calls: Number(r.calls), failures: Number(r.failures), credits: Number(r.credits ?? 0) })),
     };
   }
 

@@ -76,6 +76,30 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  // Usage as counters per (account, key, tool, month) instead of one row per call: the writer
+  // upserts a handful of rows a few times a second, and GET /usage reads them without a scan.
+  '0002_usage_counters': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('usage_counters')
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('operation_id', 'text', (c) => c.notNull())
+        .addColumn('period', 'text', (c) => c.notNull())
+        .addColumn('calls', 'integer', (c) => c.notNull())
+        .addColumn('failures', 'integer', (c) => c.notNull())
+        .addColumn('credits', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_counters_pk', ['account_id', 'period', 'key_id', 'operation_id'])
+        .execute();
+      await sql`insert into usage_counters (account_id, key_id, operation_id, period, calls, failures, credits)
+        select account_id, key_id, operation_id, period, count(*), sum(case when status_code >= 400 then 1 else 0 end), sum(credits)
+        from usage_events group by account_id, key_id, operation_id, period`.execute(db);
+      await db.schema.dropTable('usage_events').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table if exists usage_counters`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,3 @@
-import type { Generated } from 'kysely';
-
 // Timestamps are ISO-8601 strings in UTC (sortable, portable between SQLite and PostgreSQL).
 export interface AccountsTable {
   id: string;
@@ -42,15 +40,16 @@ export interface CreditPeriodsTable {
   used: number;
 }
 
-export interface UsageEventsTable {
-  id: Generated<number>;
+export interface UsageCountersTable {
   account_id: string;
   key_id: string;
   operation_id: string;
+  /** UTC month, `YYYY-MM`. */
   period: string;
+  calls: number;
+  /** Calls answered with a 4xx or 5xx. */
+  failures: number;
   credits: number;
-  status_code: number;
-  created_at: string;
 }
 
 export interface IdempotencyRecordsTable {
@@ -68,6 +67,6 @@ export interface Database {
   api_keys: ApiKeysTable;
   email_verifications: EmailVerificationsTable;
   credit_periods: CreditPeriodsTable;
-  usage_events: UsageEventsTable;
+  usage_counters: UsageCountersTable;
   idempotency_records: IdempotencyRecordsTable;
 }

@@ -177,6 +177,7 @@ describe('credits, quota and limits', () => {
     await t.call(EMI, EMI_BODY, second.secret);
     const si = await t.call('/api/v1/calculators/simple-interest-calculator', { principal: 100, rate: 10, timeYears: 1 }, second.secret);
     assert.equal(si.headers['x-credits-remaining'], '97');
+    assert.equal((await t.call(EMI, { principal: 'lots' }, apiKey)).statusCode, 400);
     const usage = (await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': apiKey } })).json().result;
     assert.equal(usage.used, 3);
     assert.equal(usage.remaining, 97);
@@ -184,11 +185,11 @@ describe('credits, quota and limits', () => {
     assert.equal(usage.period, periodOf(new Date()));
     assert.equal(usage.resetAt, periodResetAt(new Date()).toISOString());
     assert.deepEqual(usage.byTool, [
-      { operationId: 'calculators_emi_calculator', calls: 2, credits: 2 },
-      { operationId: 'calculators_simple_interest_calculator', calls: 1, credits: 1 },
+      { operationId: 'calculators_emi_calculator', calls: 3, failures: 1, credits: 2 },
+      { operationId: 'calculators_simple_interest_calculator', calls: 1, failures: 0, credits: 1 },
     ]);
     const byKey = Object.fromEntries(usage.byKey.map((k: { keyId: string; calls: number }) => [k.keyId, k.calls]));
-    assert.deepEqual(byKey, { [keyId]: 1, [second.key.id]: 2 });
+    assert.deepEqual(byKey, { [keyId]: 2, [second.key.id]: 2 });
     const noKey = await t.app.inject({ method: 'GET', url: '/api/v1/usage' });
     assert.equal(noKey.statusCode, 401);
   });
