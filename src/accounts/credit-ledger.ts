@@ -11,8 +11,10 @@ interface Lease {
 }
 
 export interface CreditLedgerOptions {
-  /** Credits taken beyond the call's cost when the database is asked anyway. */
-  leaseSize: number;
+  /** A lease takes this share of the credits left (beyond the call's cost)... */
+  leaseShare: number;
+  /** ...but at most this many. */
+  maxLease: number;
   /** Below this many credits left in the database, every charge goes to the database: exact at the edge. */
   directBelow: number;
   /** Unspent credits go back to the database after this long without a call. */
@@ -20,7 +22,8 @@ export interface CreditLedgerOptions {
 }
 
 /**
- * Spends credits with one database write per `leaseSize` calls instead of one per call.
+ * Spends credits with one database write per lease instead of one per call. A lease is 1% of
+ * the credits left (at most 1,000).
  *
  * A lease is taken from the database with the same atomic conditional update as a direct
  * charge, so the database never hands out more than the quota: across any number of processes
@@ -28,7 +31,7 @@ export interface CreditLedgerOptions {
  * it in memory; within `directBelow` credits of the quota every charge goes to the database, so
  * the last credits are spent exactly, by whichever process gets the call. Unspent credits go back
  * when the account goes idle, at the month's end and on shutdown. A crash loses at most one
- * lease of an account's credits for the month.
+ * lease, 1% of the account's credits left for the month.
  */
 export class CreditLedger {
   readonly #store: AccountStore;
@@ -39,7 +42,7 @@ export class CreditLedger {
 
   constructor(store: AccountStore, options: Partial<CreditLedgerOptions> = {}) {
     this.#store = store;
-    this.#o = { leaseSize: 50, directBelow: 200, idleMs: 1000, ...options };
+    this.#o = { leaseShare: 0.01, maxLease: 1000, directBelow: 200, idleMs: 1000, ...options };
   }
 
   async charge(accountId: string, cost: number, quota: number, at = new Date()): Promise<ChargeResult> {
@@ -59,7 +62,8 @@ export class CreditLedger {
     const need = cost - fromLease;
     const last = this.#lastUsed.get(accountId);
     const knownUsed = lease?.dbUsed ?? (last?.period === period ? last.used : 0);
-    const extra = quota - knownUsed - need >= this.#o.directBelow ? this.#o.leaseSize : 0;
+    const left = quota - knownUsed - need;
+    const extra = left >= this.#o.directBelow ? Math.min(this.#o.maxLease, Math.floor(left * this.#o.leaseShare)) : 0;
     let granted = need + extra;
     let result = await this.#store.charge(accountId, granted, quota, at);
     if (!result.charged && extra > 0) {

@@ -21,6 +21,34 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** Two real service processes on one DATA_DIR (one SQLite file); stopped with SIGTERM, as in production. */
+async function twoServers(dataDir: string): Promise<{ ports: number[]; stop(): Promise<void> }> {
+  const ports = [await freePort(), await freePort()];
+  const children: ChildProcess[] = ports.map((port) =>
+    spawn(`${ROOT}bin/tool-service`, ['serve'], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' },
+      stdio: 'ignore',
+    }),
+  );
+  for (const port of ports) {
+    for (let i = 0; ; i++) {
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+      if (ok) break;
+      assert.ok(i < 200, `server on ${port} did not start`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    ports,
+    async stop() {
+      for (const child of children) {
+        child.kill('SIGTERM');
+        if (child.exitCode === null) await once(child, 'exit');
+      }
+    },
+  };
+}
+
 describe('credits, quota and limits', () => {
   let t: TestApp;
   before(async () => {
@@ -58,36 +86,56 @@ describe('credits, quota and limits', () => {
   it('never overspends across processes sharing the database', async () => {
     // Two real service processes on one SQLite file race for the last 9 credits.
     const { apiKey, accountId } = await t.account({ quota: 9, rateLimit: 100_000 });
-    const ports = [await freePort(), await freePort()];
-    const children: ChildProcess[] = ports.map((port) =>
-      spawn(`${ROOT}bin/tool-service`, ['serve'], {
-        env: { ...process.env, DATA_DIR: t.dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_ACCOUNT: 'false' },
-        stdio: 'ignore',
-      }),
-    );
+    const servers = await twoServers(t.dataDir);
     try {
-      for (const port of ports) {
-        for (let i = 0; ; i++) {
-          const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
-          if (ok) break;
-          assert.ok(i < 200, `server on ${port} did not start`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
-      }
       const responses = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
-          fetch(`http://127.0.0.1:${ports[i % 2]}${EMI}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(EMI_BODY) }).then((r) => r.status),
+          fetch(`http://127.0.0.1:${servers.ports[i % 2]}${EMI}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(EMI_BODY) }).then((r) => r.status),
         ),
       );
       assert.equal(responses.filter((s) => s === 200).length, 9);
       assert.equal(responses.filter((s) => s === 429).length, 51);
       assert.equal(await t.services.accounts.usedCredits(accountId), 9);
     } finally {
-      for (const child of children) {
-        child.kill('SIGTERM');
-        if (child.exitCode === null) await once(child, 'exit');
-      }
+      await servers.stop();
     }
+  });
+
+  it('spends leased credits exactly in one process, and returns what is unspent', async () => {
+    // Far from the quota, credits are leased from the database in blocks and spent in memory.
+    const { apiKey, accountId } = await t.account({ quota: 100_000, rateLimit: 100_000 });
+    for (let i = 1; i <= 120; i++) {
+      const res = await t.call(EMI, EMI_BODY, apiKey);
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['x-credits-remaining'], String(100_000 - i));
+    }
+    assert.ok((await t.services.accounts.usedCredits(accountId)) > 120, 'the database holds a lease beyond what was spent');
+    assert.equal(await t.services.ledger.used(accountId), 120);
+    await t.services.ledger.flush();
+    assert.equal(await t.services.accounts.usedCredits(accountId), 120, 'the unspent lease went back');
+  });
+
+  it('with leases across two processes, never spends past the quota and returns every unspent lease on shutdown', async () => {
+    const { apiKey, accountId } = await t.account({ quota: 1000, rateLimit: 100_000 });
+    const servers = await twoServers(t.dataDir);
+    let ok = 0;
+    try {
+      // 1,100 calls in waves of 50, alternating between the processes.
+      for (let wave = 0; wave < 22; wave++) {
+        const statuses = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            fetch(`http://127.0.0.1:${servers.ports[i % 2]}${EMI}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(EMI_BODY) }).then((r) => r.status),
+          ),
+        );
+        ok += statuses.filter((s) => s === 200).length;
+      }
+    } finally {
+      await servers.stop();
+    }
+    assert.ok(ok <= 1000, `${ok} calls succeeded on a quota of 1000`);
+    // Credits still leased by one process when the other ran dry are the only shortfall: a few.
+    assert.ok(ok >= 980, `${ok} calls succeeded`);
+    assert.equal(await t.services.accounts.usedCredits(accountId), ok, 'after shutdown the database counts exactly what was spent');
   });
 
   it('answers an exhausted quota with 429 quota_exhausted, the reset time and x-should-retry: false', async () => {
