@@ -25,7 +25,7 @@ export interface LibreOfficeOptions {
   maxQueued?: number;
   /** per-job limit in ms (default 60 s) */
   jobTimeoutMs?: number;
-  /** restart an instance after this many jobs (default 200) */
+  /** restart an instance after this many jobs (default 500; staggered between instances) */
   maxJobsPerInstance?: number;
   /** address-space limit of each instance in bytes (default 4 GiB; 0 = none) */
   memoryLimitBytes?: number;
@@ -278,7 +278,7 @@ export class LibreOfficeEngine {
       jobsPerWorker: 1,
       maxQueued: options.maxQueued ?? 8,
       jobTimeoutMs: options.jobTimeoutMs ?? 60_000,
-      maxJobsPerWorker: options.maxJobsPerInstance ?? 200,
+      maxJobsPerWorker: options.maxJobsPerInstance ?? 500,
       onTimeout: 'restart',
       logger: this.logger,
     });

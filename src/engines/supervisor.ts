@@ -101,6 +101,8 @@ interface Slot<W> {
   starting: Promise<W> | null;
   running: number;
   jobs: number;
+  /** jobs after which this slot's worker is recycled (0 = never) */
+  recycleAt: number;
   /** set while the worker is being recycled or killed: no new job may use it */
   draining: boolean;
 }
@@ -152,6 +154,9 @@ export class EngineSupervisor<W extends EngineWorker> {
       starting: null,
       running: 0,
       jobs: 0,
+      // Workers share the jobs evenly, so equal limits would recycle them all at once and leave
+      // the pool empty while they restart. The first cycle is staggered; later ones stay apart.
+      recycleAt: this.options.maxJobsPerWorker + Math.floor((index * this.options.maxJobsPerWorker) / this.options.workers),
       draining: false,
     }));
   }
@@ -257,7 +262,7 @@ export class EngineSupervisor<W extends EngineWorker> {
     for (const slot of this.slots) {
       if (slot.draining || slot.running >= this.options.jobsPerWorker) continue;
       // A worker due for recycling takes no new job; it restarts once its last job ends.
-      if (this.options.maxJobsPerWorker > 0 && slot.worker !== null && slot.jobs >= this.options.maxJobsPerWorker) continue;
+      if (slot.recycleAt > 0 && slot.worker !== null && slot.jobs >= slot.recycleAt) continue;
       // Prefer a slot whose worker is already warm, then the least busy.
       const warm = slot.worker !== null && slot.worker.alive();
       if (best === -1) {
@@ -369,6 +374,7 @@ export class EngineSupervisor<W extends EngineWorker> {
     if (slot.worker === worker) slot.worker = null;
     slot.draining = true;
     slot.jobs = 0;
+    slot.recycleAt = this.options.maxJobsPerWorker;
     this.logger.info({ engine: this.name, worker: slot.index, reason }, 'restarting worker');
     return this.stopWorker(worker).then(() => {
       slot.draining = false;
@@ -459,7 +465,7 @@ export class EngineSupervisor<W extends EngineWorker> {
         if (!recycled) {
           if (!worker.alive()) {
             killWorker('worker exited');
-          } else if (this.options.maxJobsPerWorker > 0 && slot.jobs >= this.options.maxJobsPerWorker && slot.running === 1) {
+          } else if (slot.recycleAt > 0 && slot.jobs >= slot.recycleAt && slot.running === 1) {
             killWorker(`recycled after ${slot.jobs} jobs`);
           }
         }

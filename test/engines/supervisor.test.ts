@@ -177,6 +177,18 @@ describe('EngineSupervisor', () => {
     await sup.close();
   });
 
+  it('staggers recycling so that the workers of a pool never restart together', async () => {
+    const { sup, workers } = supervisor({ workers: 2, maxJobsPerWorker: 4 });
+    // Pairs of jobs share the two workers evenly: worker 0 recycles after 4 jobs, worker 1 after 6.
+    for (let round = 0; round < 4; round++) await Promise.all([sup.run(async (w) => w.id), sup.run(async (w) => w.id)]);
+    await sleep(30);
+    assert.equal(workers.length, 3, 'after 8 jobs one worker was recycled, not both');
+    for (let round = 0; round < 2; round++) await Promise.all([sup.run(async (w) => w.id), sup.run(async (w) => w.id)]);
+    await sleep(30);
+    assert.equal(workers.length, 4, 'the second worker recycles later');
+    await sup.close();
+  });
+
   it('answers 503 engine_unavailable naming the missing program, and reports it', async () => {
     const { sup } = supervisor({ probe: async () => ({ ok: false, missing: 'frobnicate' }) });
     await assert.rejects(sup.run(async () => 1), (error) => {
