@@ -9,12 +9,13 @@
  * parent over the IPC channel (stdout is the log sink). It stops on SIGTERM/SIGINT or a 'stop'
  * message, closing both apps, so `--cpu-prof` can write its profile on exit.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/server.ts';
+import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
 
 export interface BenchServerReady {
   kind: 'ready';
@@ -57,31 +58,7 @@ async function main(): Promise<void> {
     pid: process.pid,
   };
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    try {
-      await Promise.all([bare.close(), app.close()]);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    }
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
-  process.on('message', (message) => {
-    if (message === 'stop') void stop();
-  });
-  // The parent went away without saying so: do not linger.
-  process.once('disconnect', () => void stop());
-
-  if (process.send) process.send(ready);
-  else process.stderr.write(`${JSON.stringify(ready)}\n`);
+  serveUntilStopped(ready, () => Promise.all([bare.close(), app.close()]), dataDir);
 }
 
-main().catch((err: unknown) => {
-  rmSync(dataDir, { recursive: true, force: true });
-  process.stderr.write(`bench-server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+main().catch((err: unknown) => failStart('bench-server', dataDir, err));

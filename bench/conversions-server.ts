@@ -11,11 +11,12 @@
  * for GET /readyz to show the engines ready. It stops on SIGTERM/SIGINT, a 'stop' message or the
  * parent going away, closing the app (which stops every engine process) and removing DATA_DIR.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/server.ts';
+import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
 
 export interface ConversionsServerReady {
   kind: 'ready';
@@ -65,31 +66,7 @@ async function main(): Promise<void> {
     engineQueueLimit: config.engineQueueLimit,
   };
 
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    try {
-      await app.close();
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-      process.exit(0);
-    }
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('SIGINT', () => void stop());
-  process.on('message', (message) => {
-    if (message === 'stop') void stop();
-  });
-  // The parent went away without saying so: do not linger (nor leave soffice/chromium behind).
-  process.once('disconnect', () => void stop());
-
-  if (process.send) process.send(ready);
-  else process.stderr.write(`${JSON.stringify(ready)}\n`);
+  serveUntilStopped(ready, () => app.close(), dataDir);
 }
 
-main().catch((err: unknown) => {
-  rmSync(dataDir, { recursive: true, force: true });
-  process.stderr.write(`conversions-server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+main().catch((err: unknown) => failStart('conversions-server', dataDir, err));

@@ -2,7 +2,7 @@
 // directory. The file name is never consulted (the API takes only a path). Reads the head of the
 // file and the structures it needs, never the whole file: uploads can be 100 MB.
 import { open, type FileHandle } from 'node:fs/promises';
-import { listZipEntries, readEntry, scanLocalHeaders, type ZipEntryInfo } from './zip-inspect.ts';
+import { listZipEntries, readAt, readEntry, scanLocalHeaders, type ZipEntryInfo } from './zip-inspect.ts';
 
 export type FileKind =
   | 'pdf'
@@ -76,16 +76,6 @@ const OLE_MIME: Record<OleType, string> = {
 const HEAD_BYTES = 64 * 1024;
 const OLE_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(length);
-  let filled = 0;
-  while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return filled === length ? buffer : buffer.subarray(0, filled);
-}
 
 function startsWith(buffer: Buffer, bytes: readonly number[] | string | Buffer, at = 0): boolean {
   const sig = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);

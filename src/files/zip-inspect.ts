@@ -53,7 +53,7 @@ export interface ZipDirectory {
   entries: ZipEntryInfo[];
   fileSize: number;
   zip64: boolean;
-  /** bytes before the first local header (a self-extractor stub), usually 0 */
+  /** bytes before the first local header (a self-extractor program in front), usually 0 */
   prefixBytes: number;
 }
 
@@ -73,7 +73,8 @@ const EOCD_SIZE = 22;
 /** The EOCD record plus the longest possible comment. */
 const EOCD_SEARCH = EOCD_SIZE + 0xffff;
 
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+/** Reads `length` bytes at `position`, fewer only at the end of the file. */
+export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.alloc(length);
   let filled = 0;
   while (filled < length) {
