@@ -171,7 +171,7 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
     // Warm the pool, then convert a long document and kill soffice while it works.
     assert.equal((await upload(base, DOCX_TO_PDF, key, { name: 'w.docx', content: minimalDocx(['warm']) })).status, 200);
     const usedBefore = await t.services.ledger.used(id);
-    const long = minimalDocx(Array.from({ length: 6000 }, (_, i) => `Paragraph ${i} of a long report that keeps LibreOffice busy for a while.`));
+    const long = minimalDocx(Array.from({ length: 25_000 }, (_, i) => `Paragraph ${i} of a long report that keeps LibreOffice busy for a while.`));
     const pending = upload(base, DOCX_TO_PDF, key, { name: 'long.docx', content: long });
     await new Promise((r) => setTimeout(r, 700));
     const offices = descendantsOf(process.pid).filter((pid) => commandOf(pid).includes('soffice.bin'));
