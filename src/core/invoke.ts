@@ -308,8 +308,20 @@ export class Invoker {
   }
 
   async #runWithTimeout(tool: AnyTool, input: unknown, req: InvokeRequest, warnings: string[], upload?: UploadedFile, workDir?: string): Promise<unknown> {
-    const timeoutMs = tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs;
     const controller = new AbortController();
+    const ctx: ToolContext = { requestId: req.requestId, log: req.log, signal: controller.signal, warn: (m) => warnings.push(m) };
+    let pending: Promise<unknown>;
+    if (tool.kind === 'file') {
+      if (!upload || workDir === undefined) throw new Error('file tool without an upload');
+      pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines });
+    } else {
+      const result: unknown = tool.run(input, ctx);
+      // A synchronous tool has finished already, and no timer could have interrupted it: its
+      // input bounds are what keep it short. Only work that awaits gets a time budget.
+      if (!(result instanceof Promise)) return result;
+      pending = result;
+    }
+    const timeoutMs = tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs;
     const onCallerGone = () => controller.abort(new ServiceError(499, 'client_closed', 'The caller closed the request'));
     req.signal?.addEventListener('abort', onCallerGone, { once: true });
     let timer: NodeJS.Timeout | undefined;
@@ -320,22 +332,19 @@ export class Invoker {
         reject(err);
       }, timeoutMs);
     });
-    const ctx: ToolContext = { requestId: req.requestId, log: req.log, signal: controller.signal, warn: (m) => warnings.push(m) };
-    const run = async (): Promise<unknown> => {
-      if (tool.kind !== 'file') return tool.run(input, ctx);
-      if (!upload || workDir === undefined) throw new Error('file tool without an upload');
-      const files = this.#files();
-      await files.assertSafe(upload);
-      const fileCtx: FileToolContext = { ...ctx, upload, workDir, engines: this.#deps.engines };
-      const artifact = (await tool.run(input, fileCtx)) as FileArtifact;
-      return files.store(artifact);
-    };
     try {
-      return await Promise.race([run(), timeout]);
+      return await Promise.race([pending, timeout]);
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onCallerGone);
     }
+  }
+
+  async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext): Promise<unknown> {
+    const files = this.#files();
+    await files.assertSafe(ctx.upload);
+    const artifact = (await tool.run(input, ctx)) as FileArtifact;
+    return files.store(artifact);
   }
 
   #fail(err: unknown, req: InvokeRequest, headers: Record<string, string>): InvokeResponse {

@@ -1,5 +1,10 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+interface RouteSeries {
+  count: { inc(): void };
+  latency: { observe(value: number): void };
+}
+
 /** One registry per app instance, so tests that build several apps do not share counters. */
 export class Metrics {
   readonly registry = new Registry();
@@ -28,5 +33,19 @@ export class Metrics {
       labelNames: ['operation_id'],
       registers: [this.registry],
     });
+  }
+
+  // Label sets are few (routes × statuses); their series are looked up once, not hashed per request.
+  readonly #series = new Map<string, RouteSeries>();
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const id = `${method} ${route} ${status}`;
+    let series = this.#series.get(id);
+    if (!series) {
+      series = { count: this.requests.labels(method, route, String(status)), latency: this.latency.labels(method, route) };
+      this.#series.set(id, series);
+    }
+    series.count.inc();
+    series.latency.observe(seconds);
   }
 }

@@ -43,11 +43,17 @@ export function registerToolRoutes(app: FastifyInstance, catalog: Catalog, invok
       method: tool.method,
       url: tool.path,
       handler: async (request, reply) => {
-        // The response's close, not the request's: the request stream closes as soon as its body is read.
-        const controller = new AbortController();
-        reply.raw.once('close', () => {
-          if (!reply.raw.writableFinished) controller.abort();
-        });
+        // A caller who goes away aborts a conversion in progress. The response's close, not the
+        // request's: the request stream closes as soon as its body is read. JSON tools finish in
+        // microseconds and need no listener.
+        let signal: AbortSignal | undefined;
+        if (upload) {
+          const controller = new AbortController();
+          reply.raw.once('close', () => {
+            if (!reply.raw.writableFinished) controller.abort();
+          });
+          signal = controller.signal;
+        }
         const query = { ...(request.query as Record<string, unknown>) };
         const delivery = typeof query['delivery'] === 'string' ? query['delivery'] : undefined;
         delete query['delivery'];
@@ -61,7 +67,7 @@ export function registerToolRoutes(app: FastifyInstance, catalog: Catalog, invok
           idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
           requestId: request.id,
           log: request.log,
-          signal: controller.signal,
+          signal,
         });
         reply.headers(response.headers);
         if (upload && delivery === 'binary' && response.status === 200 && response.body.status && options.store) {
