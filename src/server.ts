@@ -112,13 +112,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines };
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: on every request, an async hook's promise is measurable overhead.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
     metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   // Retention: a sweep at start catches files left from before a restart, then one every few minutes.
   await store.sweep();
