@@ -1,7 +1,8 @@
 /**
  * The servers under test, in one child process of bench/invoke-throughput.bench.ts, so the load
  * generator and the servers each get a core of their own:
- *   (a) a bare `Fastify()` app with one route returning a constant;
+ *   (a) a bare `Fastify()` app with a GET route returning a constant, and a POST route returning
+ *       the same constant (the reference figure for a POST with a JSON body);
  *   (b) the real app from buildApp() with its production defaults (LOG_LEVEL=info, logs on
  *       stdout: the parent points stdout at /dev/null, so every log line is still serialized and
  *       written, as in production).
@@ -20,6 +21,8 @@ import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
 export interface BenchServerReady {
   kind: 'ready';
   barePort: number;
+  /** The path of the bare POST route: (b)'s path, so (a) POST gets (b)'s very request. */
+  barePostPath: string;
   appPort: number;
   apiKey: string;
   dataDir: string;
@@ -27,6 +30,7 @@ export interface BenchServerReady {
 }
 
 const HOST = '127.0.0.1';
+const BARE_POST_PATH = '/api/v1/calculators/simple-interest-calculator';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-bench-'));
 
@@ -34,10 +38,16 @@ async function main(): Promise<void> {
 
   const bare = Fastify();
   bare.get('/', async () => ({ hello: 'world' }));
+  // The same constant on the path (b) calls: sent (b)'s very request, Fastify reads and parses
+  // its JSON body as it does for (b), so this is the framework's own cost for that request.
+  bare.post(BARE_POST_PATH, async () => ({ hello: 'world' }));
   await bare.listen({ port: 0, host: HOST });
 
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false' });
   const { app, services } = await buildApp(config);
+  // The app warms its engines (LibreOffice, Chromium) at start, as in production; wait for that
+  // to finish so their start-up CPU does not land inside either measurement.
+  await services.engines.warm();
   const account = await services.accounts.createAccount({
     email: 'bench@example.com',
     plan: 'business',
@@ -52,6 +62,7 @@ async function main(): Promise<void> {
   const ready: BenchServerReady = {
     kind: 'ready',
     barePort: portOf(bare.server.address()),
+    barePostPath: BARE_POST_PATH,
     appPort: portOf(app.server.address()),
     apiKey: secret,
     dataDir,

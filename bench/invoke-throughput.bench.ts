@@ -2,23 +2,29 @@
  * Invoke-path throughput (issue 2, section 10). Run: `npm run bench` (node bench/invoke-throughput.bench.ts).
  *
  * In one run, with autocannon at 50 connections, it measures
- *   (a) a bare Fastify route returning a constant, and
+ *   (a) a bare Fastify route returning a constant (GET /), the target's baseline, and
  *   (b) an authenticated, metered calculator call through the full invoke path
  *       (POST /api/v1/calculators/simple-interest-calculator {"principal":1000,"rate":5,"timeYears":2}),
- *   and, for reference, (c) the EMI calculator, whose 12-row amortization schedule makes a
- *       ~1.2 KB answer: on loopback the kernel's copy of a bigger body is a large part of the cost,
- *       which is why (b), the target's figure, uses a calculator with a small answer (the invoke
- *       path, key check, rate limit, charge and usage record are the same for every tool),
- * and prints requests/s, p50 and p99 latency, the ratio (b)/(a) and whether the targets hold:
+ *   and, for reference,
+ *   (a') the same bare Fastify app's POST route returning the same constant, sent (b)'s very
+ *       request: what Fastify alone costs for a POST with a JSON body, so (b)/(a') is the share
+ *       the invoke path itself takes;
+ *   (c) the EMI calculator, whose 12-row amortization schedule makes a ~1.2 KB answer,
+ * and prints requests/s, p50 and p99 latency, the ratios and whether the targets hold:
  * (b) >= 0.5x (a) in throughput, and (b) p99 <= 10 ms (on a 2-core machine).
  *
- * The servers run in a child process (bench/bench-server.ts), autocannon in this one: one core
- * each. Every (b) response is checked (status 200 and the right emi); errors are counted and
- * printed, because a benchmark of errors is worthless. It is a measurement, not a test: it exits
- * 0 whether or not the targets hold (non-zero only when it could not measure at all).
+ * The targets are measured in alternating rounds (a, a', b, c, a, a', b, c, …) and summed, so a
+ * machine whose speed drifts over a minute (a shared VM's does, by a third) slows every target
+ * alike instead of whichever ran last. The servers run in a child process
+ * (bench/bench-server.ts), autocannon in this one: one core each. The app's engines are warm
+ * before anything is measured. Every response is checked (status 200 and the right figures);
+ * errors are counted and printed, because a benchmark of errors is worthless. It is a
+ * measurement, not a test: it exits 0 whether or not the targets hold (non-zero only when it
+ * could not measure at all).
  *
  * Environment:
- *   BENCH_SECONDS          measured seconds per target (default 10)
+ *   BENCH_SECONDS          measured seconds per target, over all rounds (default 10)
+ *   BENCH_ROUNDS           rounds the measured seconds are split into (default 5)
  *   BENCH_WARMUP_SECONDS   warm-up seconds per target (default 3)
  *   BENCH_CONNECTIONS      concurrent connections (default 50)
  *   BENCH_CPU_PROF=dir     run the server child with --cpu-prof, writing the profile to dir
@@ -44,6 +50,7 @@ function envNumber(name: string, fallback: number): number {
 }
 
 const SECONDS = envNumber('BENCH_SECONDS', 10);
+const ROUNDS = Math.max(1, Math.round(envNumber('BENCH_ROUNDS', 5)));
 const WARMUP_SECONDS = envNumber('BENCH_WARMUP_SECONDS', 3);
 const CONNECTIONS = Math.round(envNumber('BENCH_CONNECTIONS', 50));
 const CPU_PROF_DIR = process.env['BENCH_CPU_PROF'];
@@ -71,7 +78,7 @@ interface Target {
 interface Measurement {
   target: Target;
   seconds: number;
-  /** Mean of autocannon's per-second samples. */
+  /** Responses per second over all rounds: all responses / the seconds under load. */
   rps: number;
   ok: number;
   total: number;
@@ -86,8 +93,6 @@ interface Measurement {
   p99: number;
   mean: number;
   max: number;
-  acP50: number;
-  acP99: number;
   /** Share of one core the server process used while measured (Linux /proc), or undefined. */
   serverCpu: number | undefined;
   clientCpu: number;
@@ -145,9 +150,44 @@ function processCpuSeconds(pid: number): number | undefined {
 // ---------------------------------------------------------------------------------------------
 // Load
 
-async function load(target: Target, seconds: number, serverPid: number | undefined): Promise<Measurement> {
-  const histogram: RecordableHistogram = createHistogram();
-  const badBodies: string[] = [];
+/** What the rounds of one target add up to. */
+interface Tally {
+  target: Target;
+  histogram: RecordableHistogram;
+  badBodies: string[];
+  seconds: number;
+  ok: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  mismatches: number;
+  statusCodes: Record<string, number>;
+  serverCpuSeconds: number | undefined;
+  clientCpuSeconds: number;
+}
+
+function newTally(target: Target): Tally {
+  return {
+    target,
+    histogram: createHistogram(),
+    badBodies: [],
+    seconds: 0,
+    ok: 0,
+    total: 0,
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    mismatches: 0,
+    statusCodes: {},
+    serverCpuSeconds: 0,
+    clientCpuSeconds: 0,
+  };
+}
+
+/** One round of load on one target, added to its tally. */
+async function load(tally: Tally, seconds: number, serverPid: number | undefined): Promise<void> {
+  const { target, histogram, badBodies } = tally;
   const instance = autocannon({
     url: target.url,
     method: target.method,
@@ -170,33 +210,42 @@ async function load(target: Target, seconds: number, serverPid: number | undefin
   const clientCpu0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await instance;
-  const elapsed = (performance.now() - t0) / 1000;
+  tally.seconds += (performance.now() - t0) / 1000;
   const cpu1 = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
   const clientCpu = process.cpuUsage(clientCpu0);
 
-  const statusCodes: Record<string, number> = {};
-  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count;
-  const total = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
+    tally.statusCodes[code] = (tally.statusCodes[code] ?? 0) + stat.count;
+    tally.total += stat.count;
+  }
+  tally.ok += result['2xx'];
+  tally.non2xx += result.non2xx;
+  tally.errors += result.errors;
+  tally.timeouts += result.timeouts;
+  tally.mismatches += result.mismatches;
+  tally.serverCpuSeconds = cpu0 !== undefined && cpu1 !== undefined && tally.serverCpuSeconds !== undefined ? tally.serverCpuSeconds + cpu1 - cpu0 : undefined;
+  tally.clientCpuSeconds += (clientCpu.user + clientCpu.system) / 1e6;
+}
+
+function measurement(t: Tally): Measurement {
   return {
-    target,
-    seconds: elapsed,
-    rps: result.requests.mean,
-    ok: result['2xx'],
-    total,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    mismatches: result.mismatches,
-    statusCodes,
-    badBodies,
-    p50: histogram.percentile(50),
-    p99: histogram.percentile(99),
-    mean: histogram.mean,
-    max: histogram.max,
-    acP50: result.latency.p50,
-    acP99: result.latency.p99,
-    serverCpu: cpu0 !== undefined && cpu1 !== undefined ? (cpu1 - cpu0) / elapsed : undefined,
-    clientCpu: (clientCpu.user + clientCpu.system) / 1e6 / elapsed,
+    target: t.target,
+    seconds: t.seconds,
+    rps: t.ok / t.seconds,
+    ok: t.ok,
+    total: t.total,
+    non2xx: t.non2xx,
+    errors: t.errors,
+    timeouts: t.timeouts,
+    mismatches: t.mismatches,
+    statusCodes: t.statusCodes,
+    badBodies: t.badBodies,
+    p50: t.histogram.percentile(50),
+    p99: t.histogram.percentile(99),
+    mean: t.histogram.mean,
+    max: t.histogram.max,
+    serverCpu: t.serverCpuSeconds === undefined ? undefined : t.serverCpuSeconds / t.seconds,
+    clientCpu: t.clientCpuSeconds / t.seconds,
   };
 }
 
@@ -223,10 +272,11 @@ function table(rows: string[][]): string {
   return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n');
 }
 
-function report(a: Measurement, b: Measurement, extra: Measurement[]): boolean {
+function report(a: Measurement, aPost: Measurement, b: Measurement, c: Measurement): boolean {
+  const all = [a, aPost, b, c];
   const rows = [
-    ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', '2xx', 'non-2xx', 'errors', 'wrong body', 'server CPU', 'client CPU'],
-    ...[a, b, ...extra].map((m) => [
+    ['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', '2xx', 'non-2xx', 'errors', 'wrong body', 'server CPU', 'client CPU'],
+    ...all.map((m) => [
       `${m.target.label} ${m.target.name}`,
       fmt(m.rps),
       ms(m.p50),
@@ -246,19 +296,19 @@ function report(a: Measurement, b: Measurement, extra: Measurement[]): boolean {
   const p99Holds = b.p99 / 1000 <= TARGET_P99_MS;
   const out: string[] = [];
   out.push('');
-  out.push(`Invoke throughput — ${CONNECTIONS} connections, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up per target; ` +
+  out.push(`Invoke throughput — ${CONNECTIONS} connections, ${SECONDS} s measured per target in ${ROUNDS} alternating rounds, after ${WARMUP_SECONDS} s warm-up; ` +
     `Node ${process.version}, ${cpus().length} CPU(s): ${cpus()[0]?.model ?? 'unknown'}`);
   out.push(`Load average before the run: ${LOAD_BEFORE} (other work on the machine skews the figures)`);
   out.push('');
   out.push(table(rows));
   out.push('');
-  out.push(`(autocannon's own whole-millisecond histogram: (a) p50 ${a.acP50} / p99 ${a.acP99} ms; (b) p50 ${b.acP50} / p99 ${b.acP99} ms)`);
-  out.push('');
-  out.push(`Throughput ratio (b)/(a): ${ratio.toFixed(3)}x`);
-  for (const m of extra) out.push(`Throughput ratio ${m.target.label}/(a): ${(m.rps / a.rps).toFixed(3)}x`);
+  out.push(`Throughput ratio (b)/(a): ${ratio.toFixed(3)}x   (the target's figure)`);
+  out.push(`Throughput ratio (a')/(a): ${(aPost.rps / a.rps).toFixed(3)}x   (Fastify alone, a POST with a JSON body against a GET)`);
+  out.push(`Throughput ratio (b)/(a'): ${(b.rps / aPost.rps).toFixed(3)}x   (the invoke path against Fastify alone, for the same request)`);
+  out.push(`Throughput ratio (c)/(a): ${(c.rps / a.rps).toFixed(3)}x`);
   out.push(`Target (b) >= ${TARGET_RATIO}x (a) in throughput: ${ratioHolds ? 'HOLDS' : 'MISSED'} (${ratio.toFixed(3)}x)`);
   out.push(`Target (b) p99 <= ${TARGET_P99_MS} ms:               ${p99Holds ? 'HOLDS' : 'MISSED'} (${ms(b.p99)} ms)`);
-  for (const m of [a, b, ...extra]) {
+  for (const m of all) {
     const bad = m.non2xx + m.errors + m.timeouts + m.mismatches;
     if (bad > 0) {
       out.push('');
@@ -268,7 +318,7 @@ function report(a: Measurement, b: Measurement, extra: Measurement[]): boolean {
   }
   out.push('');
   process.stdout.write(`${out.join('\n')}\n`);
-  return [a, b, ...extra].every((m) => m.non2xx + m.errors + m.timeouts + m.mismatches === 0);
+  return all.every((m) => m.non2xx + m.errors + m.timeouts + m.mismatches === 0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -286,6 +336,16 @@ async function main(): Promise<void> {
       url: `http://127.0.0.1:${ready.barePort}/`,
       method: 'GET',
       headers: {},
+      verify: (body) => body === '{"hello":"world"}',
+    };
+    const barePost: Target = {
+      label: "(a')",
+      name: `bare Fastify POST ${ready.barePostPath}`,
+      url: `http://127.0.0.1:${ready.barePort}${ready.barePostPath}`,
+      method: 'POST',
+      // (b)'s very request: the same path, headers and JSON body.
+      headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
+      body: SI_BODY,
       verify: (body) => body === '{"hello":"world"}',
     };
     const invoke: Target = {
@@ -312,21 +372,25 @@ async function main(): Promise<void> {
         return at >= 0 && Number.parseFloat(body.slice(at + 6, at + 30)) === EMI_EXPECTED;
       },
     };
-    await preflight(bare);
-    await preflight(invoke);
-    await preflight(emi);
+    const targets = [bare, barePost, invoke, emi];
+    for (const target of targets) await preflight(target);
 
-    const results: Measurement[] = [];
-    for (const target of [bare, invoke, emi]) {
-      process.stderr.write(`bench: ${target.label} ${target.name}: warming up ${WARMUP_SECONDS} s…\n`);
-      const warm = await load(target, WARMUP_SECONDS, undefined);
+    const tallies = targets.map(newTally);
+    for (const tally of tallies) {
+      process.stderr.write(`bench: ${tally.target.label} ${tally.target.name}: warming up ${WARMUP_SECONDS} s…\n`);
+      const warm = newTally(tally.target);
+      await load(warm, WARMUP_SECONDS, undefined);
       if (warm.non2xx + warm.errors + warm.timeouts + warm.mismatches > 0) {
-        process.stderr.write(`bench: warm-up of ${target.label} had failures: ${JSON.stringify(warm.statusCodes)} ${warm.badBodies[0] ?? ''}\n`);
+        process.stderr.write(`bench: warm-up of ${tally.target.label} had failures: ${JSON.stringify(warm.statusCodes)} ${warm.badBodies[0] ?? ''}\n`);
       }
-      process.stderr.write(`bench: ${target.label} ${target.name}: measuring ${SECONDS} s…\n`);
-      results.push(await load(target, SECONDS, ready.pid));
     }
-    const clean = report(results[0]!, results[1]!, results.slice(2));
+    const roundSeconds = SECONDS / ROUNDS;
+    for (let round = 1; round <= ROUNDS; round++) {
+      process.stderr.write(`bench: round ${round}/${ROUNDS}: ${roundSeconds} s on each target…\n`);
+      for (const tally of tallies) await load(tally, roundSeconds, ready.pid);
+    }
+    const [a, aPost, b, c] = tallies.map(measurement) as [Measurement, Measurement, Measurement, Measurement];
+    const clean = report(a, aPost, b, c);
     if (!clean) process.stdout.write('!! The run had failed requests: its figures are not a valid measurement.\n');
   } finally {
     await stopServer(child);

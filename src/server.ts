@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { pino } from 'pino';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { sql } from 'kysely';
@@ -11,6 +12,7 @@ import { RateLimiter } from './accounts/rate-limiter.ts';
 import type { Config } from './config.ts';
 import { loadCatalog, type Catalog } from './core/catalog.ts';
 import { Invoker } from './core/invoke.ts';
+import { BatchedLogWriter } from './core/log-writer.ts';
 import { Metrics } from './core/metrics.ts';
 import { changeCounter, migrateToLatest, openDatabase, type Db } from './db/database.ts';
 import { CreditLedger } from './accounts/credit-ledger.ts';
@@ -23,7 +25,6 @@ import type { RouteSpec } from './rest/route-spec.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
 import { registerDownloadRoute } from './rest/file-routes.ts';
 import { createEngines, type Engines } from './engines/index.ts';
-import multipart from '@fastify/multipart';
 import { FilePipeline } from './files/file-pipeline.ts';
 import { LocalFileStore, type FileStore } from './files/file-store.ts';
 import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
@@ -49,8 +50,10 @@ export interface BuildOptions {
   catalog?: Catalog;
   /** Shares one set of engines between several apps (tests). The app then does not close them. */
   engines?: Engines;
-  logger?: FastifyServerOptions['logger'];
 }
+
+/** Log lines waiting on a slow stdout beyond this are dropped (and counted) rather than held in memory. */
+const LOG_BUFFER_LIMIT_BYTES = 16 * 1024 * 1024;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -75,8 +78,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     binaryDeliverySunsetAt: config.binaryDeliverySunsetAt,
   });
 
+  // Log lines leave in one write() per event-loop turn (see BatchedLogWriter), not one per line.
+  const logDestination = new BatchedLogWriter(1, LOG_BUFFER_LIMIT_BYTES);
+  const logger = pino({ level: config.logLevel }, logDestination);
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel },
+    loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
@@ -145,6 +151,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await ledger.flush();
     if (!options.engines) await engines.close();
     await db.destroy();
+    logDestination.flushSync();
   });
   installErrorHandlers(app, config.bodyLimitBytes);
 
@@ -154,8 +161,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...conversionRoutes(catalog, config),
   ];
   for (const route of routes) app.route({ method: route.method, url: route.url, handler: route.handler });
-  await app.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: config.uploadLimitBytes } });
-  registerToolRoutes(app, catalog, invoker, {
+  await registerToolRoutes(app, catalog, invoker, {
     uploadLimitBytes: config.uploadLimitBytes,
     store,
     binaryDeliveryDeprecatedAt: config.binaryDeliveryDeprecatedAt,

@@ -259,8 +259,25 @@ describe('CLI: serve', () => {
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.equal(body.status, true);
     assert.equal(body.result.emi, 8791.59);
-    assert.ok(res.headers.get('x-request-id'));
+    const requestId = res.headers.get('x-request-id');
+    assert.ok(requestId);
     assert.ok(res.headers.get('x-credits-remaining'));
+
+    // One JSON log line per request on stdout, with the request id the caller was given.
+    const deadline = Date.now() + 5000;
+    const accessLine = () =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((entry) => entry['reqId'] === requestId && entry['msg'] === 'request');
+    while (!accessLine() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(
+      (({ level, method, url, statusCode }) => ({ level, method, url, statusCode }))(accessLine() ?? {}),
+      { level: 30, method: 'POST', url: '/api/v1/calculators/emi-calculator', statusCode: 200 },
+      `an access log line for ${requestId}:\n${server.output()}`,
+    );
 
     // The CLI writes to the same SQLite file while the server runs (WAL): its keys work at once.
     const env = childEnv(dataDir);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore, Caller, Limits } from '../accounts/account-store.ts';
-import { periodResetAt, periodStartAt } from '../accounts/periods.ts';
+import { periodBounds, periodResetAt } from '../accounts/periods.ts';
 import type { RateDecision, RateLimiter } from '../accounts/rate-limiter.ts';
 import type { CreditLedger } from '../accounts/credit-ledger.ts';
 import type { UsageRecorder } from '../accounts/usage-recorder.ts';
@@ -90,6 +90,8 @@ export class Invoker {
 
   /** Resolves the X-Api-Key secret to a caller, or throws the 401 that says what is wrong. */
   async authenticate(apiKey: string | undefined): Promise<Caller> {
+    const cached = this.#cachedCaller(apiKey);
+    if (cached) return cached;
     if (!apiKey) {
       throw new ServiceError(401, 'missing_api_key', 'An API key is required', { detail: 'Send your API key in the X-Api-Key header' });
     }
@@ -97,6 +99,13 @@ export class Invoker {
     if (!caller) throw new ServiceError(401, 'invalid_api_key', 'The API key is not valid', { detail: 'Check the X-Api-Key header; keys start with uts_live_' });
     if (caller.key.revokedAt !== null) throw new ServiceError(401, 'api_key_revoked', 'The API key has been revoked', { detail: `Key ${caller.key.id} was revoked at ${caller.key.revokedAt}` });
     return caller;
+  }
+
+  /** A cached caller with a live key, found without a promise; anything else goes through authenticate(). */
+  #cachedCaller(apiKey: string | undefined): Caller | undefined {
+    if (!apiKey || !looksLikeApiKey(apiKey)) return undefined;
+    const caller = this.#deps.accounts.cachedCaller(apiKey);
+    return caller && caller.key.revokedAt === null ? caller : undefined;
   }
 
   /** The account-level checks every metered call needs: verified e-mail and an active account on a known plan. */
@@ -124,10 +133,10 @@ export class Invoker {
     }
   }
 
-  rateHeaders(limits: Limits, rate: RateDecision | undefined, creditsRemaining: number, now = new Date()): Record<string, string> {
-    const reset = periodResetAt(now).getTime();
-    const periodSeconds = Math.round((reset - periodStartAt(now).getTime()) / 1000);
-    const toReset = Math.max(1, Math.ceil((reset - now.getTime()) / 1000));
+  rateHeaders(limits: Limits, rate: RateDecision | undefined, creditsRemaining: number, nowMs = Date.now()): Record<string, string> {
+    const { startMs, endMs } = periodBounds(nowMs);
+    const periodSeconds = Math.round((endMs - startMs) / 1000);
+    const toReset = Math.max(1, Math.ceil((endMs - nowMs) / 1000));
     const headers: Record<string, string> = {
       'RateLimit-Policy': `"minute";q=${limits.requestsPerMinute};w=60, "credits";q=${limits.monthlyCredits};qu="credits";w=${periodSeconds}`,
       'X-Credits-Remaining': String(creditsRemaining),
@@ -150,7 +159,8 @@ export class Invoker {
     let caller: Caller;
     let limits: Limits;
     try {
-      caller = await this.authenticate(req.apiKey);
+      // A known key is resolved from the cache without a promise; only a miss waits on the database.
+      caller = this.#cachedCaller(req.apiKey) ?? (await this.authenticate(req.apiKey));
       limits = this.authorizeAccount(caller);
       this.authorizeTool(caller, limits, tool);
     } catch (err) {
@@ -172,24 +182,23 @@ export class Invoker {
       );
     }
 
-    let workDir: string | undefined;
+    if (tool.kind !== 'file') return this.#idempotent(tool, caller, limits, rate, req, req.input, undefined, undefined);
+
+    const files = this.#files();
+    const workDir = await files.createWorkDir();
     try {
-      let input = req.input;
+      let input: unknown;
       let received: ReceivedUpload | undefined;
-      if (tool.kind === 'file') {
-        const files = this.#files();
-        workDir = await files.createWorkDir();
-        try {
-          const form = req.receive ? await req.receive(workDir) : { fields: {}, upload: undefined };
-          input = { ...(input as Record<string, unknown>), ...form.fields };
-          received = form.upload;
-        } catch (err) {
-          return this.#fail(err, req, await this.#headersNow(accountId, limits, rate));
-        }
+      try {
+        const form = req.receive ? await req.receive(workDir) : { fields: {}, upload: undefined };
+        input = { ...(req.input as Record<string, unknown>), ...form.fields };
+        received = form.upload;
+      } catch (err) {
+        return this.#fail(err, req, await this.#headersNow(accountId, limits, rate));
       }
       return await this.#idempotent(tool, caller, limits, rate, req, input, received, workDir);
     } finally {
-      if (workDir !== undefined) await this.#files().removeWorkDir(workDir);
+      await files.removeWorkDir(workDir);
     }
   }
 
@@ -198,7 +207,22 @@ export class Invoker {
     return this.#deps.files;
   }
 
-  async #idempotent(
+  #idempotent(
+    tool: AnyTool,
+    caller: Caller,
+    limits: Limits,
+    rate: RateDecision,
+    req: InvokeRequest,
+    input: unknown,
+    received: ReceivedUpload | undefined,
+    workDir: string | undefined,
+  ): Promise<InvokeResponse> {
+    if (req.idempotencyKey === undefined) return this.#chargeAndRun(tool, caller, limits, rate, req, input, received, workDir);
+    return this.#withIdempotencyKey(req.idempotencyKey, tool, caller, limits, rate, req, input, received, workDir);
+  }
+
+  async #withIdempotencyKey(
+    idempotencyKey: string,
     tool: AnyTool,
     caller: Caller,
     limits: Limits,
@@ -210,34 +234,28 @@ export class Invoker {
   ): Promise<InvokeResponse> {
     const { accounts } = this.#deps;
     const accountId = caller.account.id;
-    let idempotencyKey: string | undefined;
-    if (req.idempotencyKey !== undefined) {
-      if (!IDEMPOTENCY_KEY.test(req.idempotencyKey)) {
-        return this.#fail(new ServiceError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters'), req, {});
-      }
-      const hash = createHash('sha256').update(`${tool.operationId}\n${canonicalJson(input)}\n${received?.sha256 ?? ''}\n${req.delivery ?? ''}`).digest('hex');
-      const claim = await accounts.claimIdempotencyKey(accountId, req.idempotencyKey, hash, this.#deps.idempotencyTtlMs);
-      if (claim.kind === 'replay') {
-        return {
-          status: claim.status,
-          headers: { ...(await this.#headersNow(accountId, limits, rate)), 'Idempotent-Replayed': 'true' },
-          body: JSON.parse(claim.body) as SuccessEnvelope | ErrorEnvelope,
-        };
-      }
-      if (claim.kind === 'mismatch') {
-        return this.#fail(new ServiceError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request', { detail: 'Use a new key for a new request' }), req, {});
-      }
-      if (claim.kind === 'in_progress') {
-        return this.#fail(new ServiceError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } }), req, {});
-      }
-      idempotencyKey = req.idempotencyKey;
+    if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      return this.#fail(new ServiceError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters'), req, {});
+    }
+    const hash = createHash('sha256').update(`${tool.operationId}\n${canonicalJson(input)}\n${received?.sha256 ?? ''}\n${req.delivery ?? ''}`).digest('hex');
+    const claim = await accounts.claimIdempotencyKey(accountId, idempotencyKey, hash, this.#deps.idempotencyTtlMs);
+    if (claim.kind === 'replay') {
+      return {
+        status: claim.status,
+        headers: { ...(await this.#headersNow(accountId, limits, rate)), 'Idempotent-Replayed': 'true' },
+        body: JSON.parse(claim.body) as SuccessEnvelope | ErrorEnvelope,
+      };
+    }
+    if (claim.kind === 'mismatch') {
+      return this.#fail(new ServiceError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request', { detail: 'Use a new key for a new request' }), req, {});
+    }
+    if (claim.kind === 'in_progress') {
+      return this.#fail(new ServiceError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } }), req, {});
     }
 
     const response = await this.#chargeAndRun(tool, caller, limits, rate, req, input, received, workDir);
-    if (idempotencyKey !== undefined) {
-      if (response.status >= 500) await accounts.releaseIdempotencyKey(accountId, idempotencyKey);
-      else await accounts.completeIdempotencyKey(accountId, idempotencyKey, response.status, JSON.stringify(response.body));
-    }
+    if (response.status >= 500) await accounts.releaseIdempotencyKey(accountId, idempotencyKey);
+    else await accounts.completeIdempotencyKey(accountId, idempotencyKey, response.status, JSON.stringify(response.body));
     return response;
   }
 
@@ -271,7 +289,8 @@ export class Invoker {
       return response;
     }
 
-    const charge = await this.#deps.ledger.charge(accountId, tool.credits, limits.monthlyCredits);
+    // From this process's credit lease without a promise when it covers the cost (nearly always).
+    const charge = this.#deps.ledger.chargeFromLease(accountId, tool.credits, limits.monthlyCredits) ?? (await this.#deps.ledger.charge(accountId, tool.credits, limits.monthlyCredits));
     if (!charge.charged) {
       const resetAt = periodResetAt(new Date()).toISOString();
       const response = this.#fail(
@@ -290,7 +309,8 @@ export class Invoker {
     let response: InvokeResponse;
     try {
       const warnings: string[] = [];
-      const result = await this.#runWithTimeout(tool, input, req, warnings, upload, workDir);
+      let result = this.#run(tool, input, req, warnings, upload, workDir);
+      if (result instanceof Promise) result = await result;
       response = { status: 200, headers: this.rateHeaders(limits, rate, charge.remaining), body: successEnvelope(result, { warnings }) };
     } catch (err) {
       const failure = this.#fail(err, req, {});
@@ -302,12 +322,17 @@ export class Invoker {
       response = { ...failure, headers: { ...this.rateHeaders(limits, rate, remaining), ...failure.headers } };
     }
     const charged = response.status < 400 || !isRefunded(response.status, response.body.error) ? tool.credits : 0;
-    if (charged > 0) metrics.credits.inc({ operation_id: tool.operationId }, charged);
+    if (charged > 0) metrics.chargeCredits(tool.operationId, charged);
     record(charged, response.status);
     return response;
   }
 
-  async #runWithTimeout(tool: AnyTool, input: unknown, req: InvokeRequest, warnings: string[], upload?: UploadedFile, workDir?: string): Promise<unknown> {
+  /**
+   * Runs the tool. A synchronous tool's result comes back as it is, without a promise: it has
+   * finished already, and no timer could have interrupted it (its input bounds are what keep it
+   * short). Only work that awaits gets a time budget.
+   */
+  #run(tool: AnyTool, input: unknown, req: InvokeRequest, warnings: string[], upload?: UploadedFile, workDir?: string): unknown {
     const controller = new AbortController();
     const ctx: ToolContext = { requestId: req.requestId, log: req.log, signal: controller.signal, warn: (m) => warnings.push(m) };
     let pending: Promise<unknown>;
@@ -316,11 +341,13 @@ export class Invoker {
       pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines });
     } else {
       const result: unknown = tool.run(input, ctx);
-      // A synchronous tool has finished already, and no timer could have interrupted it: its
-      // input bounds are what keep it short. Only work that awaits gets a time budget.
       if (!(result instanceof Promise)) return result;
       pending = result;
     }
+    return this.#withTimeout(tool, pending, controller, req);
+  }
+
+  async #withTimeout(tool: AnyTool, pending: Promise<unknown>, controller: AbortController, req: InvokeRequest): Promise<unknown> {
     const timeoutMs = tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs;
     const onCallerGone = () => controller.abort(new ServiceError(499, 'client_closed', 'The caller closed the request'));
     req.signal?.addEventListener('abort', onCallerGone, { once: true });

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../core/catalog.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { Invoker } from '../core/invoke.ts';
@@ -27,6 +28,8 @@ export function extractInput(request: FastifyRequest): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ServiceError(400, 'invalid_body', 'The body must be a JSON object', { detail: 'Send the tool fields as a JSON object, at the top level or under "inputs"' });
   }
+  // The parsed body is this request's own object: used as it is unless fields are nested.
+  if (!Object.hasOwn(body, 'inputs')) return body;
   const { inputs, ...rest } = body as Record<string, unknown>;
   if (inputs === undefined) return rest;
   if (typeof inputs !== 'object' || inputs === null || Array.isArray(inputs)) {
@@ -35,54 +38,81 @@ export function extractInput(request: FastifyRequest): unknown {
   return { ...rest, ...(inputs as Record<string, unknown>) };
 }
 
-/** One route per catalog tool, derived from the catalog: there is no other list of routes. */
-export function registerToolRoutes(app: FastifyInstance, catalog: Catalog, invoker: Invoker, options: ToolRouteOptions): void {
-  for (const tool of catalog.tools) {
+/**
+ * One route per catalog tool, derived from the catalog: there is no other list of routes.
+ *
+ * The file tools live in a scope of their own with the multipart parser: @fastify/multipart adds
+ * an async onRequest and an async onResponse hook to every route of the scope it is registered
+ * in, and the JSON tools, the hot path, should not pay two promises and a close listener per
+ * call for uploads they never take. A multipart body sent to a JSON tool is a 415.
+ */
+export async function registerToolRoutes(app: FastifyInstance, catalog: Catalog, invoker: Invoker, options: ToolRouteOptions): Promise<void> {
+  const jsonTools = catalog.tools.filter((tool) => !tool.upload);
+  const fileTools = catalog.tools.filter((tool) => tool.upload);
+  addToolRoutes(app, jsonTools, invoker, options);
+  await app.register(async (scope) => {
+    await scope.register(multipart, { throwFileSizeLimit: true, limits: { fileSize: options.uploadLimitBytes } });
+    addToolRoutes(scope, fileTools, invoker, options);
+  });
+}
+
+function addToolRoutes(app: FastifyInstance, tools: Catalog['tools'], invoker: Invoker, options: ToolRouteOptions): void {
+  for (const tool of tools) {
     const upload = tool.upload;
-    app.route({
-      method: tool.method,
-      url: tool.path,
-      handler: async (request, reply) => {
-        // A caller who goes away aborts a conversion in progress. The response's close, not the
-        // request's: the request stream closes as soon as its body is read. JSON tools finish in
-        // microseconds and need no listener.
-        let signal: AbortSignal | undefined;
-        if (upload) {
-          const controller = new AbortController();
-          reply.raw.once('close', () => {
-            if (!reply.raw.writableFinished) controller.abort();
-          });
-          signal = controller.signal;
-        }
-        const query = { ...(request.query as Record<string, unknown>) };
-        const delivery = typeof query['delivery'] === 'string' ? query['delivery'] : undefined;
-        delete query['delivery'];
-        const response = await invoker.invoke({
-          operationId: tool.operationId,
-          // File tools take options as multipart fields or query parameters; JSON tools take a JSON body.
-          input: upload ? query : extractInput(request),
-          receive: upload ? (workDir) => receiveMultipart(request, upload.field, workDir, options.uploadLimitBytes) : undefined,
-          delivery: upload ? delivery : undefined,
-          apiKey: headerValue(request, 'x-api-key'),
-          idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
-          requestId: request.id,
-          log: request.log,
-          signal,
-        });
-        reply.headers(response.headers);
-        if (upload && delivery === 'binary' && response.status === 200 && response.body.status && options.store) {
-          const result = response.body.result as FileResult;
-          const stored = await options.store.get(result.fileId);
-          if (stored) {
-            // RFC 9745 Deprecation (a structured date), RFC 8594 Sunset, and where to read about it.
-            reply.header('Deprecation', `@${Math.floor(options.binaryDeliveryDeprecatedAt.getTime() / 1000)}`);
-            reply.header('Sunset', options.binaryDeliverySunsetAt.toUTCString());
-            reply.header('Link', `<${options.publicBaseUrl}/docs>; rel="deprecation"; type="text/html"`);
-            return sendStoredFile(reply.code(200), options.store, stored, 'application/octet-stream');
-          }
-        }
-        return reply.code(response.status).send(response.body);
-      },
-    });
+    app.route({ method: tool.method, url: tool.path, handler: upload ? fileToolHandler(tool.operationId, upload.field, invoker, options) : jsonToolHandler(tool.operationId, invoker) });
   }
+}
+
+/** A JSON tool: its fields come in the JSON body (or the query string for GET), its answer is the envelope. */
+function jsonToolHandler(operationId: string, invoker: Invoker) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const response = await invoker.invoke({
+      operationId,
+      input: extractInput(request),
+      apiKey: headerValue(request, 'x-api-key'),
+      idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
+      requestId: request.id,
+      log: request.log,
+    });
+    return reply.headers(response.headers).code(response.status).send(response.body);
+  };
+}
+
+/** A file tool: the upload comes as multipart (options as form fields or query parameters), the answer holds a signed link. */
+function fileToolHandler(operationId: string, field: string, invoker: Invoker, options: ToolRouteOptions) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    // A caller who goes away aborts a conversion in progress. The response's close, not the
+    // request's: the request stream closes as soon as its body is read.
+    const controller = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const query = { ...(request.query as Record<string, unknown>) };
+    const delivery = typeof query['delivery'] === 'string' ? query['delivery'] : undefined;
+    delete query['delivery'];
+    const response = await invoker.invoke({
+      operationId,
+      input: query,
+      receive: (workDir) => receiveMultipart(request, field, workDir, options.uploadLimitBytes),
+      delivery,
+      apiKey: headerValue(request, 'x-api-key'),
+      idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
+      requestId: request.id,
+      log: request.log,
+      signal: controller.signal,
+    });
+    reply.headers(response.headers);
+    if (delivery === 'binary' && response.status === 200 && response.body.status && options.store) {
+      const result = response.body.result as FileResult;
+      const stored = await options.store.get(result.fileId);
+      if (stored) {
+        // RFC 9745 Deprecation (a structured date), RFC 8594 Sunset, and where to read about it.
+        reply.header('Deprecation', `@${Math.floor(options.binaryDeliveryDeprecatedAt.getTime() / 1000)}`);
+        reply.header('Sunset', options.binaryDeliverySunsetAt.toUTCString());
+        reply.header('Link', `<${options.publicBaseUrl}/docs>; rel="deprecation"; type="text/html"`);
+        return sendStoredFile(reply.code(200), options.store, stored, 'application/octet-stream');
+      }
+    }
+    return reply.code(response.status).send(response.body);
+  };
 }

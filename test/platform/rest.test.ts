@@ -92,6 +92,19 @@ describe('REST behaviour', () => {
     assert.equal(res.json().error, 'unsupported_media_type');
   });
 
+  it('answers a multipart body sent to a JSON tool with 415 JSON', async () => {
+    const boundary = 'x-boundary';
+    const payload = `--${boundary}\r\nContent-Disposition: form-data; name="principal"\r\n\r\n1000\r\n--${boundary}--\r\n`;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/calculators/emi-calculator',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'x-api-key': apiKey },
+      payload,
+    });
+    assert.equal(res.statusCode, 415);
+    assert.equal(res.json().error, 'unsupported_media_type');
+  });
+
   it('puts X-Request-Id on every response, keeping a sane caller-given id', async () => {
     for (const res of [
       await t.app.inject({ method: 'GET', url: '/healthz' }),
@@ -166,10 +179,26 @@ describe('REST behaviour', () => {
     const ready = (await t.app.inject({ method: 'GET', url: '/readyz' })).json();
     assert.equal(ready.status, 'ready');
     assert.equal(ready.checks.database.state, 'ready');
-    await t.call('/api/v1/calculators/emi-calculator', { principal: 1000, rate: 10, tenure: 3 }, apiKey);
-    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-    assert.match(metrics, /http_requests_total\{method="POST",route="\/api\/v1\/calculators\/emi-calculator",status="200"\} \d+/);
-    assert.match(metrics, /http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/api\/v1\/calculators\/emi-calculator"\}/);
-    assert.match(metrics, /credits_charged_total\{operation_id="calculators_emi_calculator"\} [1-9]/);
+    const scrape = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const value = (text: string, series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? 0 : Number(line.slice(series.length + 1));
+    };
+    const route = 'route="/api/v1/calculators/sip-calculator"';
+    const before = await scrape();
+    for (let i = 0; i < 3; i++) await t.call('/api/v1/calculators/sip-calculator', { monthlyInvestment: 1000, annualReturnRate: 12, years: 1 }, apiKey);
+    const bad = await t.call('/api/v1/calculators/sip-calculator', { monthlyInvestment: 'x' }, apiKey);
+    assert.equal(bad.statusCode, 400);
+    const metrics = await scrape();
+    assert.match(metrics, /^process_cpu_user_seconds_total \d/m, "prom-client's default process metrics");
+    assert.equal(value(metrics, `http_requests_total{method="POST",${route},status="200"}`) - value(before, `http_requests_total{method="POST",${route},status="200"}`), 3);
+    assert.equal(value(metrics, `http_requests_total{method="POST",${route},status="400"}`) - value(before, `http_requests_total{method="POST",${route},status="400"}`), 1);
+    const count = value(metrics, `http_request_duration_seconds_count{method="POST",${route}}`);
+    assert.equal(count - value(before, `http_request_duration_seconds_count{method="POST",${route}}`), 4);
+    assert.equal(value(metrics, `http_request_duration_seconds_bucket{le="+Inf",method="POST",${route}}`), count, '+Inf holds every observation');
+    assert.ok(value(metrics, `http_request_duration_seconds_bucket{le="0.005",method="POST",${route}}`) <= count);
+    assert.ok(value(metrics, `http_request_duration_seconds_sum{method="POST",${route}}`) > 0);
+    // Three successful calls at 1 credit each; the 400 is not charged.
+    assert.equal(value(metrics, 'credits_charged_total{operation_id="calculators_sip_calculator"}') - value(before, 'credits_charged_total{operation_id="calculators_sip_calculator"}'), 3);
   });
 });
