@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { sql } from 'kysely';
@@ -22,6 +22,7 @@ import { conversionRoutes } from './rest/conversion-routes.ts';
 import { installErrorHandlers } from './rest/http-errors.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import type { RouteSpec } from './rest/route-spec.ts';
+import { RequestObserver } from './rest/request-observer.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
 import { registerDownloadRoute } from './rest/file-routes.ts';
 import { createEngines, type Engines } from './engines/index.ts';
@@ -86,8 +87,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
-    // One log line per request (in onResponse) instead of Fastify's two: half the logging cost on the hot path.
-    logController: new LogController({ disableRequestLogging: true }),
+    // One log line and the metrics per finished request, without an onResponse hook.
+    logController: new RequestObserver(metrics),
     // A caller's own X-Request-Id is kept when it is sane, so it can follow one call through logs.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -118,15 +119,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines };
 
-  // Callback-style hooks: on every request, an async hook's promise is measurable overhead.
+  // A callback-style hook: on every request, an async hook's promise is measurable overhead.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done();
-  });
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request');
-    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
   // Retention: a sweep at start catches files left from before a restart, then one every few minutes.
