@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { unprocessable } from '../core/errors.ts';
 import { resolvePage, type PageOptions } from './page.ts';
 import { checkZipBomb, type ZipLimits } from './zip-guard.ts';
-import { bubblewrap, findProgram, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess, systemBinds } from './process.ts';
+import { bubblewrap, findProgram, groupGone, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess, systemBinds } from './process.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
 const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.meta.url));
@@ -253,6 +253,8 @@ export class LibreOfficeInstance implements EngineWorker {
       clearTimeout(timer);
     }
     killGroup(this.child.pid);
+    // Stopped means gone: soffice, a grandchild, can outlive the bridge by a few milliseconds.
+    if (!(await groupGone(this.child.pid))) killGroup(this.child.pid);
   }
 }
 

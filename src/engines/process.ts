@@ -2,6 +2,7 @@
 // kill a whole process group, and the sandbox wrappers (a network namespace without interfaces
 // through `unshare --net`, an address-space limit through `prlimit`).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -53,6 +54,43 @@ export function killGroup(pid: number | undefined, signal: NodeJS.Signals = 'SIG
       // already gone
     }
   }
+}
+
+/** Whether a live process (not a zombie) is left in the process group `pgid` (Linux /proc). */
+function groupAlive(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue; // not a pid
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // After "(comm)": state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') return true;
+    } catch {
+      // gone while we looked
+    }
+  }
+  return false;
+}
+
+/**
+ * Waits until no live process of the group led by `pid` is left (SIGKILL is delivered at once,
+ * but a process takes a moment to die), at most `timeoutMs`. True when the group is gone. A
+ * zombie waiting for its reaper counts as gone: it holds no resources but its pid.
+ */
+export async function groupGone(pid: number | undefined, timeoutMs = 2000): Promise<boolean> {
+  if (pid === undefined) return true;
+  const deadline = Date.now() + timeoutMs;
+  while (groupAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
 }
 
 /**
