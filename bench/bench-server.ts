@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/server.ts';
+import { benchApiKey } from './support/bench-account.ts';
 import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
 
 export interface BenchServerReady {
@@ -48,14 +49,7 @@ async function main(): Promise<void> {
   // The app warms its engines (LibreOffice, Chromium) at start, as in production; wait for that
   // to finish so their start-up CPU does not land inside either measurement.
   await services.engines.warm();
-  const account = await services.accounts.createAccount({
-    email: 'bench@example.com',
-    plan: 'business',
-    verified: true,
-    quota: 1_000_000_000,
-    rateLimit: 1_000_000_000,
-  });
-  const { secret } = await services.accounts.createKey({ accountId: account.id, name: 'bench' });
+  const secret = await benchApiKey(services);
   await app.listen({ port: 0, host: HOST });
 
   const portOf = (address: ReturnType<typeof bare.server.address>) => (typeof address === 'object' && address ? address.port : 0);

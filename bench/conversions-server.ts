@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/server.ts';
+import { benchApiKey } from './support/bench-account.ts';
 import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
 
 export interface ConversionsServerReady {
@@ -44,14 +45,7 @@ async function main(): Promise<void> {
     BOOTSTRAP_ACCOUNT: 'false',
   });
   const { app, services } = await buildApp(config);
-  const account = await services.accounts.createAccount({
-    email: 'bench@example.com',
-    plan: 'business',
-    verified: true,
-    quota: 1_000_000_000,
-    rateLimit: 1_000_000_000,
-  });
-  const { secret } = await services.accounts.createKey({ accountId: account.id, name: 'bench' });
+  const secret = await benchApiKey(services);
   await app.listen({ port: 0, host: HOST });
   const address = app.server.address();
 

@@ -53,6 +53,19 @@ export interface InvokerDeps {
   engines?: unknown;
 }
 
+/** One call on its way through the invoke path, once the caller is known and within its rate limit. */
+interface Call {
+  tool: AnyTool;
+  caller: Caller;
+  limits: Limits;
+  rate: RateDecision;
+  req: InvokeRequest;
+  /** The tool's fields before validation (for a file tool, with its form fields). */
+  input: unknown;
+  received?: ReceivedUpload | undefined;
+  workDir?: string | undefined;
+}
+
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
@@ -182,7 +195,7 @@ export class Invoker {
       );
     }
 
-    if (tool.kind !== 'file') return this.#idempotent(tool, caller, limits, rate, req, req.input, undefined, undefined);
+    if (tool.kind !== 'file') return this.#idempotent({ tool, caller, limits, rate, req, input: req.input });
 
     const files = this.#files();
     const workDir = await files.createWorkDir();
@@ -196,7 +209,7 @@ export class Invoker {
       } catch (err) {
         return this.#fail(err, req, await this.#headersNow(accountId, limits, rate));
       }
-      return await this.#idempotent(tool, caller, limits, rate, req, input, received, workDir);
+      return await this.#idempotent({ tool, caller, limits, rate, req, input, received, workDir });
     } finally {
       await files.removeWorkDir(workDir);
     }
@@ -207,31 +220,13 @@ export class Invoker {
     return this.#deps.files;
   }
 
-  #idempotent(
-    tool: AnyTool,
-    caller: Caller,
-    limits: Limits,
-    rate: RateDecision,
-    req: InvokeRequest,
-    input: unknown,
-    received: ReceivedUpload | undefined,
-    workDir: string | undefined,
-  ): Promise<InvokeResponse> {
-    if (req.idempotencyKey === undefined) return this.#chargeAndRun(tool, caller, limits, rate, req, input, received, workDir);
-    return this.#withIdempotencyKey(req.idempotencyKey, tool, caller, limits, rate, req, input, received, workDir);
+  #idempotent(call: Call): Promise<InvokeResponse> {
+    const key = call.req.idempotencyKey;
+    return key === undefined ? this.#chargeAndRun(call) : this.#withIdempotencyKey(key, call);
   }
 
-  async #withIdempotencyKey(
-    idempotencyKey: string,
-    tool: AnyTool,
-    caller: Caller,
-    limits: Limits,
-    rate: RateDecision,
-    req: InvokeRequest,
-    input: unknown,
-    received: ReceivedUpload | undefined,
-    workDir: string | undefined,
-  ): Promise<InvokeResponse> {
+  async #withIdempotencyKey(idempotencyKey: string, call: Call): Promise<InvokeResponse> {
+    const { tool, caller, limits, rate, req, input, received } = call;
     const { accounts } = this.#deps;
     const accountId = caller.account.id;
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
@@ -253,22 +248,14 @@ export class Invoker {
       return this.#fail(new ServiceError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } }), req, {});
     }
 
-    const response = await this.#chargeAndRun(tool, caller, limits, rate, req, input, received, workDir);
+    const response = await this.#chargeAndRun(call);
     if (response.status >= 500) await accounts.releaseIdempotencyKey(accountId, idempotencyKey);
     else await accounts.completeIdempotencyKey(accountId, idempotencyKey, response.status, JSON.stringify(response.body));
     return response;
   }
 
-  async #chargeAndRun(
-    tool: AnyTool,
-    caller: Caller,
-    limits: Limits,
-    rate: RateDecision,
-    req: InvokeRequest,
-    rawInput: unknown,
-    received: ReceivedUpload | undefined,
-    workDir: string | undefined,
-  ): Promise<InvokeResponse> {
+  async #chargeAndRun(call: Call): Promise<InvokeResponse> {
+    const { tool, caller, limits, rate, req, input: rawInput, received, workDir } = call;
     const { metrics } = this.#deps;
     const accountId = caller.account.id;
     const record = (credits: number, statusCode: number) =>
