@@ -1,8 +1,10 @@
 /**
  * The servers under test, in one child process of bench/invoke-throughput.bench.ts, so the load
  * generator and the servers each get a core of their own:
- *   (a) a bare `Fastify()` app with a GET route returning a constant, and a POST route returning
- *       the same constant (the reference figure for a POST with a JSON body);
+ *   (a) a bare `Fastify()` app with a GET route returning a constant, a POST route returning
+ *       the same constant (the reference figure for a POST with a JSON body), and a POST route
+ *       that busies the CPU for BUSY_MICROS before it returns the constant (the calibration: what
+ *       a fixed slice of work per request costs this machine in throughput);
  *   (b) the real app from buildApp() with its production defaults (LOG_LEVEL=info, logs on
  *       stdout: the parent points stdout at /dev/null, so every log line is still serialized and
  *       written, as in production).
@@ -24,6 +26,9 @@ export interface BenchServerReady {
   barePort: number;
   /** The path of the bare POST route: (b)'s path, so (a) POST gets (b)'s very request. */
   barePostPath: string;
+  /** The bare POST route that spins for busyMicros before answering. */
+  busyPostPath: string;
+  busyMicros: number;
   appPort: number;
   apiKey: string;
   dataDir: string;
@@ -32,6 +37,14 @@ export interface BenchServerReady {
 
 const HOST = '127.0.0.1';
 const BARE_POST_PATH = '/api/v1/calculators/simple-interest-calculator';
+const BUSY_POST_PATH = '/calibration/busy';
+const BUSY_MICROS = 10;
+
+/** Keeps the CPU busy for `micros` (a spin, not a sleep: the point is CPU work). */
+function busy(micros: number): void {
+  const until = performance.now() + micros / 1000;
+  while (performance.now() < until);
+}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-bench-'));
 
@@ -42,6 +55,10 @@ async function main(): Promise<void> {
   // The same constant on the path (b) calls: sent (b)'s very request, Fastify reads and parses
   // its JSON body as it does for (b), so this is the framework's own cost for that request.
   bare.post(BARE_POST_PATH, async () => ({ hello: 'world' }));
+  bare.post(BUSY_POST_PATH, async () => {
+    busy(BUSY_MICROS);
+    return { hello: 'world' };
+  });
   await bare.listen({ port: 0, host: HOST });
 
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false' });
@@ -57,6 +74,8 @@ async function main(): Promise<void> {
     kind: 'ready',
     barePort: portOf(bare.server.address()),
     barePostPath: BARE_POST_PATH,
+    busyPostPath: BUSY_POST_PATH,
+    busyMicros: BUSY_MICROS,
     appPort: portOf(app.server.address()),
     apiKey: secret,
     dataDir,

@@ -9,11 +9,15 @@
  *   (a') the same bare Fastify app's POST route returning the same constant, sent (b)'s very
  *       request: what Fastify alone costs for a POST with a JSON body, so (b)/(a') is the share
  *       the invoke path itself takes;
+ *   (w) the bare app's POST route busying the CPU for 10 µs before it answers the same constant:
+ *       the calibration. It shows what a fixed slice of work per request costs this machine. On a
+ *       VM whose idle vCPUs are expensive to wake, that cost is far more than the slice itself,
+ *       since every answer must wake the load generator, which waits on its own core;
  *   (c) the EMI calculator, whose 12-row amortization schedule makes a ~1.2 KB answer,
  * and prints requests/s, p50 and p99 latency, the ratios and whether the targets hold:
  * (b) >= 0.5x (a) in throughput, and (b) p99 <= 10 ms (on a 2-core machine).
  *
- * The targets are measured in alternating rounds (a, a', b, c, a, a', b, c, …) and summed, so a
+ * The targets are measured in alternating rounds (a, a', w, b, c, a, a', w, b, c, …) and summed, so a
  * machine whose speed drifts over a minute (a shared VM's does, by a third) slows every target
  * alike instead of whichever ran last. The servers run in a child process
  * (bench/bench-server.ts), autocannon in this one: one core each. The app's engines are warm
@@ -95,6 +99,8 @@ interface Measurement {
   max: number;
   /** Share of one core the server process used while measured (Linux /proc), or undefined. */
   serverCpu: number | undefined;
+  /** The server's CPU time per answer in microseconds (user + system), or undefined. */
+  serverMicrosPerAnswer: number | undefined;
   clientCpu: number;
 }
 
@@ -245,6 +251,7 @@ function measurement(t: Tally): Measurement {
     mean: t.histogram.mean,
     max: t.histogram.max,
     serverCpu: t.serverCpuSeconds === undefined ? undefined : t.serverCpuSeconds / t.seconds,
+    serverMicrosPerAnswer: t.serverCpuSeconds === undefined || t.total === 0 ? undefined : (t.serverCpuSeconds * 1e6) / t.total,
     clientCpu: t.clientCpuSeconds / t.seconds,
   };
 }
@@ -272,10 +279,19 @@ function table(rows: string[][]): string {
   return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n');
 }
 
-function report(a: Measurement, aPost: Measurement, b: Measurement, c: Measurement): boolean {
-  const all = [a, aPost, b, c];
+interface Measured {
+  a: Measurement;
+  aPost: Measurement;
+  busy: Measurement;
+  busyMicros: number;
+  b: Measurement;
+  c: Measurement;
+}
+
+function report({ a, aPost, busy, busyMicros, b, c }: Measured): boolean {
+  const all = [a, aPost, busy, b, c];
   const rows = [
-    ['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', '2xx', 'non-2xx', 'errors', 'wrong body', 'server CPU', 'client CPU'],
+    ['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', '2xx', 'non-2xx', 'errors', 'wrong body', 'server CPU', 'server µs/answer', 'client CPU'],
     ...all.map((m) => [
       `${m.target.label} ${m.target.name}`,
       fmt(m.rps),
@@ -288,6 +304,7 @@ function report(a: Measurement, aPost: Measurement, b: Measurement, c: Measureme
       fmt(m.errors + m.timeouts),
       fmt(m.mismatches),
       pct(m.serverCpu),
+      m.serverMicrosPerAnswer === undefined ? 'n/a' : m.serverMicrosPerAnswer.toFixed(1),
       pct(m.clientCpu),
     ]),
   ];
@@ -305,6 +322,11 @@ function report(a: Measurement, aPost: Measurement, b: Measurement, c: Measureme
   out.push(`Throughput ratio (b)/(a): ${ratio.toFixed(3)}x   (the target's figure)`);
   out.push(`Throughput ratio (a')/(a): ${(aPost.rps / a.rps).toFixed(3)}x   (Fastify alone, a POST with a JSON body against a GET)`);
   out.push(`Throughput ratio (b)/(a'): ${(b.rps / aPost.rps).toFixed(3)}x   (the invoke path against Fastify alone, for the same request)`);
+  out.push(`Throughput ratio (w)/(a): ${(busy.rps / a.rps).toFixed(3)}x   (Fastify alone plus ${busyMicros} µs of CPU work per request: the calibration)`);
+  if (busy.serverMicrosPerAnswer !== undefined && aPost.serverMicrosPerAnswer !== undefined) {
+    const added = busy.serverMicrosPerAnswer - aPost.serverMicrosPerAnswer;
+    out.push(`  ${busyMicros} µs of work per request added ${added.toFixed(1)} µs of server CPU per answer ((w) against (a')): ${(added / busyMicros).toFixed(1)}x the work itself`);
+  }
   out.push(`Throughput ratio (c)/(a): ${(c.rps / a.rps).toFixed(3)}x`);
   out.push(`Target (b) >= ${TARGET_RATIO}x (a) in throughput: ${ratioHolds ? 'HOLDS' : 'MISSED'} (${ratio.toFixed(3)}x)`);
   out.push(`Target (b) p99 <= ${TARGET_P99_MS} ms:               ${p99Holds ? 'HOLDS' : 'MISSED'} (${ms(b.p99)} ms)`);
@@ -348,6 +370,15 @@ async function main(): Promise<void> {
       body: SI_BODY,
       verify: (body) => body === '{"hello":"world"}',
     };
+    const busyPost: Target = {
+      label: '(w)',
+      name: `bare Fastify POST + ${ready.busyMicros} µs of work`,
+      url: `http://127.0.0.1:${ready.barePort}${ready.busyPostPath}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
+      body: SI_BODY,
+      verify: (body) => body === '{"hello":"world"}',
+    };
     const invoke: Target = {
       label: '(b)',
       name: `invoke POST ${SI_PATH}`,
@@ -372,7 +403,7 @@ async function main(): Promise<void> {
         return at >= 0 && Number.parseFloat(body.slice(at + 6, at + 30)) === EMI_EXPECTED;
       },
     };
-    const targets = [bare, barePost, invoke, emi];
+    const targets = [bare, barePost, busyPost, invoke, emi];
     for (const target of targets) await preflight(target);
 
     const tallies = targets.map(newTally);
@@ -389,8 +420,8 @@ async function main(): Promise<void> {
       process.stderr.write(`bench: round ${round}/${ROUNDS}: ${roundSeconds} s on each target…\n`);
       for (const tally of tallies) await load(tally, roundSeconds, ready.pid);
     }
-    const [a, aPost, b, c] = tallies.map(measurement) as [Measurement, Measurement, Measurement, Measurement];
-    const clean = report(a, aPost, b, c);
+    const [a, aPost, busy, b, c] = tallies.map(measurement) as [Measurement, Measurement, Measurement, Measurement, Measurement];
+    const clean = report({ a, aPost, busy, busyMicros: ready.busyMicros, b, c });
     if (!clean) process.stdout.write('!! The run had failed requests: its figures are not a valid measurement.\n');
   } finally {
     await stopServer(child);
