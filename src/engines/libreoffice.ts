@@ -3,7 +3,8 @@
 // JSON-line jobs on stdin. The bridge and its soffice run in their own process group, in a network
 // namespace without interfaces when the machine allows it (no egress at all), under an
 // address-space limit; the profile blocks macros and linked content. Kept warm, a conversion does
-// not pay soffice's cold start.
+// not pay soffice's cold start, and the bridge primes each instance with a throwaway conversion
+// before it reports ready, so not the first job's filter loading either.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';

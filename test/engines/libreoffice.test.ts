@@ -2,7 +2,7 @@
 // crashes, timeouts, a full queue, linked content never fetched, encrypted files, cleanup.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,6 +56,19 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
     assert.equal(status.state, 'ready');
     assert.equal(status.workers, 2);
     assert.equal(status.concurrency, 2);
+  });
+
+  it('primes every instance before its first job: Writer, its docx import and the PDF export are loaded', () => {
+    // Without priming, a fresh soffice loads these on the first caller's conversion (several times
+    // a warm conversion's time, charged to that caller's job and its time limit).
+    const offices = processesMatching('soffice.bin').filter((pid) => commandOf(pid).includes(dir));
+    assert.equal(offices.length, 2, 'one soffice.bin per instance');
+    for (const pid of offices) {
+      const maps = readFileSync(`/proc/${pid}/maps`, 'utf8');
+      for (const library of ['libswlo.so', 'libwriterfilterlo.so', 'libpdffilterlo.so']) {
+        assert.ok(maps.includes(`/${library}\n`), `soffice ${pid} has ${library} loaded before any job`);
+      }
+    }
   });
 
   it('converts a docx to a PDF holding its text', async () => {
