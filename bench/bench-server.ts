@@ -4,7 +4,9 @@
  *   (a) a bare `Fastify()` app with a GET route returning a constant, a POST route returning
  *       the same constant (the reference figure for a POST with a JSON body), and a POST route
  *       that busies the CPU for BUSY_MICROS before it returns the constant (the calibration: what
- *       a fixed slice of work per request costs this machine in throughput);
+ *       a fixed slice of work per request costs this machine in throughput); and a second bare app
+ *       made with `Fastify({ logger: true })`, whose POST route returns the same constant: Fastify's
+ *       stock request logging (two pino lines per request, to this process's stdout) and nothing else;
  *   (b) the real app from buildApp() with its production defaults (LOG_LEVEL=info, logs on
  *       stdout: the parent points stdout at /dev/null, so every log line is still serialized and
  *       written, as in production).
@@ -29,6 +31,8 @@ export interface BenchServerReady {
   /** The bare POST route that spins for busyMicros before answering. */
   busyPostPath: string;
   busyMicros: number;
+  /** The bare app with Fastify's stock logger; its POST route is at barePostPath. */
+  loggedPort: number;
   appPort: number;
   apiKey: string;
   dataDir: string;
@@ -60,6 +64,9 @@ async function main(): Promise<void> {
     return { hello: 'world' };
   });
   await bare.listen({ port: 0, host: HOST });
+  const logged = Fastify({ logger: true });
+  logged.post(BARE_POST_PATH, async () => ({ hello: 'world' }));
+  await logged.listen({ port: 0, host: HOST });
 
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false' });
   const { app, services } = await buildApp(config);
@@ -76,13 +83,14 @@ async function main(): Promise<void> {
     barePostPath: BARE_POST_PATH,
     busyPostPath: BUSY_POST_PATH,
     busyMicros: BUSY_MICROS,
+    loggedPort: portOf(logged.server.address()),
     appPort: portOf(app.server.address()),
     apiKey: secret,
     dataDir,
     pid: process.pid,
   };
 
-  serveUntilStopped(ready, () => Promise.all([bare.close(), app.close()]), dataDir);
+  serveUntilStopped(ready, () => Promise.all([bare.close(), logged.close(), app.close()]), dataDir);
 }
 
 main().catch((err: unknown) => failStart('bench-server', dataDir, err));

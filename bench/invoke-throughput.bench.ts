@@ -13,11 +13,13 @@
  *       the calibration. It shows what a fixed slice of work per request costs this machine. On a
  *       VM whose idle vCPUs are expensive to wake, that cost is far more than the slice itself,
  *       since every answer must wake the load generator, which waits on its own core;
+ *   (l) that POST route on a bare app made with `Fastify({ logger: true })`: Fastify's stock
+ *       request logging and nothing else;
  *   (c) the EMI calculator, whose 12-row amortization schedule makes a ~1.2 KB answer,
  * and prints requests/s, p50 and p99 latency, the ratios and whether the targets hold:
  * (b) >= 0.5x (a) in throughput, and (b) p99 <= 10 ms (on a 2-core machine).
  *
- * The targets are measured in alternating rounds (a, a', w, b, c, a, a', w, b, c, …) and summed, so a
+ * The targets are measured in alternating rounds (a, a', w, l, b, c, a, a', w, l, b, c, …) and summed, so a
  * machine whose speed drifts over a minute (a shared VM's does, by a third) slows every target
  * alike instead of whichever ran last. The servers run in a child process
  * (bench/bench-server.ts), autocannon in this one: one core each. The app's engines are warm
@@ -284,12 +286,13 @@ interface Measured {
   aPost: Measurement;
   busy: Measurement;
   busyMicros: number;
+  logged: Measurement;
   b: Measurement;
   c: Measurement;
 }
 
-function report({ a, aPost, busy, busyMicros, b, c }: Measured): boolean {
-  const all = [a, aPost, busy, b, c];
+function report({ a, aPost, busy, busyMicros, logged, b, c }: Measured): boolean {
+  const all = [a, aPost, busy, logged, b, c];
   const rows = [
     ['target', 'req/s', 'p50 ms', 'p99 ms', 'mean ms', 'max ms', '2xx', 'non-2xx', 'errors', 'wrong body', 'server CPU', 'server µs/answer', 'client CPU'],
     ...all.map((m) => [
@@ -327,6 +330,7 @@ function report({ a, aPost, busy, busyMicros, b, c }: Measured): boolean {
     const added = busy.serverMicrosPerAnswer - aPost.serverMicrosPerAnswer;
     out.push(`  ${busyMicros} µs of work per request added ${added.toFixed(1)} µs of server CPU per answer ((w) against (a')): ${(added / busyMicros).toFixed(1)}x the work itself`);
   }
+  out.push(`Throughput ratio (l)/(a): ${(logged.rps / a.rps).toFixed(3)}x   (Fastify alone with its stock request logging, for (b)'s request)`);
   out.push(`Throughput ratio (c)/(a): ${(c.rps / a.rps).toFixed(3)}x`);
   out.push(`Target (b) >= ${TARGET_RATIO}x (a) in throughput: ${ratioHolds ? 'HOLDS' : 'MISSED'} (${ratio.toFixed(3)}x)`);
   out.push(`Target (b) p99 <= ${TARGET_P99_MS} ms:               ${p99Holds ? 'HOLDS' : 'MISSED'} (${ms(b.p99)} ms)`);
@@ -379,6 +383,15 @@ async function main(): Promise<void> {
       body: SI_BODY,
       verify: (body) => body === '{"hello":"world"}',
     };
+    const loggedPost: Target = {
+      label: '(l)',
+      name: 'bare Fastify POST, logger: true',
+      url: `http://127.0.0.1:${ready.loggedPort}${ready.barePostPath}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
+      body: SI_BODY,
+      verify: (body) => body === '{"hello":"world"}',
+    };
     const invoke: Target = {
       label: '(b)',
       name: `invoke POST ${SI_PATH}`,
@@ -403,7 +416,7 @@ async function main(): Promise<void> {
         return at >= 0 && Number.parseFloat(body.slice(at + 6, at + 30)) === EMI_EXPECTED;
       },
     };
-    const targets = [bare, barePost, busyPost, invoke, emi];
+    const targets = [bare, barePost, busyPost, loggedPost, invoke, emi];
     for (const target of targets) await preflight(target);
 
     const tallies = targets.map(newTally);
@@ -420,8 +433,8 @@ async function main(): Promise<void> {
       process.stderr.write(`bench: round ${round}/${ROUNDS}: ${roundSeconds} s on each target…\n`);
       for (const tally of tallies) await load(tally, roundSeconds, ready.pid);
     }
-    const [a, aPost, busy, b, c] = tallies.map(measurement) as [Measurement, Measurement, Measurement, Measurement, Measurement];
-    const clean = report({ a, aPost, busy, busyMicros: ready.busyMicros, b, c });
+    const [a, aPost, busy, logged, b, c] = tallies.map(measurement) as [Measurement, Measurement, Measurement, Measurement, Measurement, Measurement];
+    const clean = report({ a, aPost, busy, busyMicros: ready.busyMicros, logged, b, c });
     if (!clean) process.stdout.write('!! The run had failed requests: its figures are not a valid measurement.\n');
   } finally {
     await stopServer(child);
