@@ -68,6 +68,8 @@ const SI_PATH = '/api/v1/calculators/simple-interest-calculator';
 const SI_BODY = JSON.stringify({ principal: 1000, rate: 5, timeYears: 2 });
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 10;
+/** The bare routes' answer. */
+const isConstant = (body: string): boolean => body === '{"hello":"world"}';
 const LOAD_BEFORE = loadavg().map((l) => l.toFixed(2)).join(' ');
 
 interface Target {
@@ -362,60 +364,31 @@ async function main(): Promise<void> {
       url: `http://127.0.0.1:${ready.barePort}/`,
       method: 'GET',
       headers: {},
-      verify: (body) => body === '{"hello":"world"}',
+      verify: isConstant,
     };
-    const barePost: Target = {
-      label: "(a')",
-      name: `bare Fastify POST ${ready.barePostPath}`,
-      url: `http://127.0.0.1:${ready.barePort}${ready.barePostPath}`,
-      method: 'POST',
-      // (b)'s very request: the same path, headers and JSON body.
-      headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
-      body: SI_BODY,
-      verify: (body) => body === '{"hello":"world"}',
-    };
-    const busyPost: Target = {
-      label: '(w)',
-      name: `bare Fastify POST + ${ready.busyMicros} µs of work`,
-      url: `http://127.0.0.1:${ready.barePort}${ready.busyPostPath}`,
+    // Every POST target is sent (b)'s very request: the same headers and a JSON body.
+    const post = (label: string, name: string, port: number, path: string, body: string, verify: Target['verify']): Target => ({
+      label,
+      name,
+      url: `http://127.0.0.1:${port}${path}`,
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
-      body: SI_BODY,
-      verify: (body) => body === '{"hello":"world"}',
-    };
-    const loggedPost: Target = {
-      label: '(l)',
-      name: 'bare Fastify POST, logger: true',
-      url: `http://127.0.0.1:${ready.loggedPort}${ready.barePostPath}`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
-      body: SI_BODY,
-      verify: (body) => body === '{"hello":"world"}',
-    };
-    const invoke: Target = {
-      label: '(b)',
-      name: `invoke POST ${SI_PATH}`,
-      url: `http://127.0.0.1:${ready.appPort}${SI_PATH}`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
-      body: SI_BODY,
-      // 1000 at 5% for 2 years: interest 100, total 1100.
-      verify: (body) => body.startsWith('{"status":true') && body.includes('"interest":100,') && body.includes('"totalAmount":1100'),
-    };
-    const emi: Target = {
-      label: '(c)',
-      name: `invoke POST ${EMI_PATH}`,
-      url: `http://127.0.0.1:${ready.appPort}${EMI_PATH}`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': ready.apiKey },
-      body: EMI_BODY,
-      verify: (body) => {
-        // Cheap on the client: the envelope says success and the emi is exactly right.
-        if (!body.startsWith('{"status":true')) return false;
-        const at = body.indexOf('"emi":');
-        return at >= 0 && Number.parseFloat(body.slice(at + 6, at + 30)) === EMI_EXPECTED;
-      },
-    };
+      body,
+      verify,
+    });
+    const barePost = post("(a')", `bare Fastify POST ${ready.barePostPath}`, ready.barePort, ready.barePostPath, SI_BODY, isConstant);
+    const busyPost = post('(w)', `bare Fastify POST + ${ready.busyMicros} µs of work`, ready.barePort, ready.busyPostPath, SI_BODY, isConstant);
+    const loggedPost = post('(l)', 'bare Fastify POST, logger: true', ready.loggedPort, ready.barePostPath, SI_BODY, isConstant);
+    // 1000 at 5% for 2 years: interest 100, total 1100.
+    const invoke = post('(b)', `invoke POST ${SI_PATH}`, ready.appPort, SI_PATH, SI_BODY, (body) =>
+      body.startsWith('{"status":true') && body.includes('"interest":100,') && body.includes('"totalAmount":1100'),
+    );
+    const emi = post('(c)', `invoke POST ${EMI_PATH}`, ready.appPort, EMI_PATH, EMI_BODY, (body) => {
+      // Cheap on the client: the envelope says success and the emi is exactly right.
+      if (!body.startsWith('{"status":true')) return false;
+      const at = body.indexOf('"emi":');
+      return at >= 0 && Number.parseFloat(body.slice(at + 6, at + 30)) === EMI_EXPECTED;
+    });
     const targets = [bare, barePost, busyPost, loggedPost, invoke, emi];
     for (const target of targets) await preflight(target);
 
