@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import type { ConversionJob } from './define-conversions.ts';
+import { sanitizeHtmlFile } from './html-sanitizer.ts';
 
 // The building blocks of conversion tables: each returns a converter writing job.outputPath.
 
@@ -52,10 +53,14 @@ export async function textToPdf(job: ConversionJob): Promise<void> {
   await htmlToPdf(job, `<!doctype html><html><head><meta charset="utf-8"><style>${PRINT_CSS}</style></head><body><pre>${escapeHtml(text)}</pre></body></html>`);
 }
 
-/** Markdown rendered by pandoc, typeset by Chromium. */
+/**
+ * Markdown rendered by pandoc, typeset by Chromium. The rendered HTML is sanitised like any HTML
+ * result: raw HTML in Markdown is for layout, and a script would only hold a browser slot.
+ */
 export async function markdownToPdf(job: ConversionJob): Promise<void> {
   const htmlPath = join(job.workDir, 'rendered.html');
   await job.engines.pandoc.convert({ inputPath: job.input.path, outputPath: htmlPath, from: 'gfm', to: 'html5', standalone: false, signal: job.signal });
+  await sanitizeHtmlFile(htmlPath, htmlPath, job.signal);
   const body = await readFile(htmlPath, 'utf8');
   await htmlToPdf(job, `<!doctype html><html><head><meta charset="utf-8"><style>${PRINT_CSS}</style></head><body>${body}</body></html>`);
 }

@@ -5,6 +5,7 @@ import type { PageOptions } from '../../engines/page.ts';
 import { outputName } from '../../files/file-pipeline.ts';
 import type { ConversionEngines } from './conversion-engines.ts';
 import { FORMATS, type FormatId } from './formats.ts';
+import { sanitizeHtmlFile } from './html-sanitizer.ts';
 import { pdfOptionsSchema, toPageOptions } from './page-options.ts';
 
 export interface ConversionJob {
@@ -80,6 +81,8 @@ export function defineConversions(family: string, rows: readonly ConversionRow[]
           engines: ctx.engines,
           signal: ctx.signal,
         });
+        // Here, not in each converter, so that no row producing HTML can forget it.
+        if (row.to === 'html') await sanitizeHtmlFile(outputPath, outputPath, ctx.signal);
         return { path: outputPath, fileName, mimeType: to.mimeType };
       },
     });
