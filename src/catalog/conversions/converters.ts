@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
+import { sanitizeHtmlFile } from '../../files/html-sanitizer.ts';
 import type { ConversionJob } from './define-conversions.ts';
-import { sanitizeHtmlFile } from './html-sanitizer.ts';
 
 // The building blocks of conversion tables: each returns a converter writing job.outputPath.
 

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { defineFileTool, type AnyTool, type FileToolContext, type UploadedFile } from '../../core/define-tool.ts';
 import type { PageOptions } from '../../engines/page.ts';
 import { outputName } from '../../files/file-pipeline.ts';
+import { sanitizeHtmlFile } from '../../files/html-sanitizer.ts';
 import type { ConversionEngines } from './conversion-engines.ts';
 import { FORMATS, type FormatId } from './formats.ts';
-import { sanitizeHtmlFile } from './html-sanitizer.ts';
 import { pdfOptionsSchema, toPageOptions } from './page-options.ts';
 
 export interface ConversionJob {

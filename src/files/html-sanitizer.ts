@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import sanitize from 'sanitize-html';
-import { ServiceError } from '../../core/errors.ts';
+import { ServiceError } from '../core/errors.ts';
 
 // Every HTML a conversion hands back goes through this allow-list, because the engines copy
 // markup they were given: pandoc's gfm reader keeps raw HTML (2.17 ignores -raw_html), docx
