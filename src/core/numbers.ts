@@ -23,3 +23,11 @@ export function requireFinite(value: number, field: string, message: string): nu
   if (!Number.isFinite(value)) throw invalidInput(message, [{ field, message: 'the result overflows for this combination of inputs' }]);
   return value;
 }
+
+/**
+ * `value` rounded as `roundTo(value, 2)` and counted in whole cents, for sums that must come out
+ * exact: integer cents add without the drift of adding 2-decimal doubles.
+ */
+export function toCents(value: number): number {
+  return Math.round(roundTo(value, 2) * 100);
+}
