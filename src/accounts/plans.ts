@@ -5,13 +5,20 @@ export interface Plan {
   requestsPerMinute: number;
   /** Tool families the plan does not include; a call to one answers 403. */
   excludedFamilies: readonly string[];
+  /**
+   * Jobs the account may run at once on each engine (LibreOffice, Chromium, pandoc, poppler);
+   * more wait in the account's own line. Per engine, not over all of them, because the engines
+   * are separate pools: an account's slow LibreOffice job should not hold up its pdf-to-txt,
+   * and the cap exists so that no account holds more than its share of one pool.
+   */
+  engineJobs: number;
 }
 
 export const PLANS: Readonly<Record<string, Plan>> = {
-  free: { id: 'free', title: 'Free', monthlyCredits: 500, requestsPerMinute: 30, excludedFamilies: ['ai-models'] },
-  starter: { id: 'starter', title: 'Starter', monthlyCredits: 10_000, requestsPerMinute: 120, excludedFamilies: [] },
-  pro: { id: 'pro', title: 'Pro', monthlyCredits: 50_000, requestsPerMinute: 600, excludedFamilies: [] },
-  business: { id: 'business', title: 'Business', monthlyCredits: 250_000, requestsPerMinute: 3000, excludedFamilies: [] },
+  free: { id: 'free', title: 'Free', monthlyCredits: 500, requestsPerMinute: 30, excludedFamilies: ['ai-models'], engineJobs: 1 },
+  starter: { id: 'starter', title: 'Starter', monthlyCredits: 10_000, requestsPerMinute: 120, excludedFamilies: [], engineJobs: 2 },
+  pro: { id: 'pro', title: 'Pro', monthlyCredits: 50_000, requestsPerMinute: 600, excludedFamilies: [], engineJobs: 4 },
+  business: { id: 'business', title: 'Business', monthlyCredits: 250_000, requestsPerMinute: 3000, excludedFamilies: [], engineJobs: 8 },
 };
 
 export const PLAN_IDS = Object.keys(PLANS) as [string, ...string[]];

@@ -12,6 +12,7 @@ import type { FilePipeline, ReceivedUpload } from '../files/file-pipeline.ts';
 import { errorEnvelope, successEnvelope, type ErrorEnvelope, type SuccessEnvelope } from './envelope.ts';
 import { ServiceError, isServiceError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
+import { runAsJobOwner } from '../engines/job-owner.ts';
 import { validateInput } from './validate-input.ts';
 
 export interface InvokeRequest {
@@ -296,7 +297,10 @@ export class Invoker {
     let response: InvokeResponse;
     try {
       const warnings: string[] = [];
-      let result = this.#run(tool, input, req, warnings, upload, workDir);
+      const run = () => this.#run(tool, input, req, warnings, upload, workDir);
+      // A file tool's engine jobs run as the account's, so engine queues share slots fairly between
+      // accounts and hold each to its plan's cap (see engines/job-owner.ts); tools never see it.
+      let result = tool.kind === 'file' ? runAsJobOwner({ id: accountId, maxJobs: limits.plan.engineJobs }, run) : run();
       if (result instanceof Promise) result = await result;
       response = { status: 200, headers: this.rateHeaders(limits, rate, charge.remaining), body: successEnvelope(result, { warnings }) };
     } catch (err) {

@@ -1,12 +1,18 @@
 // The mechanism every engine shares (after Gotenberg): a bounded queue per engine answering 429
-// with Retry-After when full, a per-job timeout (504), warm workers started lazily and restarted
-// after N jobs, after a crash and after a hang, detection of a missing program (503, never a crash
-// of the service) and a status report for /readyz.
+// with Retry-After when full, shared fairly between accounts (see fair-queue.ts), a per-job time
+// limit, warm workers started lazily and restarted after N jobs, after a crash and after a hang,
+// detection of a missing program (503, never a crash of the service) and a status report for /readyz.
+//
+// A healthy engine that reaches the time limit on one input was held by that input: the caller
+// hears 422 document_too_complex, and it is charged, so holding an engine is never free. Only the
+// service's own failures (a crash, a missing or unstartable program) are 5xx and refunded.
 //
 // A worker is whatever the engine keeps warm (a LibreOffice instance, a browser). Engines whose
 // program cannot stay warm (pandoc, poppler) use one virtual worker with several job slots and spawn
 // a process per job; the queue and the timeout still apply.
 import { ServiceError } from '../core/errors.ts';
+import { FairQueue, type OwnerGroup, type QueuedJob } from './fair-queue.ts';
+import { currentJobOwner } from './job-owner.ts';
 
 export interface EngineWorker {
   /** false once the process behind the worker has exited */
@@ -68,6 +74,11 @@ export interface SupervisorOptions<W extends EngineWorker> {
   jobsPerWorker?: number;
   /** jobs that may wait for a slot before the engine answers 429 (default 16) */
   maxQueued?: number;
+  /**
+   * jobs one account may keep waiting before it alone gets 429 (default a quarter of maxQueued,
+   * at least 1), so that one account cannot fill the queue for everyone else
+   */
+  maxQueuedPerOwner?: number;
   /** per-job time limit in ms, counted from the moment the job gets its slot (default 60 s) */
   jobTimeoutMs?: number;
   /** restart a worker after this many jobs (0 = never; default 0) */
@@ -89,6 +100,14 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
+/** A job that got its slot and worker and starts now (see onJobStart). */
+export interface JobStart {
+  engine: string;
+  worker: number;
+  /** the account the job runs for; null for the service's own work */
+  owner: string | null;
+}
+
 export interface RunOptions {
   signal?: AbortSignal;
   /** overrides the engine's job timeout for this job */
@@ -107,20 +126,14 @@ interface Slot<W> {
   draining: boolean;
 }
 
-interface Waiter {
-  resolve: (slot: number) => void;
-  reject: (error: unknown) => void;
-  signal?: AbortSignal;
-  onAbort?: () => void;
-}
-
 export class EngineSupervisor<W extends EngineWorker> {
   readonly name: string;
   readonly label: string;
   private readonly options: Required<Omit<SupervisorOptions<W>, 'label' | 'logger'>>;
   private readonly logger: EngineLogger;
   private readonly slots: Slot<W>[];
-  private readonly waiting: Waiter[] = [];
+  private readonly queue: FairQueue;
+  private readonly startListeners = new Set<(job: JobStart) => void>();
   private probeResult: Promise<EngineProbe> | null = null;
   private probed: EngineProbe | null = null;
   private startFailure: string | null = null;
@@ -142,6 +155,7 @@ export class EngineSupervisor<W extends EngineWorker> {
       workers: Math.max(1, options.workers ?? 1),
       jobsPerWorker: Math.max(1, options.jobsPerWorker ?? 1),
       maxQueued: Math.max(0, options.maxQueued ?? 16),
+      maxQueuedPerOwner: Math.max(1, options.maxQueuedPerOwner ?? Math.ceil((options.maxQueued ?? 16) / 4)),
       jobTimeoutMs: options.jobTimeoutMs ?? 60_000,
       maxJobsPerWorker: options.maxJobsPerWorker ?? 0,
       onTimeout: options.onTimeout ?? 'restart',
@@ -159,6 +173,16 @@ export class EngineSupervisor<W extends EngineWorker> {
       recycleAt: this.options.maxJobsPerWorker + Math.floor((index * this.options.maxJobsPerWorker) / this.options.workers),
       draining: false,
     }));
+    this.queue = new FairQueue(this.options.maxQueued, this.options.maxQueuedPerOwner);
+  }
+
+  /**
+   * Calls `listener` each time a job has its worker and starts running; returns the unsubscribe.
+   * Tests use it to act on a job known to be running instead of guessing with a sleep.
+   */
+  onJobStart(listener: (job: JobStart) => void): () => void {
+    this.startListeners.add(listener);
+    return () => this.startListeners.delete(listener);
   }
 
   get concurrency(): number {
@@ -195,16 +219,18 @@ export class EngineSupervisor<W extends EngineWorker> {
       });
     }
     this.used = true;
-    const slotIndex = await this.acquire(options.signal);
+    // The owner comes from the invoke path through AsyncLocalStorage (see job-owner.ts).
+    const group = this.queue.group(currentJobOwner());
+    const slotIndex = await this.acquire(group, options.signal);
     const slot = this.slots[slotIndex]!;
     let worker: W;
     try {
       worker = await this.ensureWorker(slot);
     } catch (error) {
-      this.release(slot);
+      this.release(slot, group);
       throw error;
     }
-    return this.execute(slot, worker, job, options);
+    return this.execute(slot, group, worker, job, options);
   }
 
   /** Starts every worker now instead of on first use. */
@@ -224,7 +250,7 @@ export class EngineSupervisor<W extends EngineWorker> {
       name: this.name,
       version: probe.ok ? probe.version : null,
       workers: live,
-      queued: this.waiting.length,
+      queued: this.queue.size,
       running,
       concurrency: this.concurrency,
     };
@@ -238,7 +264,7 @@ export class EngineSupervisor<W extends EngineWorker> {
   /** Rejects waiting jobs and stops every worker. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) {
+    for (const waiter of this.queue.drain()) {
       if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
       waiter.reject(this.unavailable(`${this.label} is shutting down`));
     }
@@ -276,52 +302,68 @@ export class EngineSupervisor<W extends EngineWorker> {
     return best;
   }
 
-  private acquire(signal?: AbortSignal): Promise<number> {
-    const free = this.waiting.length === 0 ? this.freeSlot() : -1;
-    if (free !== -1) {
-      this.slots[free]!.running++;
-      return Promise.resolve(free);
+  private acquire(group: OwnerGroup, signal?: AbortSignal): Promise<number> {
+    if (this.queue.underCap(group)) {
+      // Jobs already waiting for a free slot go first (normally there are none).
+      this.dispatch();
+      const free = this.freeSlot();
+      if (free !== -1 && this.queue.underCap(group)) {
+        this.slots[free]!.running++;
+        this.queue.started(group);
+        return Promise.resolve(free);
+      }
     }
-    if (this.waiting.length >= this.options.maxQueued) {
-      const retryAfter = this.retryAfterSeconds();
-      throw new ServiceError(429, 'engine_busy', `${this.label} is busy; retry in ${retryAfter} s`, {
+    const refusal = this.queue.refusal(group);
+    if (refusal !== null) {
+      this.queue.forgetIfIdle(group);
+      const own = refusal === 'owner_queue_full';
+      // An owner's own line moves at its cap, the shared one at the engine's concurrency.
+      const ahead = own ? this.queue.waitingOf(group) : this.queue.size;
+      const retryAfter = this.retryAfterSeconds(ahead, own ? Math.min(group.cap, this.concurrency) : this.concurrency);
+      const message = own
+        ? `${this.label} already has ${ahead} of your jobs waiting; retry in ${retryAfter} s`
+        : `${this.label} is busy; retry in ${retryAfter} s`;
+      throw new ServiceError(429, 'engine_busy', message, {
+        detail: own ? `at most ${this.options.maxQueuedPerOwner} jobs of one account wait for ${this.label} at once` : undefined,
         headers: { 'Retry-After': String(retryAfter) },
         extra: { engine: this.name, retryAfter },
       });
     }
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
+      const waiter: QueuedJob = { group, seq: this.queue.nextSeq(), resolve, reject };
       if (signal) {
         waiter.signal = signal;
         waiter.onAbort = () => {
-          const at = this.waiting.indexOf(waiter);
-          if (at !== -1) this.waiting.splice(at, 1);
+          this.queue.remove(waiter);
           reject(signal.reason);
         };
         signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-      this.waiting.push(waiter);
+      this.queue.push(waiter);
     });
   }
 
-  private release(slot: Slot<W>): void {
+  private release(slot: Slot<W>, group: OwnerGroup): void {
     slot.running--;
+    this.queue.finished(group);
     this.dispatch();
   }
 
   private dispatch(): void {
-    while (this.waiting.length > 0) {
+    while (this.queue.size > 0) {
       const free = this.freeSlot();
       if (free === -1) return;
-      const waiter = this.waiting.shift()!;
+      // Undefined when every waiting owner is at its cap: their jobs wait, the slot stays free.
+      const waiter = this.queue.next();
+      if (waiter === undefined) return;
       if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
       this.slots[free]!.running++;
       waiter.resolve(free);
     }
   }
 
-  private retryAfterSeconds(): number {
-    const rounds = Math.ceil((this.waiting.length + 1) / this.concurrency);
+  private retryAfterSeconds(ahead: number, perRound: number): number {
+    const rounds = Math.ceil((ahead + 1) / Math.max(1, perRound));
     return Math.min(120, Math.max(1, Math.ceil((rounds * this.avgJobMs) / 1000)));
   }
 
@@ -385,11 +427,12 @@ export class EngineSupervisor<W extends EngineWorker> {
     });
   }
 
-  private async execute<T>(slot: Slot<W>, worker: W, job: (worker: W, context: JobContext) => Promise<T>, options: RunOptions): Promise<T> {
+  private async execute<T>(slot: Slot<W>, group: OwnerGroup, worker: W, job: (worker: W, context: JobContext) => Promise<T>, options: RunOptions): Promise<T> {
     const controller = new AbortController();
     const timeoutMs = options.timeoutMs ?? this.options.jobTimeoutMs;
     const started = Date.now();
     slot.jobs++;
+    this.emitStart({ engine: this.name, worker: slot.index, owner: group.key });
 
     let settled = false;
     let recycled = false;
@@ -405,7 +448,7 @@ export class EngineSupervisor<W extends EngineWorker> {
     const releaseOnce = (): void => {
       if (released) return;
       released = true;
-      this.release(slot);
+      this.release(slot, group);
     };
     const killWorker = (reason: string): void => {
       if (recycled) return;
@@ -432,11 +475,20 @@ export class EngineSupervisor<W extends EngineWorker> {
       }
     };
     const timer = setTimeout(() => {
-      const error = new ServiceError(504, 'engine_timeout', `${this.label} did not finish within ${Math.round(timeoutMs / 1000)} s`, {
-        detail: `the job exceeded its ${timeoutMs} ms time limit and was stopped`,
-        extra: { engine: this.name, timeoutMs },
-      });
-      this.logger.warn({ engine: this.name, worker: slot.index, timeoutMs }, 'job timed out');
+      const seconds = timeoutMs / 1000;
+      // The limit runs from the moment the job had its slot and a live worker, so queueing and
+      // starts do not count. A worker still alive at the limit was busy with this input: the
+      // input's fault (422, charged). One that died silently under the job is the service's (503).
+      const error = worker.alive()
+        ? new ServiceError(422, 'document_too_complex', `${this.label} could not finish this document within ${seconds} s`, {
+            detail: `the document needs more than the ${timeoutMs} ms a conversion may take; simplify or split it (fewer pages, less nesting, no endless scripts)`,
+            extra: { engine: this.name, timeoutMs },
+          })
+        : new ServiceError(503, 'engine_crashed', `${this.label} stopped unexpectedly while converting; try again`, {
+            detail: 'the engine process exited during the job',
+            extra: { engine: this.name },
+          });
+      this.logger.warn({ engine: this.name, worker: slot.index, timeoutMs, alive: worker.alive() }, 'job timed out');
       stopJob(error, 'timeout');
     }, timeoutMs);
     const onCallerAbort = (): void => {
@@ -495,6 +547,16 @@ export class EngineSupervisor<W extends EngineWorker> {
     } finally {
       // The timer stays until the job settles (see above): it must still guard a job whose caller left.
       options.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  private emitStart(job: JobStart): void {
+    for (const listener of this.startListeners) {
+      try {
+        listener(job);
+      } catch (error) {
+        this.logger.warn({ engine: this.name, err: String(error) }, 'job start listener failed');
+      }
     }
   }
 

@@ -1,28 +1,37 @@
-// The supervisor with fake workers: queue bounds, timeouts, restarts, missing programs, status.
+// The supervisor with fake workers: queue bounds, fair scheduling between owners, timeouts,
+// restarts, missing programs, status. Tests act on events (a job start, a worker start or stop),
+// never after a guessed sleep.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError, unprocessable } from '../../src/core/errors.ts';
-import { EngineSupervisor, type EngineProbe, type SupervisorOptions } from '../../src/engines/supervisor.ts';
+import { EngineSupervisor, type EngineProbe, type JobStart, type SupervisorOptions } from '../../src/engines/supervisor.ts';
 
 class FakeWorker {
   static started = 0;
   readonly id: number;
   dead = false;
   stopped = false;
+  readonly whenStopped: Promise<void>;
+  private markStopped: () => void = () => {};
   constructor() {
     this.id = ++FakeWorker.started;
+    this.whenStopped = new Promise((resolve) => {
+      this.markStopped = resolve;
+    });
   }
   alive(): boolean {
     return !this.dead && !this.stopped;
   }
   async stop(): Promise<void> {
     this.stopped = true;
+    this.markStopped();
   }
 }
 
 function supervisor(options: Partial<SupervisorOptions<FakeWorker>> = {}) {
   const workers: FakeWorker[] = [];
+  const waitingFor: { count: number; resolve: () => void }[] = [];
   const sup = new EngineSupervisor<FakeWorker>({
     name: 'fake',
     label: 'Fake',
@@ -31,11 +40,35 @@ function supervisor(options: Partial<SupervisorOptions<FakeWorker>> = {}) {
       await sleep(5);
       const worker = new FakeWorker();
       workers.push(worker);
+      for (const w of waitingFor.filter((w) => workers.length >= w.count)) w.resolve();
       return worker;
     },
     ...options,
   });
-  return { sup, workers };
+  /** Resolves once `count` workers have been started in all. */
+  const untilWorkers = (count: number): Promise<void> =>
+    workers.length >= count ? Promise.resolve() : new Promise((resolve) => waitingFor.push({ count, resolve }));
+  return { sup, workers, untilWorkers };
+}
+
+/** The next job start on `sup` (of `owner` when given). */
+function nextStart(sup: EngineSupervisor<FakeWorker>, owner?: string | null): Promise<JobStart> {
+  return new Promise((resolve) => {
+    const off = sup.onJobStart((job) => {
+      if (owner !== undefined && job.owner !== owner) return;
+      off();
+      resolve(job);
+    });
+  });
+}
+
+/** A job body that runs until the test opens its gate. */
+function gate(): { job: () => Promise<void>; open: () => void } {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { job: () => opened, open };
 }
 
 function assertServiceError(error: unknown, status: number, code: string): ServiceError {
@@ -79,27 +112,31 @@ describe('EngineSupervisor', () => {
 
   it('answers 429 with Retry-After when the queue is full', async () => {
     const { sup } = supervisor({ workers: 1, maxQueued: 1 });
-    const slow = () => sup.run(() => sleep(100));
+    const { job, open } = gate();
+    const slow = () => sup.run(job);
+    const started = nextStart(sup);
     const first = slow();
-    const second = slow();
-    await sleep(1);
+    await started;
+    const second = slow(); // queued at once: the probe is known
     await assert.rejects(slow(), (error) => {
       const e = assertServiceError(error, 429, 'engine_busy');
       assert.match(e.headers['Retry-After'] ?? '', /^[1-9]\d*$/);
       return true;
     });
     assert.equal((await sup.status()).queued, 1);
+    open();
     await Promise.all([first, second]);
     await sup.close();
   });
 
-  it('times a job out with 504, restarts the worker and runs the next job', async () => {
+  it("answers 422 document_too_complex when a healthy worker reaches the time limit, restarts it and runs the next job", async () => {
     const { sup, workers } = supervisor({ workers: 1, jobTimeoutMs: 50 });
-    await assert.rejects(
-      sup.run(() => new Promise(() => {})),
-      (error) => !!assertServiceError(error, 504, 'engine_timeout'),
-    );
-    await sleep(20);
+    await assert.rejects(sup.run(() => new Promise(() => {})), (error) => {
+      const e = assertServiceError(error, 422, 'document_too_complex');
+      assert.match(e.message, /Fake could not finish this document within 0\.05 s/);
+      assert.match(e.detail ?? '', /50 ms/);
+      return true;
+    });
     assert.ok(workers[0]!.stopped, 'the hung worker was stopped');
     const id = await sup.run(async (w) => w.id);
     assert.notEqual(id, workers[0]!.id, 'the next job ran on a new worker');
@@ -119,15 +156,15 @@ describe('EngineSupervisor', () => {
             });
           }),
       ),
-      (error) => !!assertServiceError(error, 504, 'engine_timeout'),
+      (error) => !!assertServiceError(error, 422, 'document_too_complex'),
     );
     assert.ok(aborted);
-    await sleep(10);
+    assert.equal(await sup.run(async (w) => w.id), workers[0]!.id, 'the same worker runs the next job');
     assert.equal(workers[0]!.stopped, false);
     // A job that ignores the signal costs its worker after the grace period.
-    await assert.rejects(sup.run(() => new Promise(() => {})), (error) => !!assertServiceError(error, 504, 'engine_timeout'));
-    await sleep(300);
-    assert.equal(workers[0]!.stopped, true);
+    await assert.rejects(sup.run(() => new Promise(() => {})), (error) => !!assertServiceError(error, 422, 'document_too_complex'));
+    await workers[0]!.whenStopped;
+    assert.equal(workers.length, 1, 'stopped after the grace period, not restarted in its place before');
     await sup.close();
   });
 
@@ -178,14 +215,14 @@ describe('EngineSupervisor', () => {
   });
 
   it('staggers recycling so that the workers of a pool never restart together', async () => {
-    const { sup, workers } = supervisor({ workers: 2, maxJobsPerWorker: 4 });
+    const { sup, workers, untilWorkers } = supervisor({ workers: 2, maxJobsPerWorker: 4 });
     // Pairs of jobs share the two workers evenly: worker 0 recycles after 4 jobs, worker 1 after 6.
     for (let round = 0; round < 4; round++) await Promise.all([sup.run(async (w) => w.id), sup.run(async (w) => w.id)]);
-    await sleep(30);
-    assert.equal(workers.length, 3, 'after 8 jobs one worker was recycled, not both');
+    await untilWorkers(3);
+    assert.equal(workers.filter((w) => w.stopped).length, 1, 'after 8 jobs one worker was recycled, not both');
     for (let round = 0; round < 2; round++) await Promise.all([sup.run(async (w) => w.id), sup.run(async (w) => w.id)]);
-    await sleep(30);
-    assert.equal(workers.length, 4, 'the second worker recycles later');
+    await untilWorkers(4);
+    assert.equal(workers.filter((w) => w.stopped).length, 2, 'the second worker recycles later');
     await sup.close();
   });
 
@@ -220,14 +257,17 @@ describe('EngineSupervisor', () => {
 
   it('removes a queued job whose caller gave up', async () => {
     const { sup } = supervisor({ workers: 1, maxQueued: 5 });
-    const first = sup.run(() => sleep(50));
+    const { job, open } = gate();
+    const started = nextStart(sup);
+    const first = sup.run(job);
+    await started;
     const controller = new AbortController();
     const second = sup.run(async () => 'ran', { signal: controller.signal });
-    await sleep(5);
     assert.equal((await sup.status()).queued, 1);
     controller.abort(new Error('client left'));
     await assert.rejects(second, /client left/);
     assert.equal((await sup.status()).queued, 0);
+    open();
     await first;
     await sup.close();
   });
@@ -236,18 +276,23 @@ describe('EngineSupervisor', () => {
     const { sup, workers } = supervisor({ workers: 1, maxQueued: 5 });
     const controller = new AbortController();
     let finished = false;
+    const { job: held, open } = gate();
+    const started = nextStart(sup);
     const job = sup.run(
       async () => {
-        await sleep(60);
+        await held();
         finished = true;
       },
       { signal: controller.signal },
     );
-    await sleep(15);
+    await started;
     controller.abort(new Error('client left'));
     await assert.rejects(job, /client left/);
     assert.equal(finished, false);
-    const next = await sup.run(async (w) => w.id); // waits for the slot
+    const nextJob = sup.run(async (w) => w.id); // waits for the slot
+    assert.equal((await sup.status()).queued, 1);
+    open();
+    const next = await nextJob;
     assert.equal(finished, true);
     assert.equal(next, workers[0]!.id);
     assert.equal(workers[0]!.stopped, false);
@@ -256,11 +301,14 @@ describe('EngineSupervisor', () => {
 
   it('rejects queued jobs on close', async () => {
     const { sup } = supervisor({ workers: 1, maxQueued: 5 });
-    const first = sup.run(() => sleep(40));
+    const { job, open } = gate();
+    const started = nextStart(sup);
+    const first = sup.run(job);
     const queued = sup.run(async () => 1);
-    await sleep(15); // the first job has its worker and runs
+    await started; // the first job has its worker and runs
     const closing = sup.close();
     await assert.rejects(queued, (error) => !!assertServiceError(error, 503, 'engine_unavailable'));
+    open();
     await first;
     await closing;
     await assert.rejects(sup.run(async () => 1), (error) => !!assertServiceError(error, 503, 'engine_unavailable'));
