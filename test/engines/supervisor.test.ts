@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError, unprocessable } from '../../src/core/errors.ts';
 import { EngineSupervisor, type EngineProbe, type JobStart, type SupervisorOptions } from '../../src/engines/supervisor.ts';
+import { runAsJobOwner, type JobOwner } from '../../src/engines/job-owner.ts';
 
 class FakeWorker {
   static started = 0;
@@ -312,5 +313,117 @@ describe('EngineSupervisor', () => {
     await first;
     await closing;
     await assert.rejects(sup.run(async () => 1), (error) => !!assertServiceError(error, 503, 'engine_unavailable'));
+  });
+});
+
+describe('EngineSupervisor between accounts', () => {
+  const a: JobOwner = { id: 'account-a', maxJobs: 8 };
+  const b: JobOwner = { id: 'account-b', maxJobs: 8 };
+  const as = <T>(owner: JobOwner, fn: () => Promise<T>): Promise<T> => runAsJobOwner(owner, fn);
+
+  it("runs another account's job queued after one account's five queued jobs before that account's remaining ones", async () => {
+    const { sup } = supervisor({ workers: 1, maxQueued: 20, maxQueuedPerOwner: 10 });
+    await sup.warm();
+    const order: string[] = [];
+    sup.onJobStart((job) => order.push(`${job.owner}`));
+    const { job, open } = gate();
+    const started = nextStart(sup, a.id);
+    const jobs = [as(a, () => sup.run(job))];
+    await started;
+    for (let i = 0; i < 5; i++) jobs.push(as(a, () => sup.run(async () => undefined)));
+    jobs.push(as(b, () => sup.run(async () => undefined)));
+    assert.equal((await sup.status()).queued, 6);
+    open();
+    await Promise.all(jobs);
+    assert.deepEqual(order, ['account-a', 'account-b', 'account-a', 'account-a', 'account-a', 'account-a', 'account-a']);
+    await sup.close();
+  });
+
+  it('serves the account with the fewest running jobs first, then the one served least recently', async () => {
+    const { sup } = supervisor({ workers: 2, maxQueued: 20, maxQueuedPerOwner: 10 });
+    await sup.warm();
+    const order: string[] = [];
+    sup.onJobStart((job) => order.push(`${job.owner}`));
+    const gates = [gate(), gate()];
+    const running = [nextStart(sup, a.id), nextStart(sup, a.id)];
+    const jobs = gates.map((g) => as(a, () => sup.run(g.job)));
+    await Promise.all(running);
+    // Account a holds both slots; its next two and b's one wait, with the service's own job.
+    const later = [as(a, () => sup.run(async () => undefined)), as(a, () => sup.run(async () => undefined)), as(b, () => sup.run(async () => undefined))];
+    const own = sup.run(async () => undefined);
+    const bStarted = nextStart(sup, b.id);
+    gates[0]!.open();
+    await bStarted;
+    assert.equal(order[2], 'account-b', 'b (nothing running) before a (one running)');
+    gates[1]!.open();
+    await Promise.all([...jobs, ...later, own]);
+    // The service's own job had not been served yet: it goes before a's third and fourth.
+    assert.deepEqual(order.slice(2), ['account-b', 'null', 'account-a', 'account-a']);
+    await sup.close();
+  });
+
+  it("holds an account to its cap on one engine: its jobs over the cap wait while free slots serve others", async () => {
+    const { sup } = supervisor({ workers: 3, maxQueued: 20 });
+    await sup.warm();
+    const capped: JobOwner = { id: 'free-account', maxJobs: 1 };
+    const gates = [gate(), gate(), gate()];
+    const firstStarted = nextStart(sup, capped.id);
+    const jobs = gates.map((g) => as(capped, () => sup.run(g.job)));
+    await firstStarted;
+    let status = await sup.status();
+    assert.deepEqual({ running: status.running, queued: status.queued }, { running: 1, queued: 2 }, 'two slots stay free, the account waits');
+    assert.equal(await as(b, () => sup.run(async () => 'b ran')), 'b ran', "another account's job runs at once on a free slot");
+    const secondStarted = nextStart(sup, capped.id);
+    gates[0]!.open();
+    await secondStarted;
+    status = await sup.status();
+    assert.deepEqual({ running: status.running, queued: status.queued }, { running: 1, queued: 1 });
+    gates[1]!.open();
+    gates[2]!.open();
+    await Promise.all(jobs);
+    await sup.close();
+  });
+
+  it('answers 429 to the account that fills its share of the queue, while other accounts still queue', async () => {
+    const { sup } = supervisor({ workers: 1, maxQueued: 8, maxQueuedPerOwner: 2 });
+    await sup.warm();
+    const { job, open } = gate();
+    const started = nextStart(sup, a.id);
+    const jobs = [as(a, () => sup.run(job))];
+    await started;
+    jobs.push(as(a, () => sup.run(async () => undefined)), as(a, () => sup.run(async () => undefined)));
+    await assert.rejects(as(a, () => sup.run(async () => undefined)), (error) => {
+      const e = assertServiceError(error, 429, 'engine_busy');
+      assert.match(e.headers['Retry-After'] ?? '', /^[1-9]\d*$/);
+      assert.match(e.message, /already has 2 of your jobs waiting/);
+      return true;
+    });
+    jobs.push(as(b, () => sup.run(async () => undefined)), as(b, () => sup.run(async () => undefined)));
+    assert.equal((await sup.status()).queued, 4, "b's jobs queue although a was refused");
+    // The shared bound still holds over all accounts.
+    for (let i = 0; i < 4; i++) jobs.push(as({ id: `other-${i}`, maxJobs: 1 }, () => sup.run(async () => undefined)));
+    await assert.rejects(as({ id: 'late', maxJobs: 1 }, () => sup.run(async () => undefined)), (error) => {
+      const e = assertServiceError(error, 429, 'engine_busy');
+      assert.match(e.message, /Fake is busy/);
+      return true;
+    });
+    open();
+    await Promise.all(jobs);
+    assert.equal((await sup.status()).queued, 0);
+    await sup.close();
+  });
+
+  it('answers 503 engine_crashed, not 422, when the worker died silently under a job that reached the limit', async () => {
+    const { sup, workers } = supervisor({ workers: 1, jobTimeoutMs: 50 });
+    await assert.rejects(
+      sup.run((w) => {
+        w.dead = true;
+        return new Promise(() => {});
+      }),
+      (error) => !!assertServiceError(error, 503, 'engine_crashed'),
+    );
+    assert.ok(workers[0]!.stopped);
+    assert.equal(await sup.run(async () => 'next'), 'next');
+    await sup.close();
   });
 });
