@@ -34,6 +34,7 @@ const envSchema = z.object({
   ENGINES_WARM_ON_START: boolFromEnv.default(true),
   LIBREOFFICE_PROGRAM: z.string().min(1).default('soffice'),
   CHROMIUM_PROGRAM: z.string().min(1).default('/usr/bin/chromium'),
+  USAGE_FLUSH_MS: z.coerce.number().int().min(10).max(600_000).default(250),
 });
 
 export interface Config {
@@ -66,6 +67,8 @@ export interface Config {
   enginesWarmOnStart: boolean;
   libreofficeProgram: string;
   chromiumProgram: string;
+  /** How often usage counters and credit-lease consumption are written: a crash leaves at most this window's calls uncharged. */
+  usageFlushMs: number;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     enginesWarmOnStart: e.ENGINES_WARM_ON_START,
     libreofficeProgram: e.LIBREOFFICE_PROGRAM,
     chromiumProgram: e.CHROMIUM_PROGRAM,
+    usageFlushMs: e.USAGE_FLUSH_MS,
   };
 }
 

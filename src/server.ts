@@ -19,7 +19,8 @@ import { CreditLedger } from './accounts/credit-ledger.ts';
 import { UsageRecorder } from './accounts/usage-recorder.ts';
 import { accountRoutes } from './rest/account-routes.ts';
 import { conversionRoutes } from './rest/conversion-routes.ts';
-import { installErrorHandlers } from './rest/http-errors.ts';
+import { installBodyParsers } from './rest/body-parsers.ts';
+import { MAX_PATH_SEGMENT_CHARS, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './rest/http-errors.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import type { RouteSpec } from './rest/route-spec.ts';
 import { RequestObserver } from './rest/request-observer.ts';
@@ -64,8 +65,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const catalog = options.catalog ?? (await loadCatalog());
   const metrics = new Metrics();
   const accounts = new AccountStore(db, { changeCounter: changeCounter(db) });
-  const ledger = new CreditLedger(accounts);
-  const usage = new UsageRecorder(accounts);
+  // Heartbeats ride on the flushes (at most one a second); a lease is taken for dead on its
+  // heartbeat alone only after many of them were missed (see isHolderDead).
+  const heartbeatMs = Math.max(1000, config.usageFlushMs);
+  const ledger = new CreditLedger(accounts, db, { heartbeatMs, staleMs: Math.max(30_000, 20 * heartbeatMs) });
+  const usage = new UsageRecorder(ledger);
+  // Before the first call: what a process killed on this database had leased and not spent goes back.
+  await ledger.reclaimDead(Date.now(), true);
   const store = new LocalFileStore(join(config.dataDir, 'files'));
   const signer = new LinkSigner(loadSigningSecret(config.dataDir, config.fileSigningSecret));
   const files = new FilePipeline({
@@ -87,6 +93,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
+    // Router and HTTP-parser failures answer the JSON error envelope with an X-Request-Id too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT_CHARS },
     // One log line and the metrics per finished request, without an onResponse hook.
     logController: new RequestObserver(metrics),
     // A caller's own X-Request-Id is kept when it is sane, so it can follow one call through logs.
@@ -128,11 +138,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await store.sweep();
   await files.sweepWorkDirs();
   const sweepEveryMs = Math.min(10 * 60_000, Math.max(1000, config.fileRetentionMs / 24));
-  // Usage events and idle credit leases are written back a few times a second, off the hot path.
+  // Usage counts with the leases' consumption, and idle leases, are written back a few times a
+  // second, off the hot path; dead processes' leases are reclaimed on the same beat.
   const writer = setInterval(() => {
     usage.flush().catch((err: unknown) => app.log.error({ err }, 'usage flush failed'));
-    ledger.sweep().catch((err: unknown) => app.log.error({ err }, 'credit lease sweep failed'));
-  }, 250);
+    ledger.reclaimDead().catch((err: unknown) => app.log.error({ err }, 'credit lease reclaim failed'));
+  }, config.usageFlushMs);
   writer.unref();
   const sweeper = setInterval(() => {
     store.sweep().catch((err: unknown) => app.log.error({ err }, 'file sweep failed'));
@@ -142,13 +153,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
     clearInterval(writer);
-    await usage.flush();
-    await ledger.flush();
+    await ledger.close();
     if (!options.engines) await engines.close();
     await db.destroy();
     logDestination.flushSync();
   });
   installErrorHandlers(app, config.bodyLimitBytes);
+  installBodyParsers(app);
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, outboxDir: join(config.dataDir, 'outbox'), log: app.log });
   const routes: RouteSpec[] = [

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { Database } from '../db/schema.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import { getPlan, PLAN_IDS, type Plan } from './plans.ts';
 import { periodOf, periodResetAt } from './periods.ts';
@@ -115,6 +116,26 @@ function rowToKey(row: {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
   };
+}
+
+/**
+ * Adds counts to the usage counters inside the caller's transaction: the credit ledger writes
+ * them together with its leases' consumption, so a crash never leaves the two disagreeing.
+ */
+export async function addUsageCounts(trx: Kysely<Database>, counts: readonly UsageCount[]): Promise<void> {
+  for (const c of counts) {
+    await trx
+      .insertInto('usage_counters')
+      .values({ account_id: c.accountId, key_id: c.keyId, operation_id: c.operationId, period: c.period, calls: c.calls, failures: c.failures, credits: c.credits })
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'period', 'key_id', 'operation_id']).doUpdateSet({
+          calls: sql<number>`usage_counters.calls + excluded.calls`,
+          failures: sql<number>`usage_counters.failures + excluded.failures`,
+          credits: sql<number>`usage_counters.credits + excluded.credits`,
+        }),
+      )
+      .execute();
+  }
 }
 
 export function normalizeEmail(email: string): string {
@@ -388,21 +409,7 @@ export class AccountStore {
 
   async addUsage(counts: readonly UsageCount[]): Promise<void> {
     if (counts.length === 0) return;
-    await this.#db.transaction().execute(async (trx) => {
-      for (const c of counts) {
-        await trx
-          .insertInto('usage_counters')
-          .values({ account_id: c.accountId, key_id: c.keyId, operation_id: c.operationId, period: c.period, calls: c.calls, failures: c.failures, credits: c.credits })
-          .onConflict((oc) =>
-            oc.columns(['account_id', 'period', 'key_id', 'operation_id']).doUpdateSet({
-              calls: sql<number>`usage_counters.calls + excluded.calls`,
-              failures: sql<number>`usage_counters.failures + excluded.failures`,
-              credits: sql<number>`usage_counters.credits + excluded.credits`,
-            }),
-          )
-          .execute();
-      }
-    });
+    await this.#db.transaction().execute((trx) => addUsageCounts(trx, counts));
   }
 
   /** `used` comes from the caller: the credit ledger knows what this process holds unspent. */

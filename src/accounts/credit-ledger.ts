@@ -1,14 +1,8 @@
-import type { AccountStore, ChargeResult } from './account-store.ts';
+import type { Db } from '../db/database.ts';
+import type { AccountStore, ChargeResult, UsageCount } from './account-store.ts';
+import { CreditLeaseStore, newLease, type Lease, type LeaseWrite } from './credit-lease-store.ts';
+import { isHolderDead, newLeaseHolder, retireLeaseHolder, type LeaseHolder } from './lease-holder.ts';
 import { periodOf } from './periods.ts';
-
-interface Lease {
-  period: string;
-  /** Credits taken from the database for this process and not yet spent. */
-  available: number;
-  /** The account's `used` in the database when the lease was taken (leases included). */
-  dbUsed: number;
-  touchedAt: number;
-}
 
 export interface CreditLedgerOptions {
   /** A lease takes this share of the credits left (beyond the call's cost)... */
@@ -19,6 +13,16 @@ export interface CreditLedgerOptions {
   directBelow: number;
   /** Unspent credits go back to the database after this long without a call. */
   idleMs: number;
+  /** A live holder rewrites its leases' heartbeat at least this often (at its flushes). */
+  heartbeatMs: number;
+  /** A lease whose heartbeat is older than this is taken for dead when its holder's pid cannot tell. */
+  staleMs: number;
+}
+
+/** Where the ledger takes the usage counts to write with its leases, and gives them back when the write failed. */
+export interface UsageSource {
+  take(): UsageCount[];
+  putBack(counts: readonly UsageCount[]): void;
 }
 
 /**
@@ -28,21 +32,47 @@ export interface CreditLedgerOptions {
  * A lease is taken from the database with the same atomic conditional update as a direct
  * charge, so the database never hands out more than the quota: across any number of processes
  * the account can never spend past it. Far from the quota a process leases a block and spends
- * it in memory; within `directBelow` credits of the quota every charge goes to the database, so
- * the last credits are spent exactly, by whichever process gets the call. Unspent credits go back
- * when the account goes idle, at the month's end and on shutdown. A crash loses at most one
- * lease, 1% of the account's credits left for the month.
+ * it in memory; within `directBelow` credits of the quota every charge goes to the database
+ * (still through the lease row), so the last credits are spent exactly, by whichever process
+ * gets the call.
+ *
+ * Crashes fail in the customer's favour. Each lease is a row in `credit_leases` (see
+ * CreditLeaseStore): `granted` is what `credit_periods.used` counts for it, `spent` what its
+ * finished calls cost as of the last flush. A flush (every USAGE_FLUSH_MS and before GET /usage)
+ * writes `spent` and those calls' usage counters in one transaction, from one synchronous
+ * snapshot: a call counts in both or in neither. When a holder dies, any live process's sweep
+ * (and the next start, before it listens) gives back `granted - spent`: what was unspent, the
+ * calls still running, and the calls finished since the last flush. So after a crash the account
+ * is charged exactly what its usage counters show, at most one flush interval of answered calls
+ * goes uncharged, and nothing is ever charged twice. The hot path writes nothing: a charge from
+ * the lease and a finished call are counted in memory.
  */
 export class CreditLedger {
   readonly #store: AccountStore;
+  readonly #leaseStore: CreditLeaseStore;
+  readonly #holder: LeaseHolder;
   readonly #o: CreditLedgerOptions;
+  /** The lease of the current month per account. */
   readonly #leases = new Map<string, Lease>();
+  /** Leases of a past month with calls still running: released once they finish. Rarely any. */
+  #retired: Lease[] = [];
   /** The last `used` the database reported per account, to choose between leasing and direct. */
   readonly #lastUsed = new Map<string, { period: string; used: number }>();
+  #usage: UsageSource = { take: () => [], putBack: () => {} };
+  /** Lease writes one after another, so each sees the state the previous one left (`granted`, `rowSpent`). */
+  #chain: Promise<unknown> = Promise.resolve();
+  #reclaimedAt = -Infinity;
 
-  constructor(store: AccountStore, options: Partial<CreditLedgerOptions> = {}) {
+  constructor(store: AccountStore, db: Db, options: Partial<CreditLedgerOptions> = {}) {
     this.#store = store;
-    this.#o = { leaseShare: 0.01, maxLease: 1000, directBelow: 200, idleMs: 1000, ...options };
+    this.#holder = newLeaseHolder();
+    this.#leaseStore = new CreditLeaseStore(db, this.#holder);
+    this.#o = { leaseShare: 0.01, maxLease: 1000, directBelow: 200, idleMs: 1000, heartbeatMs: 1000, staleMs: 30_000, ...options };
+  }
+
+  /** The usage recorder hands its counts over here, so they are written with the leases' consumption. */
+  attachUsage(source: UsageSource): void {
+    this.#usage = source;
   }
 
   /**
@@ -51,10 +81,11 @@ export class CreditLedger {
    */
   chargeFromLease(accountId: string, cost: number, quota: number, at = new Date()): ChargeResult | undefined {
     const lease = this.#leases.get(accountId);
-    if (!lease || lease.available < cost || lease.period !== periodOf(at)) return undefined;
-    lease.available -= cost;
+    if (!lease || lease.granted - lease.spent < cost || lease.period !== periodOf(at)) return undefined;
+    lease.spent += cost;
     lease.touchedAt = Date.now();
-    return { charged: true, used: lease.dbUsed - lease.available, remaining: Math.max(0, quota - lease.dbUsed + lease.available) };
+    const available = lease.granted - lease.spent;
+    return { charged: true, used: lease.dbUsed - available, remaining: Math.max(0, quota - lease.dbUsed + available) };
   }
 
   async charge(accountId: string, cost: number, quota: number, at = new Date()): Promise<ChargeResult> {
@@ -63,63 +94,177 @@ export class CreditLedger {
     const period = periodOf(at);
     let lease = this.#leases.get(accountId);
     if (lease && lease.period !== period) {
-      await this.#release(accountId, lease);
+      this.#retired.push(lease);
       lease = undefined;
     }
-
-    const fromLease = lease?.available ?? 0;
+    if (!lease) {
+      lease = newLease(accountId, period, quota);
+      this.#leases.set(accountId, lease);
+    }
+    lease.quota = quota;
+    lease.touchedAt = Date.now();
+    // What is left in the lease is reserved at once, so a concurrent charge cannot count on it too.
+    const fromLease = Math.max(0, lease.granted - lease.spent);
+    lease.spent += fromLease;
     const need = cost - fromLease;
     const last = this.#lastUsed.get(accountId);
-    const knownUsed = lease?.dbUsed ?? (last?.period === period ? last.used : 0);
+    const knownUsed = lease.rowWritten ? lease.dbUsed : last?.period === period ? last.used : 0;
     const left = quota - knownUsed - need;
     const extra = left >= this.#o.directBelow ? Math.min(this.#o.maxLease, Math.floor(left * this.#o.leaseShare)) : 0;
+    const target = lease;
+    lease.acquiring += 1;
+    let result;
     let granted = need + extra;
-    let result = await this.#store.charge(accountId, granted, quota, at);
-    if (!result.charged && extra > 0) {
-      granted = need;
-      result = await this.#store.charge(accountId, granted, quota, at);
+    try {
+      result = await this.#serial(() => this.#leaseStore.grant(target, granted, quota));
+      if (!result.charged && extra > 0) {
+        granted = need;
+        result = await this.#serial(() => this.#leaseStore.grant(target, granted, quota));
+      }
+    } catch (err) {
+      lease.spent -= fromLease;
+      throw err;
+    } finally {
+      lease.acquiring -= 1;
     }
     this.#lastUsed.set(accountId, { period, used: result.used });
     if (!result.charged) {
-      return { charged: false, used: result.used - fromLease, remaining: Math.max(0, quota - result.used + fromLease) };
+      lease.spent -= fromLease;
+      const available = Math.max(0, lease.granted - lease.spent);
+      return { charged: false, used: result.used - available, remaining: Math.max(0, quota - result.used + available) };
     }
-    const available = fromLease + granted - cost;
-    if (available > 0) this.#leases.set(accountId, { period, available, dbUsed: result.used, touchedAt: Date.now() });
-    else this.#leases.delete(accountId);
+    lease.rowWritten = true;
+    lease.direct = granted === need;
+    lease.granted += granted - result.shortfall;
+    lease.spent += need;
+    lease.dbUsed = result.used;
+    const available = Math.max(0, lease.granted - lease.spent);
     return { charged: true, used: result.used - available, remaining: Math.max(0, quota - result.used + available) };
   }
 
+  /** Gives back the credits of a call the service failed; they never leave memory when a lease charged them. */
   async refund(accountId: string, credits: number, at = new Date()): Promise<void> {
-    const lease = this.#leases.get(accountId);
-    if (lease && lease.period === periodOf(at)) {
-      lease.available += credits;
+    const lease = this.#running(accountId, credits);
+    if (!lease) return this.#store.refund(accountId, credits, at);
+    if (!lease.direct || !lease.rowWritten) {
+      lease.spent -= credits;
       return;
     }
-    await this.#store.refund(accountId, credits, at);
+    // Near the quota the credits go back to the database at once. Until that is written they
+    // stay spent (and the call counted as running), so nothing spends them twice meanwhile.
+    const shortfall = await this.#serial(() => this.#leaseStore.shrink(lease, credits));
+    lease.spent -= credits;
+    lease.granted -= credits + shortfall;
+  }
+
+  /**
+   * A charged call finished and its usage was recorded: its credits are now spent for good and
+   * go to the database with that usage at the next flush. No query: the hot path.
+   */
+  settle(accountId: string, credits: number): void {
+    const lease = this.#running(accountId, credits);
+    if (lease) lease.settled += credits;
+  }
+
+  /**
+   * The lease a running call of `credits` was charged to. Two leases of one account only exist
+   * across a month's end; a call is then matched to the older one first (a mismatch moves a few
+   * credits between the two months, never changes the total).
+   */
+  #running(accountId: string, credits: number): Lease | undefined {
+    if (this.#retired.length > 0) {
+      const old = this.#retired.find((l) => l.accountId === accountId && l.spent - l.settled >= credits);
+      if (old) return old;
+    }
+    const lease = this.#leases.get(accountId);
+    return lease && lease.spent - lease.settled >= credits ? lease : undefined;
   }
 
   /** Credits spent this period: the database's count less what this process holds unspent. */
   async used(accountId: string, at = new Date()): Promise<number> {
     const lease = this.#leases.get(accountId);
-    const held = lease && lease.period === periodOf(at) ? lease.available : 0;
+    const held = lease && lease.period === periodOf(at) ? Math.max(0, lease.granted - lease.spent) : 0;
     return (await this.#store.usedCredits(accountId, at)) - held;
   }
 
-  /** Returns idle leases to the database. */
-  async sweep(now = Date.now()): Promise<void> {
+  /**
+   * Writes the usage counts and the leases' consumption in one transaction, and releases leases
+   * idle for `idleMs` with no call running (all of them when `releaseAll`, on shutdown). The
+   * snapshot is cut synchronously, before anything else can run, so usage and `spent` match.
+   */
+  checkpoint(options: { releaseAll?: boolean } = {}, now = Date.now()): Promise<void> {
+    const usage = this.#usage.take();
+    const writes: LeaseWrite[] = [];
+    const releaseAll = options.releaseAll === true;
     for (const [accountId, lease] of this.#leases) {
-      if (now - lease.touchedAt >= this.#o.idleMs) await this.#release(accountId, lease);
+      const idle = now - lease.touchedAt >= this.#o.idleMs && lease.spent === lease.settled && lease.acquiring === 0;
+      if (releaseAll || idle) {
+        this.#leases.delete(accountId);
+        // A lease whose grant was refused never reached the database: nothing to write.
+        if (lease.rowWritten || lease.acquiring > 0) writes.push({ lease, settled: lease.settled, release: true });
+      } else if (lease.rowWritten && (lease.settled !== lease.rowSpent || now - lease.heartbeatAt >= this.#o.heartbeatMs)) {
+        writes.push({ lease, settled: lease.settled, release: false });
+      }
+    }
+    if (this.#retired.length > 0) {
+      const keep: Lease[] = [];
+      for (const lease of this.#retired) {
+        const done = releaseAll || (lease.spent === lease.settled && lease.acquiring === 0);
+        if (done) writes.push({ lease, settled: lease.settled, release: true });
+        else keep.push(lease);
+        if (!done && lease.rowWritten) writes.push({ lease, settled: lease.settled, release: false });
+      }
+      this.#retired = keep;
+    }
+    if (usage.length === 0 && writes.length === 0) return this.#chain.then(() => undefined);
+    return this.#serial(() => this.#leaseStore.commit(usage, writes, now)).then(
+      (shortfalls) => {
+        writes.forEach((w, i) => {
+          if (w.release) return;
+          w.lease.rowSpent = w.settled;
+          w.lease.heartbeatAt = now;
+          w.lease.granted -= shortfalls[i] ?? 0;
+        });
+      },
+      (err: unknown) => {
+        // Nothing was written: the counts go back, and released leases wait for the next flush.
+        this.#usage.putBack(usage);
+        for (const w of writes) if (w.release) this.#retired.push(w.lease);
+        throw err;
+      },
+    );
+  }
+
+  /** Returns every lease (shutdown), with the usage counted so far. */
+  async flush(): Promise<void> {
+    await this.checkpoint({ releaseAll: true });
+  }
+
+  /** Stops holding: every lease goes back and this holder's token is no longer alive. */
+  async close(): Promise<void> {
+    await this.flush();
+    retireLeaseHolder(this.#holder);
+  }
+
+  /**
+   * Gives back the unspent credits of leases whose holder died (see isHolderDead), at most once
+   * per heartbeat interval unless `force` (at start). Answers the credits given back.
+   */
+  async reclaimDead(now = Date.now(), force = false): Promise<number> {
+    if (!force && now - this.#reclaimedAt < this.#o.heartbeatMs) return 0;
+    this.#reclaimedAt = now;
+    let returned = 0;
+    for (const lease of await this.#leaseStore.othersLeases()) {
+      if (!isHolderDead(lease, now, this.#o.staleMs)) continue;
+      returned += (await this.#leaseStore.reclaim(lease.id, lease.heartbeat)) ?? 0;
     }
     if (this.#lastUsed.size > 100_000) this.#lastUsed.clear();
+    return returned;
   }
 
-  /** Returns every lease (shutdown). */
-  async flush(): Promise<void> {
-    for (const [accountId, lease] of this.#leases) await this.#release(accountId, lease);
-  }
-
-  async #release(accountId: string, lease: Lease): Promise<void> {
-    this.#leases.delete(accountId);
-    if (lease.available > 0) await this.#store.refundPeriod(accountId, lease.period, lease.available);
+  #serial<T>(op: () => Promise<T>): Promise<T> {
+    const next = this.#chain.then(op);
+    this.#chain = next.catch(() => undefined);
+    return next;
   }
 }

@@ -1,4 +1,5 @@
-import type { AccountStore, UsageCount } from './account-store.ts';
+import type { UsageCount } from './account-store.ts';
+import type { CreditLedger } from './credit-ledger.ts';
 import { periodOf } from './periods.ts';
 
 /**
@@ -6,34 +7,57 @@ import { periodOf } from './periods.ts';
  * times a second: a handful of upserts however many calls there were. A reader in this process
  * (GET /usage) flushes first, so it sees its own calls; another process's show within the
  * flush interval.
+ *
+ * The counts are written by the credit ledger, in the same transaction as the consumption of its
+ * leases: a finished call's credits become final in the ledger exactly when its usage is
+ * written, so a crash loses both or neither and the two always agree.
  */
 export class UsageRecorder {
-  readonly #store: AccountStore;
+  readonly #ledger: CreditLedger;
   #pending = new Map<string, UsageCount>();
-  #flushing: Promise<void> = Promise.resolve();
 
-  constructor(store: AccountStore) {
-    this.#store = store;
+  constructor(ledger: CreditLedger) {
+    this.#ledger = ledger;
+    ledger.attachUsage({ take: () => this.#take(), putBack: (counts) => this.#putBack(counts) });
   }
 
   record(event: { accountId: string; keyId: string; operationId: string; credits: number; statusCode: number }, at = new Date()): void {
-    const period = periodOf(at);
-    const id = `${event.accountId}\n${event.keyId}\n${event.operationId}\n${period}`;
-    let count = this.#pending.get(id);
-    if (!count) {
-      count = { accountId: event.accountId, keyId: event.keyId, operationId: event.operationId, period, calls: 0, failures: 0, credits: 0 };
-      this.#pending.set(id, count);
-    }
+    const count = this.#count(event.accountId, event.keyId, event.operationId, periodOf(at));
     count.calls += 1;
     count.credits += event.credits;
     if (event.statusCode >= 400) count.failures += 1;
+    if (event.credits > 0) this.#ledger.settle(event.accountId, event.credits);
   }
 
+  /** Writes what was counted so far (with the leases' consumption); resolves once it is in the database. */
   flush(): Promise<void> {
-    if (this.#pending.size === 0) return this.#flushing;
+    return this.#ledger.checkpoint();
+  }
+
+  #count(accountId: string, keyId: string, operationId: string, period: string): UsageCount {
+    const id = `${accountId}\n${keyId}\n${operationId}\n${period}`;
+    let count = this.#pending.get(id);
+    if (!count) {
+      count = { accountId, keyId, operationId, period, calls: 0, failures: 0, credits: 0 };
+      this.#pending.set(id, count);
+    }
+    return count;
+  }
+
+  #take(): UsageCount[] {
+    if (this.#pending.size === 0) return [];
     const batch = [...this.#pending.values()];
     this.#pending = new Map();
-    this.#flushing = this.#flushing.then(() => this.#store.addUsage(batch));
-    return this.#flushing;
+    return batch;
+  }
+
+  /** A write failed: its counts join the ones counted since, for the next flush. */
+  #putBack(counts: readonly UsageCount[]): void {
+    for (const c of counts) {
+      const count = this.#count(c.accountId, c.keyId, c.operationId, c.period);
+      count.calls += c.calls;
+      count.failures += c.failures;
+      count.credits += c.credits;
+    }
   }
 }

@@ -100,6 +100,31 @@ const migrations: Record<string, Migration> = {
       await sql`drop table if exists usage_counters`.execute(db);
     },
   },
+  // Credit leases as rows, so that a process that dies without a goodbye (SIGKILL, the OOM
+  // killer, a power cut) does not keep the credits it leased: any live process, or the next
+  // start, finds the row of a dead holder and gives back what it had not spent. `spent` is
+  // written in the same transaction as the usage counters, so the two always agree.
+  '0003_credit_leases': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('credit_leases')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('period', 'text', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('holder_pid', 'integer', (c) => c.notNull())
+        .addColumn('holder_host', 'text', (c) => c.notNull())
+        .addColumn('granted', 'integer', (c) => c.notNull())
+        .addColumn('spent', 'integer', (c) => c.notNull())
+        .addColumn('heartbeat_at', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('credit_leases_holder').on('credit_leases').column('holder').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table if exists credit_leases`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -52,6 +52,27 @@ export interface UsageCountersTable {
   credits: number;
 }
 
+/**
+ * Credits a process took from `credit_periods.used` in one block (a lease) and spends in memory.
+ * `granted` is what `used` counts for the lease; `spent` is what its finished calls cost as of
+ * the holder's last flush (the same transaction wrote their usage counters). A dead holder's
+ * lease gives back `granted - spent`.
+ */
+export interface CreditLeasesTable {
+  id: string;
+  account_id: string;
+  /** UTC month, `YYYY-MM`. */
+  period: string;
+  /** A random token per running ledger (process start): a pid alone is reused. */
+  holder: string;
+  holder_pid: number;
+  holder_host: string;
+  granted: number;
+  spent: number;
+  heartbeat_at: string;
+  created_at: string;
+}
+
 export interface IdempotencyRecordsTable {
   account_id: string;
   idempotency_key: string;
@@ -68,5 +89,6 @@ export interface Database {
   email_verifications: EmailVerificationsTable;
   credit_periods: CreditPeriodsTable;
   usage_counters: UsageCountersTable;
+  credit_leases: CreditLeasesTable;
   idempotency_records: IdempotencyRecordsTable;
 }
