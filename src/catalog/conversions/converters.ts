@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { sanitizeHtmlFile } from '../../files/html-sanitizer.ts';
 import type { ConversionJob } from './define-conversions.ts';
 
@@ -20,6 +21,42 @@ export function libreoffice(format: string, options: { inputFilter?: string; inp
       ...(job.page === undefined ? {} : { page: job.page }),
       signal: job.signal,
     });
+  };
+}
+
+/** Calc's CSV import filter. */
+const CSV_FILTER = 'Text - txt - csv (StarCalc)';
+
+/**
+ * Calc's CSV import options, token by token: comma (44), double quote (34), UTF-8 (76), from line
+ * 1, no column types, default language, quoted fields not forced to text, no special-number
+ * (date) detection, three export-only tokens, and token 13, "evaluate formulas". With it false a
+ * cell such as `=HYPERLINK(...)`, `=WEBSERVICE(...)` or `=cmd|' /C calc'!A0` is imported as the
+ * text it is (OWASP's CSV injection advice: CSV cells are data). Number detection is unaffected:
+ * `-12.5` and `+3` are numbers, while `-1+1`, `@SUM(1)` and cells starting with a tab or carriage
+ * return are not numbers and were never formulas, so they stay text as well.
+ */
+function csvImportOptions(evaluateFormulas: boolean): string {
+  return `44,34,76,1,,,false,false,true,false,false,,${evaluateFormulas}`;
+}
+
+/** The `formulas` option of every CSV-to-spreadsheet row: off unless asked for. */
+export const csvFormulasOption = {
+  formulas: z
+    .union([z.boolean(), z.enum(['true', 'false'])])
+    .optional()
+    .describe('Evaluate cells starting with "=" as formulas (default false: every cell is imported as the text or number it holds). Only for CSV you trust.'),
+};
+
+/**
+ * CSV (UTF-8, comma, double quotes) to a spreadsheet `format`. Every conversion from CSV into a
+ * spreadsheet goes through here, so the formula rule above holds for each of them.
+ */
+export function csvToSpreadsheet(format: string) {
+  return async (job: ConversionJob): Promise<void> => {
+    const formulas = job.options?.['formulas'];
+    const inputFilterOptions = csvImportOptions(formulas === true || formulas === 'true');
+    await libreoffice(format, { inputFilter: CSV_FILTER, inputFilterOptions })(job);
   };
 }
 

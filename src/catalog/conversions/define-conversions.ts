@@ -16,6 +16,8 @@ export interface ConversionJob {
   page: PageOptions | undefined;
   engines: ConversionEngines;
   signal: AbortSignal;
+  /** The row's own option fields (see ConversionRow.options), as validated. */
+  options?: Readonly<Record<string, unknown>>;
 }
 
 export type EngineLabel = 'LibreOffice' | 'pandoc' | 'Chromium' | 'poppler' | 'built-in';
@@ -29,6 +31,8 @@ export interface ConversionRow {
   description: string;
   /** Whether the PDF options (page_size, orientation, margin) apply. */
   pdfOptions?: boolean;
+  /** Option fields of this row alone (multipart fields or query parameters), handed to convert as job.options. */
+  options?: z.ZodRawShape;
   credits?: number;
   aliases?: readonly string[];
   /** A sample text the examples-as-tests suite puts in a generated source file, and expects in the result. */
@@ -57,8 +61,12 @@ export function defineConversions(family: string, rows: readonly ConversionRow[]
       } Upload the file in the multipart field "file"; the answer holds a presigned downloadUrl valid 1 hour.`,
       aliases: [`${row.from} to ${row.to}`, `convert ${row.from} to ${row.to}`, `${from.label} to ${to.label}`, ...(row.aliases ?? [])],
       credits,
-      // Both schemas accept {}: typed as the wider one so examples type-check for either.
-      input: (row.pdfOptions ? withPdfOptions : noOptions) as typeof withPdfOptions,
+      // Every schema accepts {}: typed as the widest one so examples type-check for any.
+      input: (row.options === undefined
+        ? row.pdfOptions
+          ? withPdfOptions
+          : noOptions
+        : z.strictObject({ ...(row.pdfOptions ? pdfOptionsSchema.shape : {}), ...row.options })) as typeof withPdfOptions,
       upload: { field: 'file', accept: [row.from] },
       conversion: { from: row.from, to: row.to },
       limits: { timeoutMs: 180_000 },
@@ -80,6 +88,7 @@ export function defineConversions(family: string, rows: readonly ConversionRow[]
           page: toPageOptions(input as z.infer<typeof pdfOptionsSchema>),
           engines: ctx.engines,
           signal: ctx.signal,
+          options: input as Record<string, unknown>,
         });
         // Here, not in each converter, so that no row producing HTML can forget it.
         if (row.to === 'html') await sanitizeHtmlFile(outputPath, outputPath, ctx.signal);

@@ -1,9 +1,6 @@
 import { defineConversions } from '../conversions/define-conversions.ts';
-import { libreoffice } from '../conversions/converters.ts';
+import { csvFormulasOption, csvToSpreadsheet, libreoffice } from '../conversions/converters.ts';
 import { presentationToText } from './presentation-text.ts';
-
-// Calc reads CSV only with an explicit filter: comma-separated, double-quoted, UTF-8, first line as is.
-const fromCsv = { inputFilter: 'Text - txt - csv (StarCalc)', inputFilterOptions: '44,34,76,1' };
 
 /** The office family: presentations and spreadsheets, one line each. */
 export const officeConversions = defineConversions('office', [
@@ -15,6 +12,15 @@ export const officeConversions = defineConversions('office', [
   { from: 'xlsx', to: 'csv', engine: 'LibreOffice', convert: libreoffice('csv'), description: 'The first sheet as UTF-8 CSV (comma, double quotes), values as displayed.', sampleText: 'Widget inventory' },
   { from: 'xls', to: 'csv', engine: 'LibreOffice', convert: libreoffice('csv'), description: 'The first sheet as UTF-8 CSV (comma, double quotes), values as displayed.', sampleText: 'Regional totals' },
   { from: 'xlsx', to: 'pdf', engine: 'LibreOffice', pdfOptions: true, convert: libreoffice('pdf'), description: 'Every sheet, printed with its print ranges.', sampleText: 'Monthly expense report' },
-  { from: 'csv', to: 'xlsx', engine: 'LibreOffice', convert: libreoffice('xlsx', fromCsv), description: 'UTF-8 CSV (comma, double quotes) to an Excel workbook; numbers stay numbers.', sampleText: 'Customer list export' },
+  {
+    from: 'csv',
+    to: 'xlsx',
+    engine: 'LibreOffice',
+    convert: csvToSpreadsheet('xlsx'),
+    options: csvFormulasOption,
+    description:
+      'UTF-8 CSV (comma, double quotes) to an Excel workbook; numbers stay numbers. Cells are data: one starting with "=" stays text unless formulas=true.',
+    sampleText: 'Customer list export',
+  },
   { from: 'ods', to: 'xlsx', engine: 'LibreOffice', convert: libreoffice('xlsx'), description: 'OpenDocument spreadsheet to Excel.', sampleText: 'Budget planning sheet' },
 ]);
