@@ -7,10 +7,22 @@ import { json, listen, upload } from '../support/http.ts';
 import { extractText, firstWordLeft, pdfInfo } from '../support/documents.ts';
 import { docxBomb, encryptedOoxmlLike, encryptedPdf, minimalDocx, png, truncated, xxeDocx } from '../support/fixtures.ts';
 import { commandOf, descendantsOf } from '../engines/support/tools.ts';
+import type { EngineSupervisor, EngineWorker } from '../../src/engines/supervisor.ts';
 
 const DOCX_TO_PDF = '/api/v1/documents/docx-to-pdf';
 const HTML_TO_PDF = '/api/v1/documents/html-to-pdf';
 const MM = 72 / 25.4;
+
+/** Resolves when `owner`'s next job on the engine has its worker and runs. */
+function jobStarted(supervisor: EngineSupervisor<EngineWorker>, owner: string): Promise<void> {
+  return new Promise((resolve) => {
+    const off = supervisor.onJobStart((job) => {
+      if (job.owner !== owner) return;
+      off();
+      resolve();
+    });
+  });
+}
 
 async function download(base: string, body: { result: { downloadUrl: string } }): Promise<Buffer> {
   const url = new URL(body.result.downloadUrl);
@@ -172,15 +184,17 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
     assert.equal((await upload(base, DOCX_TO_PDF, key, { name: 'w.docx', content: minimalDocx(['warm']) })).status, 200);
     const usedBefore = await t.services.ledger.used(id);
     const long = minimalDocx(Array.from({ length: 25_000 }, (_, i) => `Paragraph ${i} of a long report that keeps LibreOffice busy for a while.`));
+    // Kill once the job is known to run on its instance, not after a guess at how long that takes.
+    const running = jobStarted(t.services.engines.libreoffice.supervisor, id);
     const pending = upload(base, DOCX_TO_PDF, key, { name: 'long.docx', content: long });
-    await new Promise((r) => setTimeout(r, 700));
+    await running;
     const offices = descendantsOf(process.pid).filter((pid) => commandOf(pid).includes('soffice.bin'));
     assert.ok(offices.length >= 1, 'soffice is running');
     for (const pid of offices) process.kill(pid, 'SIGKILL');
     const res = await pending;
     const body = await json(res);
-    assert.ok(res.status === 503 || res.status === 504, JSON.stringify(body));
-    assert.match(body.error, /^engine_/);
+    assert.equal(res.status, 503, JSON.stringify(body));
+    assert.equal(body.error, 'engine_crashed');
     assert.equal(await t.services.ledger.used(id), usedBefore, 'the failed job is refunded');
     const next = await upload(base, DOCX_TO_PDF, key, { name: 'after.docx', content: minimalDocx(['After the crash']) });
     assert.equal(next.status, 200);
@@ -199,7 +213,7 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
 });
 
 describe('a hung engine and a missing engine', () => {
-  it('stops a job over the engine time limit with 504 JSON, refunds it, and the next job succeeds', async () => {
+  it('stops a job over the engine time limit with 422 document_too_complex JSON, charges it, and the next job succeeds', async () => {
     const t = await startTestApp({ env: { ENGINE_JOB_TIMEOUT_MS: '1500' } });
     try {
       const base = await listen(t);
@@ -207,9 +221,13 @@ describe('a hung engine and a missing engine', () => {
       const heavy = minimalDocx(Array.from({ length: 60_000 }, (_, i) => `Row ${i}: a long line of text that takes LibreOffice time to lay out on pages.`));
       const res = await upload(base, DOCX_TO_PDF, apiKey, { name: 'heavy.docx', content: heavy });
       const body = await json(res);
-      assert.equal(res.status, 504, JSON.stringify(body));
-      assert.equal(body.error, 'engine_timeout');
-      assert.equal(await t.services.ledger.used(accountId), 0);
+      // The engine was healthy and spent its whole time limit on this input: the input's fault, charged.
+      assert.equal(res.status, 422, JSON.stringify(body));
+      assert.equal(body.error, 'document_too_complex');
+      assert.equal(body.status, false);
+      assert.match(body.message, /LibreOffice could not finish this document within 1\.5 s/);
+      assert.match(body.detail, /1500 ms/);
+      assert.equal(await t.services.ledger.used(accountId), 3, 'docx-to-pdf costs 3 credits, kept');
       const next = await upload(base, DOCX_TO_PDF, apiKey, { name: 'small.docx', content: minimalDocx(['Back to work']) });
       assert.equal(next.status, 200);
     } finally {
