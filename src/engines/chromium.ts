@@ -2,12 +2,17 @@
 // Each job gets a fresh browser context; every request is aborted except the document itself,
 // which is served from a fake origin by a route. When the machine allows it the browser also runs
 // in a network namespace without interfaces, so nothing the page does can reach the network.
-// Scripts run, bounded by the job's time limit; a hung page costs its context, or the browser.
+// Scripts run, bounded by the job's time limit and a per-page memory limit. What one document
+// does to its page stays with its own job: a crashed renderer, an unprintable page size or a hung
+// script is that job's 422 (or its timeout), and the shared browser is only restarted when it has
+// really died; other callers' jobs caught in such a death get one retry on the fresh browser.
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { resolvePage, type PageOptions } from './page.ts';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { ServiceError } from '../core/errors.ts';
+import { checkCssPageSide, isCrashMessage, largestCssPageSidePx, renderFailed, rendererCrashed } from './chromium-failures.ts';
+import { resolvePage, type PageOptions, type ResolvedPage } from './page.ts';
 import { findProgram, networkIsolationPrefix, runProcess } from './process.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
@@ -26,6 +31,8 @@ export interface ChromiumOptions {
   maxJobsPerBrowser?: number;
   /** run the browser in a network namespace without interfaces when possible (default true) */
   isolateNetwork?: boolean;
+  /** script heap one page may use, in MB (default 512); beyond it the page crashes, not the browser */
+  rendererHeapMb?: number;
   logger?: EngineLogger;
 }
 
@@ -87,23 +94,55 @@ async function prepareTab(browser: Browser, javascript: boolean): Promise<Prepar
   }
 }
 
+/** How long a live browser may take to answer a round trip before it counts as dead. */
+const RESPONSIVE_TIMEOUT_MS = 5000;
+
 class ChromiumBrowser implements EngineWorker {
   readonly browser: Browser;
+  /** the browser's own DevTools session, for round trips that prove it is alive */
+  private readonly session: CDPSession;
   private connected = true;
+  private readonly gone: Promise<false>;
   private readonly spares: Promise<PreparedTab | null>[] = [];
   private readonly spareCount: number;
 
-  constructor(browser: Browser, spareCount: number) {
+  constructor(browser: Browser, session: CDPSession, spareCount: number) {
     this.browser = browser;
+    this.session = session;
     this.spareCount = spareCount;
-    browser.on('disconnected', () => {
-      this.connected = false;
+    this.gone = new Promise((resolve) => {
+      browser.on('disconnected', () => {
+        this.connected = false;
+        resolve(false);
+      });
     });
     this.refill();
   }
 
   alive(): boolean {
     return this.connected && this.browser.isConnected();
+  }
+
+  /**
+   * Whether the browser itself still answers. A job that failed asks this before blaming its
+   * document: a dying browser fails its pages before it reports its own end, so alive() alone
+   * could still say yes.
+   */
+  async responsive(): Promise<boolean> {
+    if (!this.alive()) return false;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), RESPONSIVE_TIMEOUT_MS);
+    });
+    try {
+      const answered = this.session.send('Browser.getVersion').then(
+        () => true,
+        () => false,
+      );
+      return (await Promise.race([answered, this.gone, late])) && this.alive();
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** A fresh context and tab, from the spares when the job allows scripts (the default). */
@@ -140,10 +179,13 @@ export class ChromiumEngine {
   private executable: string | null = null;
   private wrapperDir: string | null = null;
   private wrapperWritten = false;
+  private readonly heapMb: number;
+  private launched = 0;
 
   constructor(options: ChromiumOptions = {}) {
     this.options = options;
     this.logger = options.logger ?? stderrLogger;
+    this.heapMb = Math.max(64, Math.round(options.rendererHeapMb ?? 512));
     const concurrency = Math.max(1, options.concurrency ?? 2);
     this.supervisor = new EngineSupervisor<ChromiumBrowser>({
       name: 'chromium',
@@ -161,51 +203,101 @@ export class ChromiumEngine {
     });
   }
 
-  /** Renders HTML to PDF bytes; no request leaves the page but the document's own. */
+  /** Browsers started so far: a restart shows as a new one. */
+  get launches(): number {
+    return this.launched;
+  }
+
+  /**
+   * Renders HTML to PDF bytes; no request leaves the page but the document's own. A job caught
+   * in a real death of the browser runs once more on the fresh one: it was some other document
+   * (or the machine) that killed it, and one retry is all it gets, so nothing can loop.
+   */
   async htmlToPdf(options: HtmlToPdfOptions): Promise<Buffer> {
     const page = resolvePage(options.page);
     const html = typeof options.html === 'string' ? options.html : options.html.toString('utf8');
     const runOptions: { signal?: AbortSignal; timeoutMs?: number } = {};
     if (options.signal) runOptions.signal = options.signal;
     if (options.timeoutMs !== undefined) runOptions.timeoutMs = options.timeoutMs;
-    const pdf = await this.supervisor.run(async (worker, { signal }) => {
-      let prepared: PreparedTab | null = null;
-      const closeContext = (): void => {
-        void prepared?.context.close().catch(() => undefined);
-      };
-      signal.addEventListener('abort', closeContext, { once: true });
-      try {
-        prepared = await worker.take(options.javascript ?? true);
-        if (signal.aborted) throw signal.reason;
-        const { tab } = prepared;
-        prepared.document.html = html;
-        tab.setDefaultTimeout((options.timeoutMs ?? this.options.jobTimeoutMs ?? 30_000) + 1000);
-        await tab.goto(DOCUMENT_URL, { waitUntil: 'load' });
-        await tab.evaluate(() => (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts.ready).catch(() => undefined);
-        const pdfOptions: Parameters<typeof tab.pdf>[0] = { printBackground: options.printBackground ?? true };
-        if (page) {
-          pdfOptions.width = `${page.widthMm}mm`;
-          pdfOptions.height = `${page.heightMm}mm`;
-          const [top, right, bottom, left] = page.marginsMm ?? [10, 10, 10, 10];
-          pdfOptions.margin = { top: `${top}mm`, right: `${right}mm`, bottom: `${bottom}mm`, left: `${left}mm` };
-        } else {
-          pdfOptions.format = 'A4';
-          pdfOptions.preferCSSPageSize = true;
-          pdfOptions.margin = { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm' };
-        }
-        return await tab.pdf(pdfOptions);
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        throw error;
-      } finally {
-        signal.removeEventListener('abort', closeContext);
-        // Closing takes a round trip; the answer does not need to wait for it.
-        void prepared?.context.close().catch(() => undefined);
-        setImmediate(() => worker.refill());
-      }
-    }, runOptions);
+    const first = { browserDied: false };
+    let pdf: Buffer;
+    try {
+      pdf = await this.supervisor.run((worker, { signal }) => this.render(worker, signal, html, page, options, first), runOptions);
+    } catch (error) {
+      const retry = first.browserDied && error instanceof ServiceError && error.status === 503 && !options.signal?.aborted;
+      if (!retry) throw error;
+      this.logger.warn({ engine: 'chromium' }, 'the browser died under a job; running it once more on a fresh browser');
+      pdf = await this.supervisor.run((worker, { signal }) => this.render(worker, signal, html, page, options, { browserDied: false }), runOptions);
+    }
     if (options.outputPath) await writeFile(options.outputPath, pdf);
     return pdf;
+  }
+
+  /**
+   * One attempt on one browser. Failures are sorted here, because the supervisor restarts the
+   * browser on any error that is not a ServiceError: a failure of the document's own page while
+   * the browser still answers becomes that job's 422, and only a browser that no longer answers
+   * (or a step of ours that failed) is left as a plain error for the supervisor to restart.
+   */
+  private async render(
+    worker: ChromiumBrowser,
+    signal: AbortSignal,
+    html: string,
+    page: ResolvedPage | null,
+    options: HtmlToPdfOptions,
+    attempt: { browserDied: boolean },
+  ): Promise<Buffer> {
+    let prepared: PreparedTab | null = null;
+    let documentGiven = false;
+    let crashed = false;
+    // Closing the context tears its renderer down from the browser's side, so even a page stuck
+    // in an endless script stops at once and the job settles well within the supervisor's grace.
+    const closeContext = (): void => {
+      void prepared?.context.close().catch(() => undefined);
+    };
+    signal.addEventListener('abort', closeContext, { once: true });
+    try {
+      prepared = await worker.take(options.javascript ?? true);
+      if (signal.aborted) throw signal.reason;
+      const { tab } = prepared;
+      tab.once('crash', () => {
+        crashed = true;
+      });
+      prepared.document.html = html;
+      documentGiven = true;
+      tab.setDefaultTimeout((options.timeoutMs ?? this.options.jobTimeoutMs ?? 30_000) + 1000);
+      await tab.goto(DOCUMENT_URL, { waitUntil: 'load' });
+      await tab.evaluate(() => (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts.ready).catch(() => undefined);
+      const pdfOptions: Parameters<typeof tab.pdf>[0] = { printBackground: options.printBackground ?? true };
+      if (page) {
+        pdfOptions.width = `${page.widthMm}mm`;
+        pdfOptions.height = `${page.heightMm}mm`;
+        const [top, right, bottom, left] = page.marginsMm ?? [10, 10, 10, 10];
+        pdfOptions.margin = { top: `${top}mm`, right: `${right}mm`, bottom: `${bottom}mm`, left: `${left}mm` };
+      } else {
+        // The document's CSS decides the page size here, so it is bounded before printing.
+        checkCssPageSide(await tab.evaluate(largestCssPageSidePx));
+        pdfOptions.format = 'A4';
+        pdfOptions.preferCSSPageSize = true;
+        pdfOptions.margin = { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm' };
+      }
+      return await tab.pdf(pdfOptions);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (error instanceof ServiceError) throw error;
+      if (!(await worker.responsive())) {
+        attempt.browserDied = true;
+        throw error;
+      }
+      if (!documentGiven) throw error;
+      if (crashed || isCrashMessage(error)) throw rendererCrashed(this.heapMb, error);
+      throw renderFailed(error);
+    } finally {
+      signal.removeEventListener('abort', closeContext);
+      // Closing takes a round trip; the answer does not need to wait for it.
+      void prepared?.context.close().catch(() => undefined);
+      setImmediate(() => worker.refill());
+    }
   }
 
   status(): Promise<EngineStatus> {
@@ -274,10 +366,18 @@ export class ChromiumEngine {
     const browser = await chromium.launch({
       executablePath: await this.launcher(),
       headless: true,
-      args: LAUNCH_ARGS,
+      // V8's heap limit applies to each renderer: a page that outgrows it crashes alone.
+      args: [...LAUNCH_ARGS, `--js-flags=--max-old-space-size=${this.heapMb}`],
       timeout: 60_000,
       env: { ...process.env, CHROMIUM_FLAGS: '', TMPDIR: path.join(await this.ownDir(), 'tmp') },
     });
-    return new ChromiumBrowser(browser, spares);
+    try {
+      const session = await browser.newBrowserCDPSession();
+      this.launched++;
+      return new ChromiumBrowser(browser, session, spares);
+    } catch (error) {
+      await browser.close().catch(() => undefined);
+      throw error;
+    }
   }
 }

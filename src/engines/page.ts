@@ -17,6 +17,12 @@ export const PAGE_SIZES = {
   Executive: [184.15, 266.7],
 } as const satisfies Record<string, readonly [number, number]>;
 
+/**
+ * The longest side a page may have, whether asked for through the page options or by the
+ * document's own CSS @page size: 5 m (about 197 in). Chromium fails to print well beyond this.
+ */
+export const MAX_PAGE_SIDE_MM = 5000;
+
 export type PageSizeName = keyof typeof PAGE_SIZES;
 export const PAGE_SIZE_NAMES = Object.keys(PAGE_SIZES) as PageSizeName[];
 
@@ -79,8 +85,8 @@ export function resolvePage(options: PageOptions | undefined): ResolvedPage | nu
     [width, height] = PAGE_SIZES[name];
   } else if (options.pageSize !== undefined) {
     ({ widthMm: width, heightMm: height } = options.pageSize);
-    if (!(width > 10 && height > 10 && width < 5000 && height < 5000)) {
-      throw invalidInput('page size out of range', [{ field: 'page_size', message: 'width and height must be 10–5000 mm' }]);
+    if (!(width > 10 && height > 10 && width < MAX_PAGE_SIDE_MM && height < MAX_PAGE_SIDE_MM)) {
+      throw invalidInput('page size out of range', [{ field: 'page_size', message: `width and height must be 10–${MAX_PAGE_SIDE_MM} mm` }]);
     }
   }
   const landscape = options.orientation === 'landscape';
