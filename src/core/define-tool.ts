@@ -132,10 +132,20 @@ function checkIdentity(spec: { family: string; slug: string; credits: number }):
   }
 }
 
+/**
+ * A tool's fields are exactly those of its schema: an unknown field is a 400 naming it, not
+ * silently dropped (a misspelt optional field would otherwise fall back to its default unseen).
+ * A schema that says what to do with extra keys (loose or strict) is kept as it is.
+ */
+function rejectUnknownFields<I extends z.ZodType>(input: I): I {
+  return input instanceof z.ZodObject && input._zod.def.catchall === undefined ? (input.strict() as z.ZodType as I) : input;
+}
+
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolSpec<I, O>): ToolDefinition<I, O> {
   checkIdentity(spec);
   return {
     ...spec,
+    input: rejectUnknownFields(spec.input),
     [TOOL_BRAND]: true,
     kind: 'json',
     operationId: toOperationId(spec.family, spec.slug),
@@ -162,6 +172,7 @@ export function defineFileTool<I extends z.ZodType, E = unknown>(spec: FileToolS
   const { examples, run, ...rest } = spec;
   return {
     ...rest,
+    input: rejectUnknownFields(spec.input),
     [TOOL_BRAND]: true,
     kind: 'file',
     operationId: toOperationId(spec.family, spec.slug),

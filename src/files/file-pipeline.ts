@@ -131,9 +131,26 @@ function describeKind(kind: string): string {
   return names[kind] ?? kind.toUpperCase();
 }
 
-/** A result file name from the upload's name: its stem with the new extension, and nothing unsafe. */
+/** Result names keep at most this many characters of the upload's stem: enough to recognise it. */
+export const MAX_OUTPUT_STEM_CHARS = 80;
+/**
+ * The name is a path segment of the download link, percent-encoded there; the router refuses
+ * segments over MAX_PATH_SEGMENT_CHARS (1024, rest/http-errors.ts). 80 letters outside the BMP
+ * encode to 960 characters, so the encoded length is bounded too, well below the router's limit.
+ */
+export const MAX_OUTPUT_NAME_ENCODED_CHARS = 400;
+
+/**
+ * A result file name from the upload's name: its stem (at most 80 characters, safe ones only)
+ * with the new extension. A name that long can always be downloaded through its signed link.
+ */
 export function outputName(originalName: string, extension: string): string {
   const base = originalName.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '');
-  const safe = base.normalize('NFKC').replace(/[^\p{L}\p{N}._ -]+/gu, '_').replace(/^[.\s]+/, '').slice(0, 100).trim();
-  return `${safe || 'document'}.${extension}`;
+  const safe = base.normalize('NFKC').replace(/[^\p{L}\p{N}._ -]+/gu, '_').replace(/^[.\s]+/, '');
+  // By code points, so a letter outside the BMP is never cut in half.
+  const chars = [...safe].slice(0, MAX_OUTPUT_STEM_CHARS);
+  const suffix = `.${extension}`;
+  while (chars.length > 0 && encodeURIComponent(chars.join('') + suffix).length > MAX_OUTPUT_NAME_ENCODED_CHARS) chars.pop();
+  const stem = chars.join('').trim();
+  return `${stem || 'document'}${suffix}`;
 }

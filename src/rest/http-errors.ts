@@ -1,10 +1,21 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, maxHeaderSize } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorEnvelope } from '../core/envelope.ts';
 import { ServiceError } from '../core/errors.ts';
 import { toServiceError } from '../core/invoke.ts';
 
+/**
+ * The longest path segment the router takes (Fastify's maxParamLength). Result file names are
+ * bounded well below it (see outputName), so every download link the service issues routes.
+ */
+export const MAX_PATH_SEGMENT_CHARS = 1024;
+
 export function sendError(reply: FastifyReply, err: ServiceError): FastifyReply {
   for (const [name, value] of Object.entries(err.headers)) reply.header(name, value);
+  // Also set here, not only in onRequest: router failures (bad URL, long segment) skip the hooks.
+  reply.header('X-Request-Id', reply.request.id);
   return reply.code(err.status).type('application/json; charset=utf-8').send(errorEnvelope(err, reply.request.id));
 }
 
@@ -14,8 +25,14 @@ function fromFastifyError(err: FastifyError, request: FastifyRequest, bodyLimit:
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ServiceError(413, 'payload_too_large', 'The request body is too large', { detail: `The limit is ${bodyLimit} bytes` });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      // The file tools' scope has the multipart parser: there the fix is multipart, elsewhere JSON.
+      if (request.server.hasContentTypeParser('multipart/form-data')) {
+        return new ServiceError(415, 'multipart_required', 'Send the file as multipart/form-data', {
+          detail: `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here; upload the source file as a multipart/form-data form field`,
+        });
+      }
       return new ServiceError(415, 'unsupported_media_type', `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here`, {
-        detail: 'Send JSON with Content-Type: application/json',
+        detail: 'Send the fields as a JSON object with Content-Type: application/json',
       });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ServiceError(400, 'invalid_json', 'The body is empty but Content-Type says JSON', { detail: 'Send a JSON object, or omit the Content-Type header' });
@@ -30,6 +47,66 @@ function fromFastifyError(err: FastifyError, request: FastifyRequest, bodyLimit:
     return new ServiceError(status, 'bad_request', err.message);
   }
   return toServiceError(err, request.log);
+}
+
+/** Failures of the router itself, before any route or hook runs (Fastify's frameworkErrors option). */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?')[0] ?? '/';
+  switch (err.code) {
+    case 'FST_ERR_BAD_URL':
+      return sendError(reply, new ServiceError(400, 'invalid_url', 'The URL path is not valid percent-encoding', {
+        detail: `${shorten(path)} holds a % not followed by two hex digits (or an invalid UTF-8 sequence); write a literal % as %25`,
+      }));
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return sendError(reply, new ServiceError(414, 'uri_too_long', 'A path segment is too long', {
+        detail: `A path segment may hold at most ${MAX_PATH_SEGMENT_CHARS} characters (percent-encoded); use the links exactly as the service returns them`,
+      }));
+  }
+  return sendError(reply, new ServiceError(err.statusCode ?? 400, 'bad_request', err.message));
+}
+
+/**
+ * Requests Node's HTTP parser rejects before Fastify sees them (headers over the limit, bad
+ * syntax, a header timeout), answered with the same JSON envelope and an X-Request-Id rather than
+ * Fastify's bare default. The parser's header limit (Node's 16 KB default, kept: it bounds memory
+ * per connection) covers the request line, so a URL with a huge query string lands here as 431.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const requestId = randomUUID();
+  const serviceError = fromClientError(err);
+  this.log.debug({ err, requestId, status: serviceError.status }, 'client error');
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify(errorEnvelope(serviceError, requestId));
+  const head = [
+    `HTTP/1.1 ${serviceError.status} ${STATUS_CODES[serviceError.status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    'Connection: close',
+  ].join('\r\n');
+  // The socket's parser state is broken: the answer is the last thing on this connection.
+  socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
+}
+
+function fromClientError(err: ConnectionError): ServiceError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new ServiceError(431, 'headers_too_large', 'The URL and headers are too large', {
+        detail: `The request line (the URL with its query string) and the headers together may hold at most ${maxHeaderSize} bytes; send long input as JSON in a POST body`,
+      });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      return new ServiceError(408, 'request_timeout', 'The request was not received in time', { detail: 'Send the whole request without pausing, then wait for the answer' });
+  }
+  return new ServiceError(400, 'malformed_request', 'The HTTP request is malformed', { detail: `Node's HTTP parser refused it (${err.code}); send a well-formed HTTP/1.1 request` });
+}
+
+function shorten(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 const KNOWN_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

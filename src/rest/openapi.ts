@@ -6,7 +6,18 @@ import type { RouteSpec } from './route-spec.ts';
 type JsonSchema = Record<string, unknown>;
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const out = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    // A field's unit (zod metadata `unit`) is an OpenAPI extension keyword, `x-unit`.
+    override: ({ jsonSchema: node }) => {
+      if (typeof node['unit'] === 'string') {
+        node['x-unit'] = node['unit'];
+        delete node['unit'];
+      }
+    },
+  }) as JsonSchema;
   delete out['$schema'];
   return out;
 }
