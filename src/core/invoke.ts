@@ -70,12 +70,14 @@ interface Call {
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * Which failures give the credits back: the service's own (5xx) and input the tool rejected
- * as invalid (400). Anything else the user's input caused, such as a well-formed file the
- * engine cannot read (422), keeps the charge, because the work was done.
+ * Which failures give the credits back: the service's own (5xx), input the tool rejected
+ * as invalid (400), and a job an engine refused to queue (429 engine_busy: no work was done).
+ * Anything else the user's input caused, such as a well-formed file the engine cannot read or
+ * a document that held a healthy engine to its time limit (422), keeps the charge, because the
+ * work was done.
  */
 export function isRefunded(status: number, error: string): boolean {
-  return status >= 500 || error === 'validation_error';
+  return status >= 500 || error === 'validation_error' || error === 'engine_busy';
 }
 
 function canonicalJson(value: unknown): string {
