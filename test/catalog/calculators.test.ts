@@ -1,11 +1,12 @@
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { runTool } from '../support/run-tool.ts';
 import { rejectsField } from '../support/assertions.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
 import type { AnyTool } from '../../src/core/define-tool.ts';
 import { emiCalculator } from '../../src/catalog/calculators/emi-calculator.ts';
 import { gstCalculator } from '../../src/catalog/calculators/gst-calculator.ts';
-import { simpleInterestCalculator } from '../../src/catalog/calculators/simple-interest-calculator.ts';
+import { NO_PRINCIPAL_WARNING, simpleInterestCalculator } from '../../src/catalog/calculators/simple-interest-calculator.ts';
 import { compoundInterestCalculator } from '../../src/catalog/calculators/compound-interest-calculator.ts';
 import { percentageCalculator } from '../../src/catalog/calculators/percentage-calculator.ts';
 import { discountCalculator } from '../../src/catalog/calculators/discount-calculator.ts';
@@ -133,6 +134,53 @@ describe('simple-interest-calculator', () => {
   it('rejects a negative principal and a missing timeYears', async () => {
     await rejectsField(simpleInterestCalculator, { principal: -1, rate: 5, timeYears: 1 }, 'principal');
     await rejectsField(simpleInterestCalculator, { principal: 1, rate: 5 }, 'timeYears');
+  });
+
+  describe('through REST: the spec body has no principal (issue 8, item 9)', () => {
+    const path = '/api/v1/calculators/simple-interest-calculator';
+    let t: TestApp;
+    let apiKey: string;
+    before(async () => {
+      t = await startTestApp();
+      ({ apiKey } = await t.account({ quota: 1000 }));
+    });
+    after(() => t.close());
+
+    it('{"rate": 5, "timeYears": 3} answers 200 with the interest per unit of principal and a warning', async () => {
+      const res = await t.call(path, { rate: 5, timeYears: 3 }, apiKey);
+      const body = res.json();
+      assert.equal(res.statusCode, 200, JSON.stringify(body));
+      assert.equal(body.status, true);
+      // 1 × 5 × 3 / 100 = 0.15 on a principal of 1; 15 on 100.
+      assert.deepEqual(body.result, { interest: 0.15, totalAmount: 1.15, principalAssumed: 1, interestPer100: 15 });
+      assert.deepEqual(body.warnings, [NO_PRINCIPAL_WARNING]);
+      assert.match(body.warnings[0], /No principal was given/);
+    });
+
+    it('per-unit figures keep 6 decimals: 3.33% for 0.5 years is 0.01665 per unit, 1.665 per 100', async () => {
+      const res = await t.call(path, { rate: 3.33, timeYears: 0.5 }, apiKey);
+      assert.equal(res.statusCode, 200);
+      assert.deepEqual(res.json().result, { interest: 0.01665, totalAmount: 1.01665, principalAssumed: 1, interestPer100: 1.665 });
+    });
+
+    it('with a principal the answer is as before, with no warning', async () => {
+      const res = await t.call(path, { principal: 10000, rate: 5, timeYears: 3 }, apiKey);
+      const body = res.json();
+      assert.equal(res.statusCode, 200, JSON.stringify(body));
+      assert.deepEqual(body.result, { interest: 1500, totalAmount: 11500 });
+      assert.deepEqual(body.warnings, []);
+    });
+
+    it('still names a missing rate or timeYears with a 400', async () => {
+      for (const [input, field] of [[{ timeYears: 3 }, 'rate'], [{ rate: 5 }, 'timeYears']] as const) {
+        const res = await t.call(path, input, apiKey);
+        const body = res.json();
+        assert.equal(res.statusCode, 400, JSON.stringify(body));
+        assert.equal(body.status, false);
+        assert.equal(body.error, 'validation_error');
+        assert.deepEqual(body.issues.map((i: { field: string }) => i.field), [field]);
+      }
+    });
   });
 });
 
