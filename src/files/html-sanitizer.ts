@@ -41,7 +41,7 @@ ALLOWED_STYLES.position = [/^(absolute|relative|static)$/i];
  */
 const UNSAFE_CSS = /[\\<]|@import|@font-face|@namespace|url\s*\(|image-set|image\s*\(|src\s*\(|element\s*\(|expression|behavio(u)?r|binding|javascript|vbscript/i;
 
-export function isSafeCss(css: string): boolean {
+function isSafeCss(css: string): boolean {
   const bare = css.replace(/<!--|-->/g, ' ').replace(/\/\*[\s\S]*?(\*\/|$)/g, ' ');
   return !UNSAFE_CSS.test(bare);
 }

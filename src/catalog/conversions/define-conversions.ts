@@ -58,7 +58,7 @@ export function defineConversions(family: string, rows: readonly ConversionRow[]
       title: `${from.label} to ${to.label}`,
       description: `Converts ${from.label} to ${to.label} with ${row.engine}. ${row.description}${
         row.pdfOptions ? ' PDF options page_size, orientation and margin are honoured.' : ''
-      } Upload the file in the multipart field "file"; the answer holds a presigned downloadUrl valid 1 hour.`,
+      }${row.to === 'html' ? ' The HTML is sanitised: scripts, frames, objects, forms, event handlers and script URLs are removed.' : ''} Upload the file in the multipart field "file"; the answer holds a presigned downloadUrl valid 1 hour.`,
       aliases: [`${row.from} to ${row.to}`, `convert ${row.from} to ${row.to}`, `${from.label} to ${to.label}`, ...(row.aliases ?? [])],
       credits,
       // Every schema accepts {}: typed as the widest one so examples type-check for any.
