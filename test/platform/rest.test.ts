@@ -1,5 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { json, listen, upload } from '../support/http.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 describe('REST behaviour', () => {
@@ -200,5 +203,113 @@ describe('REST behaviour', () => {
     assert.ok(value(metrics, `http_request_duration_seconds_sum{method="POST",${route}}`) > 0);
     // Three successful calls at 1 credit each; the 400 is not charged.
     assert.equal(value(metrics, 'credits_charged_total{operation_id="calculators_sip_calculator"}') - value(before, 'credits_charged_total{operation_id="calculators_sip_calculator"}'), 3);
+  });
+});
+
+/** One raw HTTP/1.1 exchange on a fresh socket: the bytes go out as written, the answer is read to the end. */
+function rawExchange(port: number, request: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => socket.end(request));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', ...rest] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
+    });
+  });
+}
+
+/** A GET through node's HTTP client on its own connection (the server closes it after a parser error). */
+function httpGet(port: number, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET', agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function assertEnvelope(res: { status: number; headers: Record<string, unknown>; body: string }, status: number, error: string): Record<string, unknown> {
+  assert.equal(res.status, status, res.body);
+  assert.match(String(res.headers['content-type']), /^application\/json/);
+  const requestId = String(res.headers['x-request-id']);
+  assert.match(requestId, /^[0-9a-f-]{36}$/);
+  const body = JSON.parse(res.body) as Record<string, unknown>;
+  assert.equal(body['status'], false);
+  assert.equal(body['code'], status);
+  assert.equal(body['error'], error);
+  assert.equal(body['requestId'], requestId);
+  assert.equal(typeof body['message'], 'string');
+  assert.equal(typeof body['detail'], 'string');
+  return body;
+}
+
+describe('every response is the JSON envelope with X-Request-Id, on a real listening server', () => {
+  let t: TestApp;
+  let apiKey: string;
+  let base: string;
+  let port: number;
+  before(async () => {
+    t = await startTestApp();
+    ({ apiKey } = await t.account({ quota: 10_000 }));
+    base = await listen(t);
+    port = Number(new URL(base).port);
+  });
+  after(() => t.close());
+
+  it('answers a query string over the header limit with 431 JSON', async () => {
+    const res = await httpGet(port, `/api/v1/tools?q=${'a'.repeat(17_000)}`);
+    const body = assertEnvelope(res, 431, 'headers_too_large');
+    assert.match(String(body['detail']), /at most 16384 bytes; send long input as JSON in a POST body/);
+  });
+
+  it('answers a request the HTTP parser refuses with 400 JSON', async () => {
+    const res = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header Name: 1\r\n\r\n');
+    const body = assertEnvelope(res, 400, 'malformed_request');
+    assert.match(String(body['detail']), /HPE_INVALID_HEADER_TOKEN/);
+  });
+
+  it('answers a malformed percent-encoding in the path with 400 JSON', async () => {
+    const res = await httpGet(port, '/api/v1/%ZZ');
+    const body = assertEnvelope(res, 400, 'invalid_url');
+    assert.equal(body['message'], 'The URL path is not valid percent-encoding');
+    assert.match(String(body['detail']), /^\/api\/v1\/%ZZ holds a %/);
+  });
+
+  it('answers a path segment over the router limit with 414 JSON', async () => {
+    const res = await httpGet(port, `/files/${'a'.repeat(1100)}/x.md`);
+    const body = assertEnvelope(res, 414, 'uri_too_long');
+    assert.match(String(body['detail']), /at most 1024 characters/);
+  });
+
+  it('keeps a caller-given X-Request-Id on router failures too', async () => {
+    const res = await rawExchange(port, 'GET /api/v1/%ZZ HTTP/1.1\r\nHost: x\r\nX-Request-Id: trace-router-1\r\nConnection: close\r\n\r\n');
+    assert.equal(res.status, 400);
+    assert.equal(res.headers['x-request-id'], 'trace-router-1');
+    assert.equal(JSON.parse(res.body).requestId, 'trace-router-1');
+  });
+
+  it('converts a file with a 200-character name and its downloadUrl downloads', async () => {
+    for (const name of [`${'n'.repeat(200)}.txt`, `${'日本語'.repeat(70)}.txt`, `${'𠀀'.repeat(120)}.txt`]) {
+      const res = await upload(base, '/api/v1/documents/txt-to-md', apiKey, { name, content: 'Plain *text* that stays plain' });
+      assert.equal(res.status, 200, name);
+      const { result } = await json(res);
+      const stem = result.fileName.slice(0, -'.md'.length);
+      assert.ok([...stem].length <= 80, result.fileName);
+      assert.ok(result.fileName.endsWith('.md'));
+      assert.ok(name.startsWith(stem.slice(0, 10)), 'the stem keeps the start of the original name');
+      const link = new URL(result.downloadUrl);
+      const download = await fetch(`${base}${link.pathname}${link.search}`);
+      assert.equal(download.status, 200, `${result.fileName}: ${await download.clone().text()}`);
+      assert.equal(await download.text(), 'Plain \\*text\\* that stays plain\n');
+    }
   });
 });

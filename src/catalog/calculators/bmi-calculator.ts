@@ -43,8 +43,8 @@ export const bmiCalculator = defineTool({
   credits: 1,
   input: z.object({
     units: z.enum(['metric', 'imperial']).default('metric').describe('"metric": kg and cm; "imperial": lb and inches'),
-    weight: z.number().positive().max(1500).describe('Body weight in kg (metric) or pounds (imperial)'),
-    height: z.number().positive().max(300).describe('Height in cm (metric) or inches (imperial)'),
+    weight: z.number().positive().max(1500).describe('Body weight in kg (metric) or pounds (imperial)').meta({ unit: 'kg (metric) or lb (imperial)' }),
+    height: z.number().positive().max(300).describe('Height in cm (metric) or inches (imperial)').meta({ unit: 'cm (metric) or inches (imperial)' }),
   }),
   output: z.object({
     bmi: z.number().describe('Body mass index, rounded to 1 decimal'),

@@ -14,7 +14,7 @@ export const cagrCalculator = defineTool({
   input: z.object({
     beginningValue: z.number().min(0.01).max(1e15).describe('Value at the start'),
     endingValue: z.number().min(0).max(1e15).describe('Value at the end'),
-    years: z.number().positive().max(200).describe('Number of years between the two values (fractions allowed)'),
+    years: z.number().positive().max(200).describe('Number of years between the two values (fractions allowed)').meta({ unit: 'years' }),
   }),
   output: z.object({
     cagrPercent: z.number().describe('Compound annual growth rate in percent'),

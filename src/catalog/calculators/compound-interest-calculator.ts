@@ -17,8 +17,8 @@ export const compoundInterestCalculator = defineTool({
   credits: 1,
   input: z.object({
     principal: z.number().min(0).max(1e12).describe('Initial amount'),
-    rate: z.number().min(0).max(100).describe('Annual interest rate in percent'),
-    timeYears: z.number().min(0).max(100).describe('Time in years (fractions allowed)'),
+    rate: z.number().min(0).max(100).describe('Annual interest rate in percent').meta({ unit: 'percent per year' }),
+    timeYears: z.number().min(0).max(100).describe('Time in years (fractions allowed)').meta({ unit: 'years' }),
     compounding: z
       .enum(['yearly', 'half-yearly', 'quarterly', 'monthly', 'daily'])
       .default('monthly')

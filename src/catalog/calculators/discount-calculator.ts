@@ -15,14 +15,15 @@ export const discountCalculator = defineTool({
   credits: 1,
   input: z.object({
     originalPrice: z.number().min(0).max(1e12).describe('Price before any discount'),
-    discountPercent: z.number().min(0).max(100).describe('Discount in percent'),
+    discountPercent: z.number().min(0).max(100).describe('Discount in percent').meta({ unit: 'percent' }),
     extraDiscountPercent: z
       .number()
       .min(0)
       .max(100)
       .default(0)
-      .describe('Optional second discount in percent, applied to the already discounted price'),
-    taxPercent: z.number().min(0).max(100).default(0).describe('Optional sales tax in percent, added after the discounts'),
+      .describe('Optional second discount in percent, applied to the already discounted price')
+      .meta({ unit: 'percent' }),
+    taxPercent: z.number().min(0).max(100).default(0).describe('Optional sales tax in percent, added after the discounts').meta({ unit: 'percent' }),
   }),
   output: z.object({
     discountAmount: z.number().describe('Total amount saved by the discounts'),

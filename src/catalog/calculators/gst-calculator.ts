@@ -14,7 +14,7 @@ export const gstCalculator = defineTool({
   aliases: ['gst', 'vat calculator', 'sales tax', 'add gst', 'remove gst', 'reverse gst', 'cgst sgst', 'tax inclusive price'],
   credits: 1,
   input: z.object({
-    rate: z.number().min(0).max(100).describe('GST rate in percent, e.g. 18'),
+    rate: z.number().min(0).max(100).describe('GST rate in percent, e.g. 18').meta({ unit: 'percent' }),
     amount: z.number().min(0).max(1e12).describe('The amount: net (before GST) in exclusive mode, gross (GST included) in inclusive mode'),
     mode: z
       .enum(['exclusive', 'inclusive'])

@@ -16,14 +16,15 @@ export const loanAffordabilityCalculator = defineTool({
   input: z.object({
     monthlyIncome: z.number().positive().max(1e10).describe('Gross monthly income'),
     monthlyDebts: z.number().min(0).max(1e10).default(0).describe('Existing monthly debt payments'),
-    rate: z.number().min(0).max(100).describe('Annual interest rate of the new loan in percent'),
-    tenureMonths: z.number().int().min(1).max(600).describe('Tenure of the new loan in months'),
+    rate: z.number().min(0).max(100).describe('Annual interest rate of the new loan in percent').meta({ unit: 'percent per year' }),
+    tenureMonths: z.number().int().min(1).max(600).describe('Tenure of the new loan in months').meta({ unit: 'months' }),
     maxDtiPercent: z
       .number()
       .positive()
       .max(100)
       .default(36)
-      .describe('Maximum share of income that may go to all debt payments, in percent (default 36)'),
+      .describe('Maximum share of income that may go to all debt payments, in percent (default 36)')
+      .meta({ unit: 'percent' }),
   }),
   output: z.object({
     maxMonthlyDebtPayments: z.number().describe('Income × max DTI: the ceiling for all debt payments together'),

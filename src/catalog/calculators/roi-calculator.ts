@@ -15,7 +15,7 @@ export const roiCalculator = defineTool({
   input: z.object({
     invested: z.number().min(0.01).max(1e12).describe('Amount invested'),
     returned: z.number().min(0).max(1e12).describe('Amount returned (final value of the investment)'),
-    years: z.number().positive().max(100).optional().describe('Optional holding period in years, for the annualized ROI'),
+    years: z.number().positive().max(100).optional().describe('Optional holding period in years, for the annualized ROI').meta({ unit: 'years' }),
   }),
   output: z.object({
     gain: z.number().describe('Returned minus invested (negative for a loss)'),

@@ -14,8 +14,8 @@ export const sipCalculator = defineTool({
   credits: 1,
   input: z.object({
     monthlyInvestment: z.number().positive().max(1e10).describe('Amount invested every month'),
-    annualReturnRate: z.number().min(0).max(100).describe('Expected annual return in percent'),
-    years: z.number().int().min(1).max(100).describe('Investment period in whole years'),
+    annualReturnRate: z.number().min(0).max(100).describe('Expected annual return in percent').meta({ unit: 'percent per year' }),
+    years: z.number().int().min(1).max(100).describe('Investment period in whole years').meta({ unit: 'years' }),
   }),
   output: z.object({
     futureValue: z.number().describe('Expected value at the end of the period'),

@@ -14,8 +14,8 @@ export const tipCalculator = defineTool({
   credits: 1,
   input: z.object({
     bill: z.number().min(0).max(1e9).describe('Bill amount before tip'),
-    tipPercent: z.number().min(0).max(100).default(15).describe('Tip in percent of the bill (default 15)'),
-    people: z.number().int().min(1).max(1000).default(1).describe('Number of people sharing the bill (default 1)'),
+    tipPercent: z.number().min(0).max(100).default(15).describe('Tip in percent of the bill (default 15)').meta({ unit: 'percent' }),
+    people: z.number().int().min(1).max(1000).default(1).describe('Number of people sharing the bill (default 1)').meta({ unit: 'people' }),
   }),
   output: z.object({
     tip: z.number().describe('Tip amount'),

@@ -45,7 +45,7 @@ export const slugifyTool = defineTool({
     text: textField('The text to slugify', 100_000),
     separator: z.enum(['-', '_', '.']).default('-').describe('Character placed between words'),
     lowercase: z.boolean().default(true).describe('Lower-case the slug'),
-    maxLength: z.number().int().min(1).max(1000).optional().describe('Longest slug to return'),
+    maxLength: z.number().int().min(1).max(1000).optional().describe('Longest slug to return').meta({ unit: 'characters' }),
   }),
   output: z.object({ slug: z.string(), length: z.number().int() }),
   examples: [

@@ -76,7 +76,7 @@ export const textDiff = defineTool({
     new: textField('The changed text'),
     ignoreCase: z.boolean().default(false).describe('Compare lines ignoring case'),
     ignoreWhitespace: z.boolean().default(false).describe('Compare lines ignoring leading/trailing whitespace and whitespace amount'),
-    context: z.number().int().min(0).max(100).default(3).describe('Unchanged lines shown around changes in the unified diff'),
+    context: z.number().int().min(0).max(100).default(3).describe('Unchanged lines shown around changes in the unified diff').meta({ unit: 'lines' }),
     oldName: z.string().max(200).default('old').describe('Label of the old text in the unified diff header'),
     newName: z.string().max(200).default('new').describe('Label of the new text in the unified diff header'),
   }),

@@ -38,8 +38,8 @@ export const wordCounter = defineTool({
   credits: 1,
   input: z.object({
     text: textField('The text to measure'),
-    readingWordsPerMinute: z.number().int().min(50).max(1000).default(200).describe('Reading speed for the reading time'),
-    speakingWordsPerMinute: z.number().int().min(50).max(500).default(130).describe('Speaking speed for the speaking time'),
+    readingWordsPerMinute: z.number().int().min(50).max(1000).default(200).describe('Reading speed for the reading time').meta({ unit: 'words per minute' }),
+    speakingWordsPerMinute: z.number().int().min(50).max(500).default(130).describe('Speaking speed for the speaking time').meta({ unit: 'words per minute' }),
   }),
   output: z.object({
     characters: z.number().int(),

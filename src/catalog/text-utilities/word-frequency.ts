@@ -28,8 +28,8 @@ export const wordFrequency = defineTool({
     text: textField('The text to analyse'),
     caseInsensitive: z.boolean().default(true).describe('Count words regardless of case'),
     excludeStopWords: z.boolean().default(false).describe('Skip common English stop words'),
-    minLength: z.number().int().min(1).max(100).default(1).describe('Shortest word to count, in characters'),
-    limit: z.number().int().min(1).max(1000).default(20).describe('How many words to return'),
+    minLength: z.number().int().min(1).max(100).default(1).describe('Shortest word to count, in characters').meta({ unit: 'characters' }),
+    limit: z.number().int().min(1).max(1000).default(20).describe('How many words to return').meta({ unit: 'words' }),
   }),
   output: z.object({
     totalWords: z.number().int().describe('Words counted (after stop words and minLength)'),

@@ -17,20 +17,22 @@ export const cpmRpmCalculator = defineTool({
   credits: 1,
   input: z.object({
     mode: z.enum(MODES).default('cpm-to-rpm').describe('"cpm-to-rpm": value is a CPM; "rpm-to-cpm": value is an RPM'),
-    value: z.number().min(0).max(10000).describe('The CPM or RPM to convert, per 1,000'),
+    value: z.number().min(0).max(10000).describe('The CPM or RPM to convert, per 1,000').meta({ unit: 'per 1,000 views' }),
     creatorSharePercent: z
       .number()
       .positive()
       .max(100)
       .default(55)
-      .describe('Share of ad revenue paid to the creator, in percent (default 55)'),
+      .describe('Share of ad revenue paid to the creator, in percent (default 55)')
+      .meta({ unit: 'percent' }),
     monetizedPlaybackPercent: z
       .number()
       .positive()
       .max(100)
       .default(100)
-      .describe('Share of views that showed an ad, in percent (default 100)'),
-    views: z.number().int().min(0).max(1e12).optional().describe('Optional number of views, to estimate earnings'),
+      .describe('Share of views that showed an ad, in percent (default 100)')
+      .meta({ unit: 'percent' }),
+    views: z.number().int().min(0).max(1e12).optional().describe('Optional number of views, to estimate earnings').meta({ unit: 'views' }),
   }),
   output: z.object({
     cpm: z.number().describe('Advertiser cost per 1,000 monetized playbacks'),

@@ -23,10 +23,10 @@ export const earningsProjection = defineTool({
   aliases: ['earnings forecast', 'video income projection', 'channel revenue forecast', 'views growth projection', 'rpm projection'],
   credits: 1,
   input: z.object({
-    dailyViews: z.number().min(0).max(1e9).describe('Current average views per day'),
-    rpm: z.number().min(0).max(1000).describe('Revenue per 1,000 views'),
-    monthlyGrowthPercent: z.number().min(-100).max(100).default(0).describe('View growth per month in percent (default 0)'),
-    months: z.number().int().min(1).max(120).describe('Number of months to project'),
+    dailyViews: z.number().min(0).max(1e9).describe('Current average views per day').meta({ unit: 'views per day' }),
+    rpm: z.number().min(0).max(1000).describe('Revenue per 1,000 views').meta({ unit: 'per 1,000 views' }),
+    monthlyGrowthPercent: z.number().min(-100).max(100).default(0).describe('View growth per month in percent (default 0)').meta({ unit: 'percent per month' }),
+    months: z.number().int().min(1).max(120).describe('Number of months to project').meta({ unit: 'months' }),
   }),
   output: z.object({
     months: z.array(row),

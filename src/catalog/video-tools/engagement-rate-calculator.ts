@@ -15,7 +15,7 @@ export const engagementRateCalculator = defineTool({
   aliases: ['engagement rate', 'video engagement', 'like rate', 'interaction rate', 'social media engagement'],
   credits: 1,
   input: z.object({
-    views: z.number().int().min(1).max(1e12).describe('Number of views (at least 1)'),
+    views: z.number().int().min(1).max(1e12).describe('Number of views (at least 1)').meta({ unit: 'views' }),
     likes: count('likes'),
     comments: count('comments'),
     shares: count('shares'),

@@ -12,8 +12,8 @@ export const videoRpmCalculator = defineTool({
   aliases: ['rpm calculator', 'video earnings', 'video revenue estimate', 'revenue per mille', 'views to money', 'creator earnings'],
   credits: 1,
   input: z.object({
-    views: z.number().int().min(0).max(1e12).describe('Number of views'),
-    rpm: z.number().min(0).max(1000).describe('Revenue per 1,000 views, in your currency'),
+    views: z.number().int().min(0).max(1e12).describe('Number of views').meta({ unit: 'views' }),
+    rpm: z.number().min(0).max(1000).describe('Revenue per 1,000 views, in your currency').meta({ unit: 'per 1,000 views' }),
   }),
   output: z.object({
     estimatedEarnings: z.number().describe('views / 1000 × RPM, 2 decimals'),

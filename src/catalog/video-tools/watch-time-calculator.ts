@@ -14,9 +14,9 @@ export const watchTimeCalculator = defineTool({
   aliases: ['watch time', 'watch hours', 'average view duration', 'audience retention', 'video watch hours'],
   credits: 1,
   input: z.object({
-    views: z.number().int().min(0).max(1e12).describe('Number of views'),
-    averageViewDurationSeconds: z.number().min(0).max(86400).describe('Average view duration in seconds'),
-    videoLengthSeconds: z.number().positive().max(86400).optional().describe('Optional video length in seconds'),
+    views: z.number().int().min(0).max(1e12).describe('Number of views').meta({ unit: 'views' }),
+    averageViewDurationSeconds: z.number().min(0).max(86400).describe('Average view duration in seconds').meta({ unit: 'seconds' }),
+    videoLengthSeconds: z.number().positive().max(86400).optional().describe('Optional video length in seconds').meta({ unit: 'seconds' }),
   }),
   output: z.object({
     watchTimeMinutes: z.number(),
