@@ -71,7 +71,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const ledger = new CreditLedger(accounts, db, { heartbeatMs, staleMs: Math.max(30_000, 20 * heartbeatMs) });
   const usage = new UsageRecorder(ledger);
   // Before the first call: what a process killed on this database had leased and not spent goes back.
-  await ledger.reclaimDead(Date.now(), true);
+  const reclaimedAtStart = await ledger.reclaimDead(Date.now(), true);
   const store = new LocalFileStore(join(config.dataDir, 'files'));
   const signer = new LinkSigner(loadSigningSecret(config.dataDir, config.fileSigningSecret));
   const files = new FilePipeline({
@@ -146,7 +146,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // second, off the hot path; dead processes' leases are reclaimed on the same beat.
   const writer = setInterval(() => {
     usage.flush().catch((err: unknown) => app.log.error({ err }, 'usage flush failed'));
-    ledger.reclaimDead().catch((err: unknown) => app.log.error({ err }, 'credit lease reclaim failed'));
+    ledger.reclaimDead().then(
+      (credits) => credits > 0 && app.log.info({ credits }, 'returned the unspent credit leases of a stopped process'),
+  if (reclaimedAtStart > 0) app.log.info({ credits: reclaimedAtStart }, 'returned the unspent credit leases of a stopped process');
+      (err: unknown) => app.log.error({ err }, 'credit lease reclaim failed'),
+    );
   }, config.usageFlushMs);
   writer.unref();
   const sweeper = setInterval(() => {

@@ -30,6 +30,8 @@ export interface Lease {
   acquiring: number;
   /** The last grant was only the call's cost (near the quota): refunds go straight back to the database. */
   direct: boolean;
+  /** Settles when the grant on its way is written (see CreditLedger.charge). */
+  growing?: Promise<void> | undefined;
 }
 
 export function newLease(accountId: string, period: string, quota: number): Lease {

@@ -93,6 +93,14 @@ export class CreditLedger {
     if (spent) return spent;
     const period = periodOf(at);
     let lease = this.#leases.get(accountId);
+    // A grant already on its way usually covers this call too: wait for it rather than take a
+    // second block (a burst of first calls would otherwise each lease 1% of the account).
+    while (lease?.growing && lease.period === period) {
+      await lease.growing;
+      const fromGrown = this.chargeFromLease(accountId, cost, quota, at);
+      if (fromGrown) return fromGrown;
+      lease = this.#leases.get(accountId);
+    }
     if (lease && lease.period !== period) {
       this.#retired.push(lease);
       lease = undefined;
@@ -111,23 +119,34 @@ export class CreditLedger {
     const knownUsed = lease.rowWritten ? lease.dbUsed : last?.period === period ? last.used : 0;
     const left = quota - knownUsed - need;
     const extra = left >= this.#o.directBelow ? Math.min(this.#o.maxLease, Math.floor(left * this.#o.leaseShare)) : 0;
-    const target = lease;
     lease.acquiring += 1;
-    let result;
-    let granted = need + extra;
+    let grown = (): void => {};
+    lease.growing = new Promise<void>((resolve) => (grown = resolve));
     try {
-      result = await this.#serial(() => this.#leaseStore.grant(target, granted, quota));
+      return await this.#grow(lease, cost, quota, fromLease, extra);
+    } finally {
+      // Only now, with the lease updated, may the calls waiting for this grant look at it again.
+      lease.acquiring -= 1;
+      lease.growing = undefined;
+      grown();
+    }
+  }
+
+  async #grow(lease: Lease, cost: number, quota: number, fromLease: number, extra: number): Promise<ChargeResult> {
+    const need = cost - fromLease;
+    let granted = need + extra;
+    let result;
+    try {
+      result = await this.#serial(() => this.#leaseStore.grant(lease, granted, quota));
       if (!result.charged && extra > 0) {
         granted = need;
-        result = await this.#serial(() => this.#leaseStore.grant(target, granted, quota));
+        result = await this.#serial(() => this.#leaseStore.grant(lease, granted, quota));
       }
     } catch (err) {
       lease.spent -= fromLease;
       throw err;
-    } finally {
-      lease.acquiring -= 1;
     }
-    this.#lastUsed.set(accountId, { period, used: result.used });
+    this.#lastUsed.set(lease.accountId, { period: lease.period, used: result.used });
     if (!result.charged) {
       lease.spent -= fromLease;
       const available = Math.max(0, lease.granted - lease.spent);

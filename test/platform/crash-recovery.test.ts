@@ -1,0 +1,266 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AccountStore } from '../../src/accounts/account-store.ts';
+import { periodOf } from '../../src/accounts/periods.ts';
+import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const EMI = '/api/v1/calculators/emi-calculator';
+const EMI_BODY = { principal: 100000, rate: 10, tenure: 12 };
+const RECLAIMED = 'returned the unspent credit leases of a stopped process';
+
+/**
+ * The flush interval of the crashed servers: 10 minutes, longer than this file's time limit. So
+ * within a test the only flushes are the ones the test asks for (GET /usage flushes first), and
+ * the test knows exactly which calls the last flush wrote: those answered before its last GET
+ * /usage. Every call after that falls in the crashed process's last flush interval.
+ */
+const NO_TIMED_FLUSH_MS = '600000';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+interface Server {
+  child: ChildProcess;
+  base: string;
+  /** Resolves when a log line containing `text` appears. */
+  logged(text: string): Promise<void>;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** A real `serve` process on `dataDir`; resolves once it logs that it listens. */
+async function startServer(dataDir: string, env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'src/main.ts', 'serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const waiters: { text: string; resolve: () => void }[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    for (const w of waiters.filter((x) => out.includes(x.text))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = once(child, 'exit');
+  const server: Server = {
+    child,
+    base: `http://127.0.0.1:${port}`,
+    logged(text) {
+      if (out.includes(text)) return Promise.resolve();
+      const seen = new Promise<void>((resolve) => waiters.push({ text, resolve }));
+      const died = exited.then(([code, signal]) => {
+        throw new Error(`the server exited (${code ?? signal}) before logging "${text}":\n${out}\n${err}`);
+      });
+      return Promise.race([seen, died]);
+    },
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+  await server.logged('Server listening at');
+  return server;
+}
+
+interface Answer {
+  status: number;
+  replayed: boolean;
+  body: unknown;
+}
+
+async function callEmi(base: string, apiKey: string, idempotencyKey?: string): Promise<Answer> {
+  const res = await fetch(`${base}${EMI}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+    body: JSON.stringify(EMI_BODY),
+  });
+  return { status: res.status, replayed: res.headers.get('idempotent-replayed') === 'true', body: await res.json() };
+}
+
+interface Usage {
+  used: number;
+  byTool: { operationId: string; calls: number; failures: number; credits: number }[];
+}
+
+async function usageOf(base: string, apiKey: string): Promise<Usage> {
+  const res = await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } });
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { result: Usage }).result;
+}
+
+/**
+ * `workers` loops calling the EMI tool until the process dies. Each answered 200 is counted; when
+ * `killAfter` of them have come back, the server gets SIGKILL at once, with the other loops'
+ * calls in flight. Every `keyEvery`-th call carries an Idempotency-Key.
+ */
+async function loadThenKill(server: Server, apiKey: string, o: { workers: number; killAfter: number; keyEvery: number; keyPrefix: string }) {
+  let ok = 0;
+  let sent = 0;
+  const keyed: { key: string; body: unknown }[] = [];
+  let killed: Promise<void> | undefined;
+  const worker = async () => {
+    while (!killed) {
+      const n = sent++;
+      const key = n % o.keyEvery === 0 ? `${o.keyPrefix}-${n}` : undefined;
+      let answer: Answer;
+      try {
+        answer = await callEmi(server.base, apiKey, key);
+      } catch {
+        return; // the connection died with the process
+      }
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      ok += 1;
+      if (key) keyed.push({ key, body: answer.body });
+      if (ok === o.killAfter) killed = server.kill('SIGKILL');
+    }
+  };
+  await Promise.all(Array.from({ length: o.workers }, worker));
+  await killed;
+  return { ok, sent, keyed };
+}
+
+describe('a crash charges only what was spent', () => {
+  let dataDir: string;
+  let db: Db;
+  let accounts: AccountStore;
+  const running: Server[] = [];
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'tool-service-crash-'));
+    db = openDatabase(`sqlite:${join(dataDir, 'tool-service.db')}`);
+    await migrateToLatest(db);
+    accounts = new AccountStore(db);
+  });
+  after(async () => {
+    for (const s of running) await s.kill('SIGKILL');
+    await db.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function account(quota: number): Promise<{ accountId: string; apiKey: string }> {
+    const created = await accounts.createAccount({ email: `crash-${quota}-${Date.now()}@example.com`, verified: true, quota, rateLimit: 1_000_000 });
+    const { secret } = await accounts.createKey({ accountId: created.id });
+    return { accountId: created.id, apiKey: secret };
+  }
+
+  async function start(env: Record<string, string>): Promise<Server> {
+    const server = await startServer(dataDir, env);
+    running.push(server);
+    return server;
+  }
+
+  /** What the database holds for the account: the ledger, its leases and its usage counters. */
+  async function stored(accountId: string) {
+    const period = periodOf(new Date());
+    const ledger = await db.selectFrom('credit_periods').select('used').where('account_id', '=', accountId).where('period', '=', period).executeTakeFirst();
+    const leases = await db.selectFrom('credit_leases').select(['holder_pid', 'granted', 'spent']).where('account_id', '=', accountId).execute();
+    const usage = await db
+      .selectFrom('usage_counters')
+      .select((eb) => [eb.fn.sum<number>('calls').as('calls'), eb.fn.sum<number>('credits').as('credits')])
+      .where('account_id', '=', accountId)
+      .where('period', '=', period)
+      .executeTakeFirst();
+    return { used: ledger?.used ?? 0, leases, calls: Number(usage?.calls ?? 0), credits: Number(usage?.credits ?? 0) };
+  }
+
+  it('after SIGKILL under load and a restart, charges the calls answered 200 up to the last flush, and replays still replay', async () => {
+    const { accountId, apiKey } = await account(50_000);
+    const first = await start({ USAGE_FLUSH_MS: NO_TIMED_FLUSH_MS });
+
+    // 100 calls, one in five with an Idempotency-Key, then GET /usage: the flush the test knows of.
+    const early: { key: string; body: unknown }[] = [];
+    for (let wave = 0; wave < 10; wave++) {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const key = i % 5 === 0 ? `early-${wave}-${i}` : undefined;
+          const answer = await callEmi(first.base, apiKey, key);
+          if (key) early.push({ key, body: answer.body });
+          return answer.status;
+        }),
+      );
+      assert.deepEqual(answers, Array(10).fill(200));
+    }
+    assert.equal((await usageOf(first.base, apiKey)).used, 100);
+
+    // Under load: SIGKILL once 150 more calls have been answered 200, with others in flight.
+    const late = await loadThenKill(first, apiKey, { workers: 8, killAfter: 150, keyEvery: 7, keyPrefix: 'late' });
+    assert.ok(late.ok >= 150, `${late.ok} calls answered 200 after the flush`);
+    const afterCrash = await stored(accountId);
+    assert.ok(afterCrash.used > 100 + late.ok, `the dead process's lease still counts (${afterCrash.used})`);
+    assert.deepEqual(
+      afterCrash.leases.map((l) => [l.holder_pid, l.spent]),
+      [[first.child.pid, 100]],
+      'the lease row says what was spent as of the last flush',
+    );
+
+    // The restart gives the dead process's lease back before it takes a call.
+    const second = await start({ USAGE_FLUSH_MS: NO_TIMED_FLUSH_MS });
+    await second.logged(RECLAIMED);
+    const usage = await usageOf(second.base, apiKey);
+    // The calls of the last flush interval (all 150+ after GET /usage) go uncharged; nothing more, nothing twice.
+    assert.equal(usage.used, 100);
+    assert.ok(usage.used <= 100 + late.ok);
+    assert.deepEqual(usage.byTool, [{ operationId: 'calculators_emi_calculator', calls: 100, failures: 0, credits: 100 }]);
+    const restarted = await stored(accountId);
+    assert.deepEqual(restarted.leases.filter((l) => l.holder_pid === first.child.pid), []);
+    assert.equal(restarted.credits, restarted.used, 'usage counters and the ledger agree');
+
+    // Every key answered 200 before the crash replays, charged once at most.
+    for (const { key, body } of [...early, ...late.keyed]) {
+      const again = await callEmi(second.base, apiKey, key);
+      assert.equal(again.status, 200);
+      assert.equal(again.replayed, true, key);
+      assert.deepEqual(again.body, body);
+    }
+    assert.equal((await usageOf(second.base, apiKey)).used, 100);
+    await second.kill('SIGTERM');
+    const stopped = await stored(accountId);
+    assert.deepEqual(stopped.leases, []);
+    assert.equal(stopped.used, 100);
+    assert.equal(stopped.credits, 100);
+  });
+
+  it('a live process on the same database returns a killed one\'s lease; the ledger and usage agree at every flush interval', async () => {
+    const { accountId, apiKey } = await account(50_000);
+    // The victim flushes every 20 ms, so the kill lands at an unknown point between flushes.
+    const victim = await start({ USAGE_FLUSH_MS: '20' });
+    const survivor = await start({ USAGE_FLUSH_MS: '50' });
+    for (let i = 0; i < 30; i++) assert.equal((await callEmi(victim.base, apiKey)).status, 200);
+    assert.equal((await usageOf(victim.base, apiKey)).used, 30);
+
+    const late = await loadThenKill(victim, apiKey, { workers: 6, killAfter: 200, keyEvery: 9, keyPrefix: 'victim' });
+    await survivor.logged(RECLAIMED);
+    const after = await stored(accountId);
+    assert.deepEqual(after.leases, []);
+    // Charged: the calls flushed before the kill. Never more than the calls answered 200, never less than the last known flush.
+    assert.ok(after.used >= 30 && after.used <= 30 + late.ok, `used ${after.used} of ${30 + late.ok} answered`);
+    assert.equal(after.credits, after.used, 'usage counters and the ledger agree');
+    assert.equal(after.calls, after.used);
+    assert.equal((await usageOf(survivor.base, apiKey)).used, after.used);
+    for (const { key, body } of late.keyed) {
+      const again = await callEmi(survivor.base, apiKey, key);
+      assert.equal(again.replayed, true, key);
+      assert.deepEqual(again.body, body);
+    }
+    assert.equal((await usageOf(survivor.base, apiKey)).used, after.used);
+  });
+});
