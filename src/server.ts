@@ -148,11 +148,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     usage.flush().catch((err: unknown) => app.log.error({ err }, 'usage flush failed'));
     ledger.reclaimDead().then(
       (credits) => credits > 0 && app.log.info({ credits }, 'returned the unspent credit leases of a stopped process'),
-  if (reclaimedAtStart > 0) app.log.info({ credits: reclaimedAtStart }, 'returned the unspent credit leases of a stopped process');
       (err: unknown) => app.log.error({ err }, 'credit lease reclaim failed'),
     );
   }, config.usageFlushMs);
   writer.unref();
+  if (reclaimedAtStart > 0) app.log.info({ credits: reclaimedAtStart }, 'returned the unspent credit leases of a stopped process');
   const sweeper = setInterval(() => {
     store.sweep().catch((err: unknown) => app.log.error({ err }, 'file sweep failed'));
     files.sweepWorkDirs().catch((err: unknown) => app.log.error({ err }, 'work folder sweep failed'));
