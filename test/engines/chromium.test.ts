@@ -21,6 +21,32 @@ function browserProcesses(): number[] {
   return descendantsOf(process.pid).filter((pid) => /chromium/.test(commandOf(pid)));
 }
 
+/** The browser's main process (not a renderer or helper), found by its DevTools pipe. */
+function browserMainProcess(): number {
+  const mains = browserProcesses().filter((pid) => !commandOf(pid).includes('--type='));
+  const browser = mains.find((pid) => /\/chromium(\s|$)/.test(commandOf(pid)) && commandOf(pid).includes('--remote-debugging-pipe'));
+  assert.ok(browser, `the browser process among ${mains.map(commandOf).join(' | ')}`);
+  return browser;
+}
+
+/**
+ * Resolves once no job holds a slot: the jobs themselves have settled. A job that did not settle
+ * would hold its slot until the supervisor killed the browser, which the launch count then shows.
+ */
+async function jobsSettled(engine: ChromiumEngine): Promise<void> {
+  while ((await engine.status()).running > 0) await sleep(20);
+}
+
+async function rejectsWith(promise: Promise<unknown>, status: number, code: string, message?: RegExp): Promise<void> {
+  await assert.rejects(promise, (error) => {
+    assert.ok(error instanceof ServiceError, String(error));
+    assert.equal(error.error, code, error.message);
+    assert.equal(error.status, status);
+    if (message) assert.match(error.message, message);
+    return true;
+  });
+}
+
 /** x of the first word's left edge, in points. */
 async function firstWordLeft(file: string): Promise<number> {
   const { stdout } = await promisify(execFile)('pdftotext', ['-bbox', file, '-']);
@@ -120,7 +146,9 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
     }
   });
 
-  it('bounds scripts by the job time limit (422 document_too_complex), then renders the next job', async () => {
+  it('bounds scripts by the job time limit (422 document_too_complex), then renders the next job on the same browser', async () => {
+    await engine.warm();
+    const launches = engine.launches;
     const started = Date.now();
     await assert.rejects(engine.htmlToPdf({ html: '<p>spin</p><script>for (;;) {}</script>', timeoutMs: 1500 }), (error) => {
       assert.ok(error instanceof ServiceError);
@@ -129,9 +157,86 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
       return true;
     });
     assert.ok(Date.now() - started < 4000);
+    await jobsSettled(engine);
     const output = path.join(dir, 'after-timeout.pdf');
     await engine.htmlToPdf({ html: '<p>Still working</p>', outputPath: output });
     assert.match(await pdfText(output), /Still working/);
+    assert.equal(engine.launches, launches, 'the spinning page was torn down without restarting the browser');
+  });
+
+  it('tears down an endless script as soon as its caller leaves, keeping the browser', async () => {
+    await engine.warm();
+    const launches = engine.launches;
+    const caller = new AbortController();
+    // The caller leaves once its job runs (after the start listeners, when the job listens too).
+    const off = engine.supervisor.onJobStart(() => {
+      off();
+      setImmediate(() => caller.abort(new Error('caller left')));
+    });
+    await assert.rejects(engine.htmlToPdf({ html: '<p>spin</p><script>for (;;) {}</script>', signal: caller.signal }), /caller left/);
+    await jobsSettled(engine);
+    const output = path.join(dir, 'after-abort.pdf');
+    await engine.htmlToPdf({ html: '<p>Kept after abort</p>', outputPath: output });
+    assert.match(await pdfText(output), /Kept after abort/);
+    assert.equal(engine.launches, launches);
+  });
+
+  it('answers 422 page_too_large for a CSS @page size beyond 5 m a side, however it is written, and keeps the browser', async () => {
+    await engine.warm();
+    const launches = engine.launches;
+    const huge = [
+      '@page { size: 200000in 200000in }',
+      '@page { size: 10in 6000mm }',
+      '@media print { @page :first { size: calc(100in * 60) 10in } }',
+      '@page wide { size: 600cm 10cm } body { page: wide }',
+      '@supports (display: block) { @page { size: 20000pt } }',
+    ];
+    for (const css of huge) {
+      for (const javascript of [true, false]) {
+        await rejectsWith(engine.htmlToPdf({ html: `<style>${css}</style><p>huge</p>`, javascript }), 422, 'page_too_large', /at most 5000 mm/);
+      }
+    }
+    // A page that hides its rule from the check still fails on its own: the printing failure is its 422.
+    const hidden = `<style>@page { size: 200000in 200000in }</style><p>hidden</p>
+<script>CSSStyleDeclaration.prototype.getPropertyValue = () => '';</script>`;
+    await rejectsWith(engine.htmlToPdf({ html: hidden }), 422, 'render_failed', /at most 5000 mm/);
+    // Within the limit the document's own size is kept.
+    const big = path.join(dir, 'big-page.pdf');
+    await engine.htmlToPdf({ html: '<style>@page { size: 190in 150in }</style><p>Big page kept</p>', outputPath: big });
+    const [w, h] = await pdfPageSize(big);
+    assert.ok(Math.abs(w - 190 * 72) < 3 && Math.abs(h - 150 * 72) < 3, `190 x 150 in, got ${w} x ${h} pt`);
+    assert.match(await pdfText(big), /Big page kept/);
+    assert.equal(engine.launches, launches, 'no failure restarted the browser');
+  });
+
+  it('a memory bomb crashes its own page only (422 document_too_complex); the job beside it finishes', async () => {
+    await engine.warm();
+    const launches = engine.launches;
+    const bomb = engine.htmlToPdf({ html: '<p>bomb</p><script>let a = []; for (;;) a.push(new Array(1e6).fill(1));</script>' });
+    const besideOutput = path.join(dir, 'beside-bomb.pdf');
+    const beside = engine.htmlToPdf({ html: '<p>Converted beside a bomb</p>', outputPath: besideOutput });
+    await rejectsWith(bomb, 422, 'document_too_complex', /memory/);
+    await beside;
+    assert.match(await pdfText(besideOutput), /Converted beside a bomb/);
+    const after = path.join(dir, 'after-bomb.pdf');
+    await engine.htmlToPdf({ html: '<p>After the bomb</p>', outputPath: after });
+    assert.match(await pdfText(after), /After the bomb/);
+    assert.equal(engine.launches, launches);
+  });
+
+  it('runs a job caught in a real browser death once more on the fresh browser', async () => {
+    await engine.warm();
+    const launches = engine.launches;
+    const browser = browserMainProcess();
+    // Killed when the first job is known to be running, so both jobs are in flight in the dying browser.
+    const off = engine.supervisor.onJobStart(() => {
+      off();
+      process.kill(browser, 'SIGKILL');
+    });
+    const outputs = [0, 1].map((i) => path.join(dir, `retried-${i}.pdf`));
+    await Promise.all(outputs.map((output, i) => engine.htmlToPdf({ html: `<p>Retried job ${i}</p>`, outputPath: output })));
+    for (const [i, output] of outputs.entries()) assert.match(await pdfText(output), new RegExp(`Retried job ${i}`));
+    assert.equal(engine.launches, launches + 1, 'one restart, for the one real death');
   });
 
   it('runs jobs in parallel in one browser', async () => {
@@ -141,11 +246,9 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
   });
 
   it('restarts the browser after it crashes; the next job succeeds', async () => {
-    const mains = browserProcesses().filter((pid) => !commandOf(pid).includes('--type='));
-    const browser = mains.find((pid) => /\/chromium(\s|$)/.test(commandOf(pid)) && commandOf(pid).includes('--remote-debugging-pipe'));
-    assert.ok(browser, `the browser process among ${mains.map(commandOf).join(' | ')}`);
-    process.kill(browser, 'SIGKILL');
-    await sleep(300);
+    await engine.warm();
+    // No wait for the death to be noticed: a job that meets the dying browser is run once more.
+    process.kill(browserMainProcess(), 'SIGKILL');
     const output = path.join(dir, 'after-crash.pdf');
     await engine.htmlToPdf({ html: '<p>Back after a crash</p>', outputPath: output });
     assert.match(await pdfText(output), /Back after a crash/);
