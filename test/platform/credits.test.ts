@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { catalogWithTestTools } from '../support/extra-tools.ts';
 import { periodOf, periodResetAt } from '../../src/accounts/periods.ts';
+import { CreditLeaseStore } from '../../src/accounts/credit-lease-store.ts';
+import { isHolderDead, newLeaseHolder, retireLeaseHolder } from '../../src/accounts/lease-holder.ts';
+import { hostname } from 'node:os';
 
 const EMI = '/api/v1/calculators/emi-calculator';
 const EMI_BODY = { principal: 100000, rate: 10, tenure: 12 };
@@ -136,6 +139,46 @@ describe('credits, quota and limits', () => {
     // Credits still leased by one process when the other ran dry are the only shortfall: a few.
     assert.ok(ok >= 980, `${ok} calls succeeded`);
     assert.equal(await t.services.accounts.usedCredits(accountId), ok, 'after shutdown the database counts exactly what was spent');
+  });
+
+  it('judges a lease holder dead by its pid on this host, by its heartbeat elsewhere', async () => {
+    const now = Date.now();
+    const live = newLeaseHolder();
+    const exited = spawn(process.execPath, ['-e', '0']);
+    const [code] = (await once(exited, 'exit')) as [number];
+    assert.equal(code, 0);
+    const fresh = now - 1000;
+    assert.equal(isHolderDead({ holder: live.token, pid: live.pid, host: live.host, heartbeatAt: 0 }, now, 30_000), false, 'a holder alive in this process');
+    assert.equal(isHolderDead({ holder: 'gone', pid: exited.pid!, host: hostname(), heartbeatAt: fresh }, now, 30_000), true, 'its pid no longer runs');
+    assert.equal(isHolderDead({ holder: 'before-restart', pid: process.pid, host: hostname(), heartbeatAt: fresh }, now, 30_000), true, 'this pid under another token');
+    assert.equal(isHolderDead({ holder: 'parent', pid: process.ppid, host: hostname(), heartbeatAt: fresh }, now, 30_000), false, 'a running pid, a fresh heartbeat');
+    assert.equal(isHolderDead({ holder: 'elsewhere', pid: 1, host: 'another-host', heartbeatAt: fresh }, now, 30_000), false);
+    assert.equal(isHolderDead({ holder: 'elsewhere', pid: 1, host: 'another-host', heartbeatAt: now - 31_000 }, now, 30_000), true, 'a stale heartbeat');
+    retireLeaseHolder(live);
+    assert.equal(isHolderDead({ holder: live.token, pid: live.pid, host: live.host, heartbeatAt: fresh }, now, 30_000), true, 'a retired holder of this process');
+  });
+
+  it('a lease reclaimed while its holder lives is counted again at its next flush, and usage still agrees', async () => {
+    const { apiKey, accountId } = await t.account({ quota: 1000, rateLimit: 100_000 });
+    for (let i = 0; i < 3; i++) assert.equal((await t.call(EMI, EMI_BODY, apiKey)).statusCode, 200);
+    const leased = await t.services.accounts.usedCredits(accountId);
+    assert.ok(leased > 3, `a lease of ${leased}`);
+    // Another process took this one for dead (a stall past the stale limit) before its first flush.
+    const row = await t.services.db.selectFrom('credit_leases').select(['id', 'heartbeat_at']).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    const other = newLeaseHolder();
+    assert.equal(await new CreditLeaseStore(t.services.db, other).reclaim(row.id, row.heartbeat_at), leased);
+    retireLeaseHolder(other);
+    assert.equal(await t.services.accounts.usedCredits(accountId), 0);
+    // The holder's flush finds its row gone and puts the lease back: it still holds those credits.
+    await t.services.usage.flush();
+    assert.equal(await t.services.accounts.usedCredits(accountId), leased);
+    assert.equal((await t.call(EMI, EMI_BODY, apiKey)).statusCode, 200);
+    assert.equal(await t.services.ledger.used(accountId), 4);
+    await t.services.ledger.flush();
+    assert.equal(await t.services.accounts.usedCredits(accountId), 4);
+    const usage = (await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: { 'x-api-key': apiKey } })).json().result;
+    assert.equal(usage.used, 4);
+    assert.deepEqual(usage.byTool, [{ operationId: 'calculators_emi_calculator', calls: 4, failures: 0, credits: 4 }]);
   });
 
   it('answers an exhausted quota with 429 quota_exhausted, the reset time and x-should-retry: false', async () => {
