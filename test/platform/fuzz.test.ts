@@ -63,3 +63,55 @@ describe('property-based fuzzing of every JSON tool: never a 5xx, always the env
     }
   });
 });
+
+describe('property-based fuzzing of paths and unknown fields', () => {
+  let t: TestApp;
+  let apiKey: string;
+  before(async () => {
+    t = await startTestApp();
+    ({ apiKey } = await t.account({ plan: 'business', quota: 10_000_000, rateLimit: 10_000_000 }));
+  });
+  after(() => t.close());
+
+  it('answers any path, however encoded or long, with the JSON error envelope and X-Request-Id', async () => {
+    // Segments a router trips on: bad and partial percent escapes, invalid UTF-8, overlong segments.
+    const segment = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9._~-]{0,20}$/),
+      fc.constantFrom('%', '%Z', '%ZZ', '%E0%A4%A', '%C0%AF', '%FF', '%00', '%2e%2e', '%2F', '..', ':id'),
+      fc.integer({ min: 90, max: 1500 }).map((n) => 'a'.repeat(n)),
+    );
+    const path = fc.tuple(fc.constantFrom('/api/v1', '/files', '/api/v1/api-keys', '/api/v1/calculators', ''), fc.array(segment, { minLength: 1, maxLength: 4 })).map(([prefix, parts]) => `${prefix}/${parts.join('/')}`);
+    await fc.assert(
+      fc.asyncProperty(path, fc.constantFrom('GET', 'POST', 'DELETE'), async (url, method) => {
+        const res = await t.app.inject({ method: method as 'GET' | 'POST' | 'DELETE', url, headers: { 'x-api-key': apiKey } });
+        assert.match(res.headers['x-request-id'] as string, /^[0-9a-f-]{36}$/, `${method} ${url}`);
+        assert.match(res.headers['content-type'] as string, /^application\/json/, `${method} ${url}`);
+        if (res.statusCode >= 400) {
+          assert.ok(res.statusCode < 500, `${method} ${url} answered ${res.statusCode}: ${res.body}`);
+          const body = res.json();
+          assert.equal(body.status, false);
+          assert.equal(body.code, res.statusCode);
+          assert.equal(body.requestId, res.headers['x-request-id']);
+        }
+      }),
+      { numRuns: 300, seed: Number(process.env['FUZZ_SEED'] ?? 20261122) },
+    );
+  });
+
+  it('answers 400 naming any unknown field a JSON tool is sent, at the top level or under inputs', async () => {
+    const jsonTools = t.services.catalog.tools.filter((tool) => tool.kind === 'json' && tool.examples.length > 0);
+    const unknownName = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,15}$/);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...jsonTools), unknownName, fc.boolean(), hostileValue, async (tool, name, nested, value) => {
+        fc.pre(!fieldNames(tool).includes(name) && name !== 'inputs');
+        const fields = { ...(tool.examples[0]?.input as Record<string, unknown>), [name]: value };
+        const res = await t.call(tool.path, nested ? { inputs: fields } : fields, apiKey);
+        assert.equal(res.statusCode, 400, `${tool.operationId} with ${name}: ${res.body}`);
+        const body = res.json();
+        assert.equal(body.error, 'validation_error');
+        assert.deepEqual(body.issues, [{ field: name, message: 'not a field of this tool' }]);
+      }),
+      { numRuns: 200, seed: Number(process.env['FUZZ_SEED'] ?? 20261122) },
+    );
+  });
+});

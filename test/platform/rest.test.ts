@@ -297,6 +297,16 @@ describe('every response is the JSON envelope with X-Request-Id, on a real liste
     assert.equal(JSON.parse(res.body).requestId, 'trace-router-1');
   });
 
+  it('issues links that work: every link of the root document answers 200', async () => {
+    const root = await json(await fetch(`${base}/`));
+    for (const key of ['docs', 'openapi', 'tools']) {
+      const link = new URL(root[key] as string);
+      const res = await fetch(`${base}${link.pathname}${link.search}`);
+      assert.equal(res.status, 200, `${key}: ${link.pathname}`);
+      assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    }
+  });
+
   it('converts a file with a 200-character name and its downloadUrl downloads', async () => {
     for (const name of [`${'n'.repeat(200)}.txt`, `${'日本語'.repeat(70)}.txt`, `${'𠀀'.repeat(120)}.txt`]) {
       const res = await upload(base, '/api/v1/documents/txt-to-md', apiKey, { name, content: 'Plain *text* that stays plain' });
