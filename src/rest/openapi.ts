@@ -23,13 +23,13 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid input: the envelope names each bad field (`issues`), with the allowed values for an enum. Not charged.',
+  400: 'Invalid input: the envelope names each bad field (`issues`) and what to fix (required, a whole number, a range with its unit, the allowed values of an enum, a field the tool does not have); `forbidden_key` for a `__proto__` or `constructor.prototype` key. Not charged.',
   401: 'Missing, invalid or revoked API key (`missing_api_key`, `invalid_api_key`, `api_key_revoked`).',
   403: 'Not allowed: e-mail not verified, account inactive, tool outside the plan or outside the key scopes.',
   404: 'Not found.',
   410: '`delivery=binary` after its sunset date.',
   413: 'The upload is larger than the upload limit.',
-  415: 'The upload is not of an accepted type (checked by content, not name), or not multipart/form-data.',
+  415: 'The upload is not of an accepted type (checked by content, not name), or not multipart/form-data; for JSON tools, a Content-Type other than application/json.',
   422: 'The file could not be processed: corrupt, encrypted, a document bomb, or unsafe content. Charged: the work was attempted on the file given.',
   409: 'Idempotency-Key reused with a different body, or still running; or a conflicting resource.',
   429: 'Rate limited (`rate_limited`, with Retry-After) or monthly quota exhausted (`quota_exhausted`, with `resetAt` and `x-should-retry: false`).',
