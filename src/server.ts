@@ -97,10 +97,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_CHARS },
-    // Router and HTTP-parser failures answer the JSON error envelope with an X-Request-Id too.
-    frameworkErrors: frameworkErrorHandler,
-    clientErrorHandler,
-    routerOptions: { maxParamLength: MAX_PATH_SEGMENT_CHARS },
     // One log line and the metrics per finished request, without an onResponse hook.
     logController: new RequestObserver(metrics),
     // A caller's own X-Request-Id is kept when it is sane, so it can follow one call through logs.
@@ -167,7 +163,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logDestination.flushSync();
   });
   installErrorHandlers(app, config.bodyLimitBytes);
-  installBodyParsers(app);
   installBodyParsers(app);
 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, outboxDir: join(config.dataDir, 'outbox'), log: app.log });
