@@ -3,6 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, sweepIdempotency, type ClaimOptions, type IdempotencyClaim } from './idempotency-claims.ts';
+import type { LeaseHolder } from './lease-holder.ts';
 import { getPlan, PLAN_IDS, type Plan } from './plans.ts';
 import { periodOf, periodResetAt } from './periods.ts';
 import { constantTimeEqual, hashPassword, hashSecret, newApiKeySecret, newToken, verifyPassword } from './secrets.ts';
@@ -452,40 +454,21 @@ export class AccountStore {
     };
   }
 
-  // Idempotency records: the first request with a key claims it (state 'pending'); the response is stored when it ends.
-  async claimIdempotencyKey(accountId: string, key: string, requestHash: string, ttlMs: number): Promise<
-    { kind: 'claimed' } | { kind: 'replay'; status: number; body: string } | { kind: 'mismatch' } | { kind: 'in_progress' }
-  > {
-    const cutoff = new Date(Date.now() - ttlMs).toISOString();
-    await this.#db.deleteFrom('idempotency_records').where('account_id', '=', accountId).where('idempotency_key', '=', key).where('created_at', '<', cutoff).execute();
-    const inserted = await this.#db
-      .insertInto('idempotency_records')
-      .values({ account_id: accountId, idempotency_key: key, request_hash: requestHash, state: 'pending', response_status: null, response_body: null, created_at: now() })
-      .onConflict((oc) => oc.columns(['account_id', 'idempotency_key']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { kind: 'claimed' };
-    const row = await this.#db.selectFrom('idempotency_records').selectAll().where('account_id', '=', accountId).where('idempotency_key', '=', key).executeTakeFirst();
-    if (!row) return { kind: 'in_progress' };
-    if (row.request_hash !== requestHash) return { kind: 'mismatch' };
-    if (row.state !== 'done' || row.response_status === null || row.response_body === null) return { kind: 'in_progress' };
-    return { kind: 'replay', status: row.response_status, body: row.response_body };
+  // Idempotency records: see idempotency-claims.ts (a dead holder's pending claim is taken over by a retry).
+  claimIdempotencyKey(accountId: string, key: string, requestHash: string, options: ClaimOptions): Promise<IdempotencyClaim> {
+    return claimIdempotencyKey(this.#db, accountId, key, requestHash, options);
   }
 
-  async completeIdempotencyKey(accountId: string, key: string, status: number, body: string): Promise<void> {
-    await this.#db
-      .updateTable('idempotency_records')
-      .set({ state: 'done', response_status: status, response_body: body })
-      .where('account_id', '=', accountId)
-      .where('idempotency_key', '=', key)
-      .execute();
+  completeIdempotencyKey(accountId: string, key: string, holder: LeaseHolder, status: number, body: string): Promise<void> {
+    return completeIdempotencyKey(this.#db, accountId, key, holder, status, body);
   }
 
   /** Releases a claim so a retry can run again (the service failed, nothing to replay). */
-  async releaseIdempotencyKey(accountId: string, key: string): Promise<void> {
-    await this.#db.deleteFrom('idempotency_records').where('account_id', '=', accountId).where('idempotency_key', '=', key).execute();
+  releaseIdempotencyKey(accountId: string, key: string, holder: LeaseHolder): Promise<void> {
+    return releaseIdempotencyKey(this.#db, accountId, key, holder);
   }
 
-  async sweepIdempotency(ttlMs: number): Promise<void> {
-    await this.#db.deleteFrom('idempotency_records').where('created_at', '<', new Date(Date.now() - ttlMs).toISOString()).execute();
+  sweepIdempotency(ttlMs: number): Promise<void> {
+    return sweepIdempotency(this.#db, ttlMs);
   }
 }

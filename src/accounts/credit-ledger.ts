@@ -70,6 +70,11 @@ export class CreditLedger {
     this.#o = { leaseShare: 0.01, maxLease: 1000, directBelow: 200, idleMs: 1000, heartbeatMs: 1000, staleMs: 30_000, ...options };
   }
 
+  /** This ledger's holder: the invoke path records it on Idempotency-Key claims too, judged alive or dead the same way. */
+  get holder(): LeaseHolder {
+    return this.#holder;
+  }
+
   /** The usage recorder hands its counts over here, so they are written with the leases' consumption. */
   attachUsage(source: UsageSource): void {
     this.#usage = source;

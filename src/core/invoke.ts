@@ -80,6 +80,11 @@ export function isRefunded(status: number, error: string): boolean {
   return status >= 500 || error === 'validation_error' || error === 'engine_busy';
 }
 
+/** What an Idempotency-Key is bound to: the tool, its input, the uploaded file and the delivery. */
+export function idempotencyRequestHash(operationId: string, input: unknown, fileSha256: string | undefined, delivery: string | undefined): string {
+  return createHash('sha256').update(`${operationId}\n${canonicalJson(input)}\n${fileSha256 ?? ''}\n${delivery ?? ''}`).digest('hex');
+}
+
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
@@ -235,8 +240,12 @@ export class Invoker {
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       return this.#fail(new ServiceError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters'), req, {});
     }
-    const hash = createHash('sha256').update(`${tool.operationId}\n${canonicalJson(input)}\n${received?.sha256 ?? ''}\n${req.delivery ?? ''}`).digest('hex');
-    const claim = await accounts.claimIdempotencyKey(accountId, idempotencyKey, hash, this.#deps.idempotencyTtlMs);
+    const hash = idempotencyRequestHash(tool.operationId, input, received?.sha256, req.delivery);
+    const holder = this.#deps.ledger.holder;
+    // A live holder keeps a claim while the call is charged, run (within its time limit) and
+    // stored; a claim far older than that, whose holder's pid cannot tell, is a holder gone.
+    const staleMs = 2 * (tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs) + 60_000;
+    const claim = await accounts.claimIdempotencyKey(accountId, idempotencyKey, hash, { holder, ttlMs: this.#deps.idempotencyTtlMs, staleMs });
     if (claim.kind === 'replay') {
       return {
         status: claim.status,
@@ -251,9 +260,11 @@ export class Invoker {
       return this.#fail(new ServiceError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } }), req, {});
     }
 
+    if (claim.recovered) req.log.warn({ idempotencyKey, deadHolderPid: claim.recovered.pid }, 'took over the Idempotency-Key claim of a stopped process; running the request');
+
     const response = await this.#chargeAndRun(call);
-    if (response.status >= 500) await accounts.releaseIdempotencyKey(accountId, idempotencyKey);
-    else await accounts.completeIdempotencyKey(accountId, idempotencyKey, response.status, JSON.stringify(response.body));
+    if (response.status >= 500) await accounts.releaseIdempotencyKey(accountId, idempotencyKey, holder);
+    else await accounts.completeIdempotencyKey(accountId, idempotencyKey, holder, response.status, JSON.stringify(response.body));
     return response;
   }
 

@@ -125,6 +125,22 @@ const migrations: Record<string, Migration> = {
       await sql`drop table if exists credit_leases`.execute(db);
     },
   },
+  // An in-progress Idempotency-Key claim records its holder, the same holder as the credit
+  // leases (see lease-holder.ts): a retry that finds the claim of a dead holder (SIGKILL, the OOM
+  // killer, a power cut) takes it over and runs the request, instead of answering 409 until the
+  // TTL. Null on rows claimed before this migration: those are judged by their age alone.
+  '0004_idempotency_holders': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('idempotency_records').addColumn('holder', 'text').execute();
+      await db.schema.alterTable('idempotency_records').addColumn('holder_pid', 'integer').execute();
+      await db.schema.alterTable('idempotency_records').addColumn('holder_host', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const column of ['holder', 'holder_pid', 'holder_host']) {
+        await db.schema.alterTable('idempotency_records').dropColumn(column).execute();
+      }
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

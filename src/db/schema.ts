@@ -80,7 +80,12 @@ export interface IdempotencyRecordsTable {
   state: string;
   response_status: number | null;
   response_body: string | null;
+  /** When the claim was made or taken over: the TTL counts from it, and so does a claim's age. */
   created_at: string;
+  /** The lease holder (see lease-holder.ts) running the request while `state` is 'pending'. */
+  holder: string | null;
+  holder_pid: number | null;
+  holder_host: string | null;
 }
 
 export interface Database {
