@@ -81,10 +81,10 @@ export function checkCssPageSide(largestPx: number): void {
 }
 
 /** 422 for a page whose renderer crashed: it ran out of its memory, or the document broke it. */
-export function rendererCrashed(heapMb: number, cause: unknown): ServiceError {
+export function rendererCrashed(limits: { heapMb: number; processMemoryMb: number }, cause: unknown): ServiceError {
   return new ServiceError(422, 'document_too_complex', 'the document crashed the page rendering it, most likely by using more memory than a page may', {
-    detail: `a page may use ${heapMb} MB of script memory; the renderer of this document stopped (${messageOf(cause)})`,
-    extra: { engine: 'chromium', heapLimitMb: heapMb },
+    detail: `a page may use ${limits.heapMb} MB of script heap and ${limits.processMemoryMb} MB in all; the renderer of this document stopped (${messageOf(cause)})`,
+    extra: { engine: 'chromium', heapLimitMb: limits.heapMb, memoryLimitMb: limits.processMemoryMb },
     cause,
   });
 }

@@ -33,6 +33,8 @@ export interface ChromiumOptions {
   isolateNetwork?: boolean;
   /** script heap one page may use, in MB (default 512); beyond it the page crashes, not the browser */
   rendererHeapMb?: number;
+  /** data memory any one browser process (each renderer) may map, in MB (default 4096) */
+  processMemoryMb?: number;
   logger?: EngineLogger;
 }
 
@@ -180,12 +182,15 @@ export class ChromiumEngine {
   private wrapperDir: string | null = null;
   private wrapperWritten = false;
   private readonly heapMb: number;
+  private readonly processMemoryMb: number;
   private launched = 0;
 
   constructor(options: ChromiumOptions = {}) {
     this.options = options;
     this.logger = options.logger ?? stderrLogger;
     this.heapMb = Math.max(64, Math.round(options.rendererHeapMb ?? 512));
+    // A renderer maps some 650 MB of data before it runs anything, and the script heap comes on top.
+    this.processMemoryMb = Math.max(this.heapMb + 1024, Math.round(options.processMemoryMb ?? 4096));
     const concurrency = Math.max(1, options.concurrency ?? 2);
     this.supervisor = new EngineSupervisor<ChromiumBrowser>({
       name: 'chromium',
@@ -290,7 +295,7 @@ export class ChromiumEngine {
         throw error;
       }
       if (!documentGiven) throw error;
-      if (crashed || isCrashMessage(error)) throw rendererCrashed(this.heapMb, error);
+      if (crashed || isCrashMessage(error)) throw rendererCrashed({ heapMb: this.heapMb, processMemoryMb: this.processMemoryMb }, error);
       throw renderFailed(error);
     } finally {
       signal.removeEventListener('abort', closeContext);
@@ -333,20 +338,28 @@ export class ChromiumEngine {
     return { ok: true, version: match?.[1] ?? 'unknown' };
   }
 
-  /** The program playwright launches: the browser itself, or a wrapper putting it in a network namespace. */
+  /**
+   * The program playwright launches: a wrapper that bounds the data memory of every browser
+   * process (each renderer on its own: a limit is per process) and, when the machine allows it,
+   * puts the browser in a network namespace. The V8 flag bounds a page's script heap; this bounds
+   * what it allocates outside it (array buffers, DOM, images), so a page that grabs more crashes
+   * its own renderer instead of pushing the machine into the kernel's OOM killer.
+   */
   private async launcher(): Promise<string> {
     const executable = this.executable!;
-    if (this.options.isolateNetwork === false) return executable;
-    const prefix = await networkIsolationPrefix();
-    if (!prefix) {
-      this.logger.warn({ engine: 'chromium' }, 'cannot create a network namespace (unshare --net); Chromium relies on request interception alone');
-      return executable;
+    let prefix: string[] = [];
+    if (this.options.isolateNetwork !== false) {
+      prefix = (await networkIsolationPrefix()) ?? [];
+      if (prefix.length === 0) {
+        this.logger.warn({ engine: 'chromium' }, 'cannot create a network namespace (unshare --net); Chromium relies on request interception alone');
+      }
     }
     const wrapper = path.join(await this.ownDir(), 'chromium');
     if (!this.wrapperWritten) {
       this.wrapperWritten = true;
       const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-      await writeFile(wrapper, `#!/bin/sh\nexec ${[...prefix, executable].map(quote).join(' ')} "$@"\n`);
+      const dataKb = this.processMemoryMb * 1024;
+      await writeFile(wrapper, `#!/bin/sh\nulimit -d ${dataKb} || exit 1\nexec ${[...prefix, executable].map(quote).join(' ')} "$@"\n`);
       await chmod(wrapper, 0o755);
     }
     return wrapper;

@@ -224,6 +224,31 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
     assert.equal(engine.launches, launches);
   });
 
+  it('bounds what a page allocates outside the script heap too: the allocation is refused, the browser stays', async () => {
+    const bounded = new ChromiumEngine({ concurrency: 1, processMemoryMb: 2048, logger: silentLogger });
+    try {
+      // 4 GB of array buffers, each one written so that its memory is really taken.
+      const html = `<p>buffers</p><script>
+        const held = [];
+        try {
+          for (let i = 0; i < 40; i++) { const b = new Uint8Array(1e8); b.fill(1); held.push(b); }
+          document.body.insertAdjacentHTML('beforeend', '<p>All buffers granted</p>');
+        } catch (error) {
+          held.length = 0;
+          document.body.insertAdjacentHTML('beforeend', '<p>Allocation refused</p>');
+        }
+      </script>`;
+      const output = path.join(dir, 'buffers.pdf');
+      await bounded.htmlToPdf({ html, outputPath: output });
+      const text = await pdfText(output);
+      assert.match(text, /Allocation refused/);
+      assert.doesNotMatch(text, /All buffers granted/);
+      assert.equal(bounded.launches, 1);
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('runs a job caught in a real browser death once more on the fresh browser', async () => {
     await engine.warm();
     const launches = engine.launches;
