@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+// A real server process, for tests of what survives its death (SIGKILL) and a restart.
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+export interface Server {
+  child: ChildProcess;
+  base: string;
+  /** Resolves when a log line containing `text` appears. */
+  logged(text: string): Promise<void>;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+/** A real `serve` process on `dataDir`; resolves once it logs that it listens. */
+export async function startServer(dataDir: string, env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'src/main.ts', 'serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const waiters: { text: string; resolve: () => void }[] = [];
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    for (const w of waiters.filter((x) => out.includes(x.text))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+  });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = once(child, 'exit');
+  const server: Server = {
+    child,
+    base: `http://127.0.0.1:${port}`,
+    logged(text) {
+      if (out.includes(text)) return Promise.resolve();
+      const seen = new Promise<void>((resolve) => waiters.push({ text, resolve }));
+      const died = exited.then(([code, signal]) => {
+        throw new Error(`the server exited (${code ?? signal}) before logging "${text}":\n${out}\n${err}`);
+      });
+      return Promise.race([seen, died]);
+    },
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+  await server.logged('Server listening at');
+  return server;
+}
