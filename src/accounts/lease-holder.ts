@@ -32,7 +32,8 @@ export interface LeaseHolderRecord {
 }
 
 /**
- * Whether the holder of a lease is gone, so its unspent credits can be given back.
+ * Whether the holder of a lease is gone, so its unspent credits can be given back. A pending
+ * Idempotency-Key claim names the same holder and is judged here too (see idempotency-claims.ts).
  *
  * SQLite in WAL mode only works for processes of one machine (they share its memory map), so a
  * holder on this host is judged by its pid, which is exact and immediate: a pid that no longer
