@@ -1,19 +1,28 @@
 // pandoc, one process per job (it cannot stay warm), behind the supervisor's queue and timeout.
-// File access is closed three ways: --sandbox (readers and writers may only read the files named
-// on the command line), a Lua filter that drops images pointing outside the job (URLs, absolute
-// paths, parent folders) before any writer could fetch them, and a network namespace.
-// pandoc 2.17 (Debian 12) cannot write docx/epub/pptx under --sandbox (it cannot read its own data
-// files), and its writers read images before filters run, so those formats are made in two passes:
-// reader -> JSON (sandboxed, filtered), then JSON -> writer, which only sees the filtered document.
-import { stat, writeFile } from 'node:fs/promises';
+// A document may name files (images, includes, stylesheets, iframes) for pandoc to read; none
+// outside the job may be read, which is kept three ways:
+// - every run is in the shared sandbox (src/engines/sandbox.ts): only the job's folders are in
+//   view, with a minimal environment and no network;
+// - pass 1 reads the input under --sandbox (readers may read only the files named on the command
+//   line) through a Lua filter that drops plainly outside images, and hands the document over as
+//   JSON; between the passes every image and raw-HTML reference is resolved and judged in
+//   TypeScript (src/engines/pandoc-resources.ts);
+// - pass 2 writes from the checked JSON, under --sandbox too unless the writer embeds images
+//   (pandoc 2.17 cannot write docx/epub/pptx under --sandbox: it cannot read its own data files).
+// Before any of it, the input's size and nesting are bounded (src/engines/pandoc-limits.ts).
+import { realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unprocessable } from '../core/errors.ts';
 import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
+import { checkPandocInput, type PandocLimits } from './pandoc-limits.ts';
+import { confineResources } from './pandoc-resources.ts';
+import { SANDBOX_FILES_DIR } from './sandbox.ts';
 import { checkZipBomb } from './zip-guard.ts';
 import type { EngineStatus } from './supervisor.ts';
 
 const FILTER = fileURLToPath(new URL('./pandoc-filter.lua', import.meta.url));
+const FILTER_FILE = { host: FILTER, inside: `${SANDBOX_FILES_DIR}/pandoc-filter.lua` };
 
 /** Writers that embed (so read) the images a document references. */
 const FETCHING_WRITERS = new Set(['docx', 'odt', 'epub', 'epub2', 'epub3', 'pptx', 'fb2', 'icml']);
@@ -25,6 +34,11 @@ const RAW_EXTENSIONS: Record<string, string> = {
   commonmark: '-raw_html',
   commonmark_x: '-raw_html-raw_attribute',
 };
+
+export interface PandocEngineOptions extends ProgramEngineOptions {
+  /** bounds on the input checked before pandoc runs */
+  limits?: PandocLimits;
+}
 
 export interface PandocConvertOptions {
   inputPath: string;
@@ -48,7 +62,10 @@ export class PandocEngine {
   readonly engine: ProgramEngine;
   private sandbox: Promise<boolean> | null = null;
 
-  constructor(options: ProgramEngineOptions = {}) {
+  private readonly limits: PandocLimits;
+
+  constructor(options: PandocEngineOptions = {}) {
+    this.limits = options.limits ?? {};
     this.engine = new ProgramEngine(
       {
         name: 'pandoc',
@@ -67,10 +84,35 @@ export class PandocEngine {
     const size = await stat(options.inputPath).then((s) => s.size);
     if (size === 0) throw unprocessable('The file is empty');
     await checkZipBomb(options.inputPath);
+    await checkPandocInput(options.inputPath, options.from, size, this.limits);
     const sandbox = await this.sandboxFlag();
     const reader = options.raw ? options.from : `${options.from}${RAW_EXTENSIONS[options.from] ?? ''}`;
-    const cwd = path.dirname(options.inputPath);
-    const run = { cwd, ...(options.signal ? { signal: options.signal } : {}), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
+    // Real paths: the sandbox binds them, and the resource check compares real paths.
+    const jobDir = await realpath(path.dirname(options.inputPath));
+    const input = path.join(jobDir, path.basename(options.inputPath));
+    const output = path.join(await realpath(path.dirname(options.outputPath)), path.basename(options.outputPath));
+    const run = {
+      cwd: jobDir,
+      folders: [path.dirname(output)],
+      files: [FILTER_FILE],
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+    // Pass 1: read, filter, and hand over the document as JSON.
+    const json = await this.engine.exec('pandoc', (pathOf) => [...sandbox, '-f', reader, '-t', 'json', `--lua-filter=${pathOf(FILTER)}`, '--', input], {
+      ...run,
+      maxStdoutBytes: 256 * 1024 * 1024,
+    });
+    if (json.truncated) throw unprocessable('The document is too large to convert');
+    check(json.code, json.stderr);
+    let document: Record<string, unknown>;
+    try {
+      document = JSON.parse(json.stdout.toString('utf8')) as Record<string, unknown>;
+    } catch (error) {
+      throw unprocessable('pandoc could not read or convert this document', `pandoc's document could not be read back: ${(error as Error).message}`);
+    }
+    const checked = Buffer.from(JSON.stringify(await confineResources(document, jobDir)));
+    // Pass 2: write from the checked JSON; the writer sees no file outside the job.
     const writerArgs = [
       '-t',
       options.to,
@@ -79,20 +121,8 @@ export class PandocEngine {
       '--metadata',
       `pagetitle=${options.title ?? path.parse(options.inputPath).name}`,
     ];
-    if (!FETCHING_WRITERS.has(options.to)) {
-      const result = await this.engine.exec('pandoc', [...sandbox, '-f', reader, ...writerArgs, `--lua-filter=${FILTER}`, '-o', options.outputPath, '--', options.inputPath], run);
-      check(result.code, result.stderr);
-      return;
-    }
-    // Pass 1: read, filter, and hand over the document as JSON.
-    const json = await this.engine.exec('pandoc', [...sandbox, '-f', reader, '-t', 'json', `--lua-filter=${FILTER}`, '--', options.inputPath], {
-      ...run,
-      maxStdoutBytes: 256 * 1024 * 1024,
-    });
-    if (json.truncated) throw unprocessable('The document is too large to convert');
-    check(json.code, json.stderr);
-    // Pass 2: write from the filtered JSON; the writer sees no image outside the job.
-    const result = await this.engine.exec('pandoc', ['-f', 'json', ...writerArgs, '-o', options.outputPath], { ...run, stdin: json.stdout });
+    const writerSandbox = FETCHING_WRITERS.has(options.to) ? [] : sandbox;
+    const result = await this.engine.exec('pandoc', [...writerSandbox, '-f', 'json', ...writerArgs, '-o', output], { ...run, stdin: checked });
     check(result.code, result.stderr);
   }
 

@@ -1,8 +1,10 @@
 // Engines whose programs cannot stay warm (pandoc, poppler): a process per job, still behind the
 // supervisor's bounded queue and per-job timeout. Every run is in its own process group (killed on
-// timeout), under an address-space limit, and without network when the machine allows it.
+// timeout), under an address-space limit, and inside the shared sandbox (src/engines/sandbox.ts):
+// it sees the system, the job's own folders and nothing else, with a minimal environment.
 import os from 'node:os';
-import { memoryLimitPrefix, networkIsolationPrefix, findProgram, runProcess, type RunResult } from './process.ts';
+import { memoryLimitPrefix, findProgram, runProcess, type RunResult } from './process.ts';
+import { minimalEnv, sandboxCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
 export interface ProgramEngineOptions {
@@ -15,6 +17,8 @@ export interface ProgramEngineOptions {
   memoryLimitBytes?: number;
   /** run without network when possible (default true) */
   isolateNetwork?: boolean;
+  /** filesystem sandbox: 'auto' (default) bwrap when usable, 'bwrap' requires it, 'none' never */
+  sandbox?: 'auto' | 'bwrap' | 'none';
   logger?: EngineLogger;
 }
 
@@ -33,9 +37,17 @@ export interface ExecOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
   stdin?: string | Buffer;
+  /** working folder; it is in view (read-write) like `folders` */
   cwd?: string;
+  /** the job's folders the program may read and write; nothing else of the host's is in view */
+  folders?: readonly string[];
+  /** host files shown read-only inside; name them in `args` through `pathOf` */
+  files?: readonly { host: string; inside: string }[];
   maxStdoutBytes?: number;
 }
+
+/** Arguments, or a function of where the `files` of ExecOptions appear inside the sandbox. */
+export type ExecArgs = readonly string[] | ((pathOf: (host: string) => string) => readonly string[]);
 
 const always: EngineWorker = { alive: () => true, stop: async () => undefined };
 
@@ -68,16 +80,28 @@ export class ProgramEngine {
   }
 
   /** Runs one of the engine's programs through the queue; the process group dies on timeout. */
-  exec(program: string, args: readonly string[], options: ExecOptions = {}): Promise<RunResult> {
+  exec(program: string, args: ExecArgs, options: ExecOptions = {}): Promise<RunResult> {
     const runOptions: { signal?: AbortSignal; timeoutMs?: number } = {};
     if (options.signal) runOptions.signal = options.signal;
     if (options.timeoutMs !== undefined) runOptions.timeoutMs = options.timeoutMs;
     return this.supervisor.run(async (_worker, { signal }) => {
       const path = this.paths.get(program);
       if (path === undefined) throw new Error(`${program} is not one of ${this.spec.name}'s programs`);
-      const full = [...(await this.commandPrefix()), path, ...args];
+      const sandboxed = await sandboxCommand({
+        command: [],
+        writable: [...(options.cwd === undefined ? [] : [options.cwd]), ...(options.folders ?? [])],
+        readOnly: options.files ?? [],
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+        network: this.options.isolateNetwork === false,
+        mode: this.options.sandbox ?? 'auto',
+        engine: this.spec.label,
+        logger: this.logger,
+      });
+      const resolved = typeof args === 'function' ? args(sandboxed.pathOf) : args;
+      const full = [...(await this.commandPrefix()), ...sandboxed.command, path, ...resolved];
       return runProcess(full[0]!, full.slice(1), {
         signal,
+        env: sandboxed.env,
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
         ...(options.maxStdoutBytes === undefined ? {} : { maxStdoutBytes: options.maxStdoutBytes }),
@@ -106,19 +130,15 @@ export class ProgramEngine {
       this.paths.set(program, found);
     }
     const first = this.paths.get(this.spec.programs[0]!)!;
-    const result = await runProcess(first, this.spec.versionArgs, { signal: AbortSignal.timeout(20_000) }).catch(() => null);
+    const result = await runProcess(first, this.spec.versionArgs, { signal: AbortSignal.timeout(20_000), env: minimalEnv(os.tmpdir()) }).catch(() => null);
     const text = `${result?.stdout.toString('utf8') ?? ''}\n${result?.stderr ?? ''}`;
     return { ok: true, version: this.spec.versionPattern.exec(text)?.[1] ?? 'unknown' };
   }
 
+  /** The address-space limit, outside the sandbox so that nothing inside can lift it. */
   private commandPrefix(): Promise<string[]> {
     this.prefix ??= (async () => {
       const prefix: string[] = [];
-      if (this.options.isolateNetwork !== false) {
-        const netns = await networkIsolationPrefix();
-        if (netns) prefix.push(...netns);
-        else this.logger.warn({ engine: this.spec.name }, `cannot create a network namespace; ${this.spec.label} runs with network access`);
-      }
       const limit = await memoryLimitPrefix(this.options.memoryLimitBytes ?? 2 * 1024 ** 3);
       if (limit) prefix.push(...limit);
       return prefix;
