@@ -263,7 +263,8 @@ export class Invoker {
     if (claim.recovered) req.log.warn({ idempotencyKey, deadHolderPid: claim.recovered.pid }, 'took over the Idempotency-Key claim of a stopped process; running the request');
 
     const response = await this.#chargeAndRun(call);
-    if (response.status >= 500) await accounts.releaseIdempotencyKey(accountId, idempotencyKey, holder);
+    // Nothing was done for a 5xx or a 429 (quota, engine queue full): its retry must run, not replay the refusal.
+    if (response.status >= 500 || response.status === 429) await accounts.releaseIdempotencyKey(accountId, idempotencyKey, holder);
     else await accounts.completeIdempotencyKey(accountId, idempotencyKey, holder, response.status, JSON.stringify(response.body));
     return response;
   }

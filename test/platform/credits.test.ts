@@ -261,6 +261,21 @@ describe('credits, quota and limits', () => {
     assert.equal(crashAgain.headers['idempotent-replayed'], undefined);
   });
 
+  it('does not store a 429 refusal under an Idempotency-Key: once credits are back, the retry runs', async () => {
+    const { apiKey, accountId } = await t.account({ quota: 1 });
+    assert.equal((await t.call(EMI, EMI_BODY, apiKey)).statusCode, 200);
+    const refused = await t.call(EMI, EMI_BODY, apiKey, { 'idempotency-key': 'after-quota' });
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.json().error, 'quota_exhausted');
+    await t.services.accounts.refund(accountId, 1);
+    const retry = await t.call(EMI, EMI_BODY, apiKey, { 'idempotency-key': 'after-quota' });
+    assert.equal(retry.statusCode, 200);
+    assert.equal(retry.headers['idempotent-replayed'], undefined);
+    assert.equal(retry.json().result.emi, 8791.59);
+    const replay = await t.call(EMI, EMI_BODY, apiKey, { 'idempotency-key': 'after-quota' });
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+  });
+
   it('shares one quota between all keys of an account and reports usage per tool and per key', async () => {
     const { apiKey, accountId, keyId } = await t.account({ quota: 100 });
     const second = await t.services.accounts.createKey({ accountId, name: 'second' });
