@@ -14,7 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { unprocessable } from '../core/errors.ts';
 import { resolvePage, type PageOptions } from './page.ts';
 import { checkZipBomb, type ZipLimits } from './zip-guard.ts';
-import { bubblewrap, findProgram, groupGone, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess, systemBinds } from './process.ts';
+import { bubblewrap, findProgram, groupGone, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess } from './process.ts';
+import { FAKE_PASSWD, SANDBOX_FILES_DIR, minimalEnv, sandboxCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
 const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.meta.url));
@@ -161,9 +162,8 @@ export class LibreOfficeInstance implements EngineWorker {
     return this.child.pid;
   }
 
-  static async start(index: number, command: string[], pipe: string, tmpDir: string, startTimeoutMs: number, cleanSockets: boolean): Promise<LibreOfficeInstance> {
+  static async start(index: number, command: string[], env: Record<string, string>, pipe: string, startTimeoutMs: number, cleanSockets: boolean): Promise<LibreOfficeInstance> {
     const [program, ...args] = command as [string, ...string[]];
-    const env = { ...process.env, TMPDIR: tmpDir, SAL_USE_VCLPLUGIN: 'svp' };
     const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
     const instance = new LibreOfficeInstance(index, child, cleanSockets ? pipe : null);
     child.stdin!.on('error', () => undefined);
@@ -447,38 +447,36 @@ export class LibreOfficeEngine {
     const startTimeoutMs = this.options.startTimeoutMs ?? 60_000;
     const plan = await this.sandboxPlan();
     const bridgeArgs = ['--soffice', this.soffice, '--profile', profile, '--pipe', pipe, '--start-timeout', String(Math.ceil(startTimeoutMs / 1000))];
+    // Never the server's environment (it holds its secrets): what soffice needs and no more.
+    const env = { TMPDIR: tmpDir, SAL_USE_VCLPLUGIN: 'svp' };
     let command: string[];
+    let spawnEnv: Record<string, string>;
     if (plan.bwrap !== null) {
       const passwd = path.join(base, 'passwd');
-      await writeFile(passwd, 'root:x:0:0:root:/nonexistent:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n');
-      command = [
-        ...plan.prefix,
-        plan.bwrap,
-        '--die-with-parent',
-        '--unshare-all',
-        ...(this.options.isolateNetwork === false ? ['--share-net', '--ro-bind-try', '/etc/resolv.conf', '/etc/resolv.conf', '--ro-bind-try', '/etc/hosts', '/etc/hosts'] : []),
-        ...systemBinds(),
-        '--ro-bind-try', '/etc/libreoffice', '/etc/libreoffice',
-        '--ro-bind', passwd, '/etc/passwd',
-        '--proc', '/proc',
-        '--dev', '/dev',
-        '--tmpfs', '/tmp',
-        '--bind', profile, profile,
-        '--bind', tmpDir, tmpDir,
-        '--bind', exchange, exchange,
-        '--ro-bind', BRIDGE_SCRIPT, '/opt/engines/libreoffice-bridge.py',
-        '--setenv', 'HOME', tmpDir,
-        '--chdir', exchange,
-        '--',
-        this.python,
-        '/opt/engines/libreoffice-bridge.py',
-        ...bridgeArgs,
-      ];
+      await writeFile(passwd, FAKE_PASSWD);
+      const bridge = `${SANDBOX_FILES_DIR}/libreoffice-bridge.py`;
+      const sandboxed = await sandboxCommand({
+        command: [this.python, bridge, ...bridgeArgs],
+        writable: [profile, tmpDir, exchange],
+        readOnly: [{ host: BRIDGE_SCRIPT, inside: bridge }],
+        systemExtras: ['/etc/libreoffice'],
+        passwdFile: passwd,
+        env,
+        home: tmpDir,
+        cwd: exchange,
+        network: this.options.isolateNetwork === false,
+        mode: 'bwrap',
+        engine: 'LibreOffice',
+        logger: this.logger,
+      });
+      command = [...plan.prefix, ...sandboxed.command];
+      spawnEnv = sandboxed.env;
     } else {
       command = [...plan.prefix, this.python, BRIDGE_SCRIPT, ...bridgeArgs];
+      spawnEnv = minimalEnv(tmpDir, env);
     }
     // Inside bwrap, /tmp is the sandbox's own tmpfs: nothing to clean on the host.
-    return LibreOfficeInstance.start(index, command, pipe, tmpDir, startTimeoutMs, plan.bwrap === null);
+    return LibreOfficeInstance.start(index, command, spawnEnv, pipe, startTimeoutMs, plan.bwrap === null);
   }
 
   private exchangeDir(base: string, index: number): string {

@@ -64,7 +64,7 @@ function warnOnce(spec: SandboxSpec, message: string): void {
 
 /** The environment a sandboxed program starts with: nothing of the server's. */
 export function minimalEnv(home: string, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
-  return { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', HOME: home, ...extra };
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: home, ...extra };
 }
 
 /** Builds the command that runs `spec.command` inside the sandbox (see the file comment). */
