@@ -278,14 +278,14 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       url: '/api/v1/plans',
       operationId: 'plans_list',
       summary: 'List plans',
-      description: 'Plans with their monthly credits, per-minute limits and excluded families. Free, no key needed.',
+      description: 'Plans with their monthly credits, per-minute limits, excluded families and engine jobs at once (per engine). Free, no key needed.',
       tag: 'catalog',
       auth: 'none',
       success: {
         status: 200,
         description: 'The plans',
         result: z.object({
-          plans: z.array(z.object({ id: z.enum(PLAN_IDS), title: z.string(), monthlyCredits: z.number(), requestsPerMinute: z.number(), excludedFamilies: z.array(z.string()) })),
+          plans: z.array(z.object({ id: z.enum(PLAN_IDS), title: z.string(), monthlyCredits: z.number(), requestsPerMinute: z.number(), excludedFamilies: z.array(z.string()), engineJobs: z.number().int() })),
         }),
       },
       errors: [],

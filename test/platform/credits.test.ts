@@ -321,4 +321,14 @@ describe('credits, quota and limits', () => {
     assert.equal(paid.statusCode, 200);
     assert.deepEqual(paid.json().result, { echo: 'hi' });
   });
+
+  it('lists the plans with their credits, limits and engine jobs at once', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/plans' });
+    assert.equal(res.statusCode, 200);
+    const plans = res.json().result.plans as { id: string; monthlyCredits: number; requestsPerMinute: number; engineJobs: number }[];
+    assert.deepEqual(
+      plans.map((p) => [p.id, p.monthlyCredits, p.requestsPerMinute, p.engineJobs]),
+      [['free', 500, 30, 1], ['starter', 10_000, 120, 2], ['pro', 50_000, 600, 4], ['business', 250_000, 3000, 8]],
+    );
+  });
 });
