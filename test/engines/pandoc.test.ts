@@ -1,7 +1,8 @@
 // pandoc on real files: conversions hold the text; local files and URLs stay unread.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../../src/core/errors.ts';
@@ -145,6 +146,91 @@ describe('pandoc engine', { skip: !available && 'pandoc not installed' }, () => 
     });
     const ok = await file('md', 'still fine\n');
     await engine.convert({ inputPath: ok, outputPath: path.join(dir, 'ok.html'), from: 'markdown', to: 'html5' });
+  });
+
+  it('reads no file outside the job: a symlink out of it, /proc/self/environ, a database, an rst include', async () => {
+    const canary = `pandoc-canary-${randomBytes(8).toString('hex')}`;
+    process.env.PANDOC_TEST_CANARY = canary;
+    try {
+      const outside = await mkdtemp(path.join(os.tmpdir(), 'engines-pandoc-outside-'));
+      const job = path.join(dir, `job-${++n}`);
+      await mkdir(job);
+      try {
+        await writeFile(path.join(outside, 'tool-service.db'), `SQLite format 3\0${canary}`);
+        await symlink(path.join(outside, 'tool-service.db'), path.join(job, 'inside.png'));
+        await writeFile(path.join(job, 'real.png'), png(16));
+        const refs = ['inside.png', './inside.png', '%69nside.png', '/proc/self/environ', 'file:///proc/self/environ', '../../../../../../proc/self/environ', path.join(outside, 'tool-service.db')];
+        const md = path.join(job, 'doc.md');
+        await writeFile(md, ['Probe', '', ...refs.map((ref, i) => `![cap-${i}](${ref})`), '', '![kept](real.png)', ''].join('\n\n'));
+        const docx = path.join(job, 'out.docx');
+        await engine.convert({ inputPath: md, outputPath: docx, from: 'markdown', to: 'docx' });
+        const names = await zipEntryNames(docx);
+        for (const name of names) assert.doesNotMatch(await zipEntryText(docx, name, 'latin1'), new RegExp(`${canary}|SQLite format`), name);
+        // The one real image of the job is kept: the check judges, it does not drop everything.
+        assert.equal(names.filter((name) => name.startsWith('media/') || name.startsWith('word/media/')).length, 1, names.join(', '));
+        assert.match(await zipEntryText(docx, 'word/document.xml'), /cap-0/);
+        const rst = path.join(job, 'doc.rst');
+        await writeFile(rst, `Title\n=====\n\nBefore\n\n.. include:: /proc/self/environ\n\n.. include:: ${path.join(outside, 'tool-service.db')}\n\nAfter\n`);
+        const txt = path.join(job, 'rst.txt');
+        await engine.convert({ inputPath: rst, outputPath: txt, from: 'rst', to: 'plain' });
+        const text = await readFile(txt, 'utf8');
+        assert.match(text, /Before[\s\S]*After/);
+        assert.doesNotMatch(text, new RegExp(`${canary}|SQLite format|PATH=`));
+      } finally {
+        await rm(outside, { recursive: true, force: true });
+      }
+    } finally {
+      delete process.env.PANDOC_TEST_CANARY;
+    }
+  });
+
+  it('answers 422 document_too_complex before running pandoc on a nesting bomb or an oversized text', async () => {
+    const bombs: [string, string, string][] = [
+      ['gfm', 'md', `${'>'.repeat(50_000)} deep\n`],
+      ['markdown', 'md', Array.from({ length: 400 }, (_, i) => `${' '.repeat(2 * i)}- level ${i}`).join('\n')],
+      ['gfm', 'md', `${'*_'.repeat(10_000)}x${'_*'.repeat(10_000)}\n`],
+      ['markdown', 'md', `${'['.repeat(40)}x${']'.repeat(40)}\n`],
+      ['gfm', 'md', `${'<div>'.repeat(5000)}x\n`],
+      ['gfm', 'md', `    \`\`\`\n${'> '.repeat(5000)}hidden behind a fake fence\n`],
+      ['html', 'html', `<html><body>${'<section><div>'.repeat(3000)}deep</body></html>`],
+    ];
+    for (const [from, ext, content] of bombs) {
+      const input = await file(ext, content);
+      await assert.rejects(engine.convert({ inputPath: input, outputPath: path.join(dir, 'bomb.out'), from, to: 'docx' }), (error) => {
+        assert.ok(error instanceof ServiceError, String(error));
+        assert.equal(error.status, 422);
+        assert.equal(error.error, 'document_too_complex', `${from}: ${content.slice(0, 30)}`);
+        assert.match(error.message, /at most \d+ levels/);
+        return true;
+      });
+    }
+    const small = new PandocEngine({ logger: silentLogger, limits: { maxInputBytes: 1024 } });
+    try {
+      await assert.rejects(small.convert({ inputPath: await file('md', 'word '.repeat(500)), outputPath: path.join(dir, 'big.html'), from: 'gfm', to: 'html5' }), {
+        status: 422,
+        error: 'document_too_complex',
+        message: /at most 1 KB of text/,
+      });
+    } finally {
+      await small.close();
+    }
+    // Ordinary nesting, tables with emphasis and snake_case names stay well within the limits.
+    const fine = await file(
+      'md',
+      [
+        ...Array.from({ length: 12 }, (_, i) => `${'  '.repeat(i)}- level ${i} with **bold** and some_snake_case_name`),
+        '',
+        '> > > a quote in a quote',
+        '',
+        '| a | b |',
+        '|---|---|',
+        ...Array.from({ length: 400 }, (_, i) => `| **row ${i}** | _cell_ [link](#x) |`),
+        '',
+      ].join('\n'),
+    );
+    const out = path.join(dir, 'fine.html');
+    await engine.convert({ inputPath: fine, outputPath: out, from: 'gfm', to: 'html5' });
+    assert.match(await readFile(out, 'utf8'), /level 11/);
   });
 
   it('answers 503 naming the program when pandoc is missing', async () => {
