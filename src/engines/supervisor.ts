@@ -406,6 +406,8 @@ export class EngineSupervisor<W extends EngineWorker> {
       }
     };
     options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    // A caller that left while the job was starting (e.g. from a start listener) gets no event.
+    if (options.signal?.aborted) onCallerAbort();
 
     // The slot is held until the job itself settles (or its worker is gone), so a hung job never
     // lets a second job onto the same worker.
