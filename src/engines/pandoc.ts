@@ -9,13 +9,16 @@
 //   TypeScript (src/engines/pandoc-resources.ts);
 // - pass 2 writes from the checked JSON, under --sandbox too unless the writer embeds images
 //   (pandoc 2.17 cannot write docx/epub/pptx under --sandbox: it cannot read its own data files).
-// Before any of it, the input's size and nesting are bounded (src/engines/pandoc-limits.ts).
+// Before any of it, the input's size and nesting are bounded (src/engines/pandoc-limits.ts); between
+// the passes, what a result could run (script links, event attributes, raw HTML in Markdown) is
+// taken out too (src/engines/pandoc-active-content.ts).
 import { realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unprocessable } from '../core/errors.ts';
 import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
 import { checkPandocInput, type PandocLimits } from './pandoc-limits.ts';
+import { neutraliseActiveContent } from './pandoc-active-content.ts';
 import { confineResources } from './pandoc-resources.ts';
 import { SANDBOX_FILES_DIR } from './sandbox.ts';
 import { checkZipBomb } from './zip-guard.ts';
