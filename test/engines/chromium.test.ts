@@ -12,7 +12,7 @@ import { ServiceError } from '../../src/core/errors.ts';
 import { ChromiumEngine } from '../../src/engines/chromium.ts';
 import { findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
-import { commandOf, descendantsOf, pdfPageSize, pdfText, recordingServer, type RecordingServer } from './support/tools.ts';
+import { commandOf, descendantsOf, pdfPageSize, pdfText, recordingServer, waitUntil, type RecordingServer } from './support/tools.ts';
 
 const available = (await findProgram('/usr/bin/chromium')) !== null && (await findProgram('pdftotext')) !== null;
 const MM = 72 / 25.4;
@@ -284,12 +284,10 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
     await other.htmlToPdf({ html: '<p>x</p>' });
     const before = browserProcesses().length;
     await other.close();
-    await sleep(200);
-    assert.ok(browserProcesses().length < before);
+    // A killed process is gone once reaped: wait for that state, not for a guessed delay.
+    await waitUntil(() => browserProcesses().length < before, 'the closed browser\'s processes are gone');
     await engine.close();
-    await sleep(200);
-    assert.deepEqual(browserProcesses().filter((pid) => !commandOf(pid).startsWith('')), []);
-    assert.deepEqual(browserProcesses(), []);
+    await waitUntil(() => browserProcesses().length === 0, `no browser process is left (left: ${browserProcesses().join(', ')})`);
     engine = new ChromiumEngine({ logger: silentLogger }); // for after()
   });
 });

@@ -4,11 +4,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createEngines } from '../../src/engines/index.ts';
 import { findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
-import { descendantsOf } from './support/tools.ts';
+import { descendantsOf, waitUntil } from './support/tools.ts';
 
 const everything = (await Promise.all(['soffice', 'pandoc', 'pdftotext', '/usr/bin/chromium'].map(findProgram))).every((p) => p !== null);
 
@@ -51,7 +50,7 @@ describe('createEngines', () => {
       await engines.close();
       await rm(dir, { recursive: true, force: true });
     }
-    await sleep(300);
-    assert.deepEqual(descendantsOf(process.pid), [], 'no child process left');
+    // A killed child is gone once its parent has reaped it; wait for that, not for a guessed delay.
+    await waitUntil(() => descendantsOf(process.pid).length === 0, `no child process left (left: ${descendantsOf(process.pid).join(', ')})`);
   });
 });

@@ -6,13 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../../src/core/errors.ts';
 import { LibreOfficeEngine } from '../../src/engines/libreoffice.ts';
 import { bubblewrap, findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
 import { loremParagraphs, minimalDocx, png, zip } from '../support/fixtures.ts';
-import { childrenOf, commandOf, descendantsOf, pdfImageCount, pdfPageSize, pdfText, processesMatching, recordingServer, zipEntryText, type RecordingServer } from './support/tools.ts';
+import { childrenOf, commandOf, descendantsOf, pdfImageCount, pdfPageSize, pdfText, processesMatching, reaped, recordingServer, waitUntil, zipEntryText, type RecordingServer } from './support/tools.ts';
 
 const available = (await findProgram('soffice')) !== null && (await findProgram('pdftotext')) !== null;
 const haveBwrap = (await bubblewrap()) !== null;
@@ -139,7 +138,8 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
     const offices = bridges.flatMap((pid) => descendantsOf(pid)).filter((pid) => commandOf(pid).includes('soffice.bin'));
     assert.equal(offices.length, 2, 'each bridge runs one soffice.bin');
     for (const pid of offices) process.kill(pid, 'SIGKILL');
-    await sleep(300);
+    // Each bridge exits when its soffice dies; once the engine has seen that, the job must restart it.
+    await waitUntil(() => bridges.every(reaped), 'both bridges exited');
     const output = out('pdf');
     await engine.convert({ inputPath: onePage, outputPath: output, format: 'pdf' });
     assert.match(await pdfText(output), /Warm pool conversion works/);
@@ -151,13 +151,21 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
     await engine.warm();
     const big = path.join(dir, 'big.docx');
     await writeFile(big, minimalDocx(loremParagraphs(6000, 2)));
+    const running = new Promise<void>((resolve) => {
+      const off = engine.supervisor.onJobStart(() => {
+        off();
+        resolve();
+      });
+    });
+    const bridges = childrenOf(process.pid).filter((pid) => commandOf(pid).includes('libreoffice-bridge.py'));
     const job = engine.convert({ inputPath: big, outputPath: out('pdf'), format: 'pdf' });
-    await sleep(400);
+    // Kill once the job is known to be on an instance, not after a guessed delay.
+    await running;
     const offices = processesMatching('soffice.bin').filter((pid) => commandOf(pid).includes(dir));
     for (const pid of offices) process.kill(pid, 'SIGKILL');
     await assert.rejects(job, isServiceError(503, 'engine_crashed'));
-    // The other (idle) instance was killed too; give its bridge a moment to notice and exit.
-    await sleep(500);
+    // The other (idle) instance was killed too: wait until its bridge has exited as well.
+    await waitUntil(() => bridges.every(reaped), 'both bridges exited');
     const output = out('pdf');
     await engine.convert({ inputPath: onePage, outputPath: output, format: 'pdf' });
     assert.match(await pdfText(output), /Warm pool conversion works/);

@@ -54,7 +54,9 @@ const VECTORS: readonly Vector[] = [
     name: 'onerror and onclick handlers',
     markdown: '<img src="missing.png" onerror="alert(1)">\n\n<p onclick="alert(2)" onmouseover = "alert(3)">Click text</p>',
     absent: ['onerror', 'onclick', 'onmouseover', 'alert('],
-    kept: ['Click text', 'src="missing.png"'],
+    // Raw HTML keeps no file reference but data: URIs (src/engines/pandoc-resources.ts), so only
+    // the text is looked for here.
+    kept: ['Click text'],
   },
   {
     name: 'javascript: links with entity, case and whitespace tricks',

@@ -127,3 +127,26 @@ export async function zipEntryText(file: string, name: string, encoding: BufferE
   const entry = (await listZipEntries(file)).entries.find((e) => e.name === name);
   return entry === undefined ? '' : (await readEntry(file, entry, 256 * 1024 * 1024)).toString(encoding);
 }
+
+/**
+ * Waits until `condition` holds, checking every 20 ms, and fails naming `what` after `timeoutMs`.
+ * For states only visible from outside (a process reaped, a process list emptied): the test waits
+ * for the state itself, however long the machine takes, instead of guessing with a fixed sleep.
+ */
+export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Whether no process has the pid any more (exited and reaped by its parent). */
+export function reaped(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
