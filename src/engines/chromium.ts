@@ -1,19 +1,21 @@
 // HTML to PDF on one long-lived Chromium (playwright-core driving Debian's /usr/bin/chromium).
 // Each job gets a fresh browser context; every request is aborted except the document itself,
-// which is served from a fake origin by a route. When the machine allows it the browser also runs
-// in a network namespace without interfaces, so nothing the page does can reach the network.
+// which is served from a fake origin by a route. The browser runs in the shared sandbox of the
+// engines (chromium-launcher.ts): a minimal environment, and when bubblewrap works here no network
+// and none of the host's files but its own folder; else a network namespace when possible.
 // Scripts run, bounded by the job's time limit and a per-page memory limit. What one document
 // does to its page stays with its own job: a crashed renderer, an unprintable page size or a hung
 // script is that job's 422 (or its timeout), and the shared browser is only restarted when it has
 // really died; other callers' jobs caught in such a death get one retry on the fresh browser.
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { ServiceError } from '../core/errors.ts';
 import { checkCssPageSide, isCrashMessage, largestCssPageSidePx, renderFailed, rendererCrashed } from './chromium-failures.ts';
 import { resolvePage, type PageOptions, type ResolvedPage } from './page.ts';
-import { findProgram, networkIsolationPrefix, runProcess } from './process.ts';
+import { writeChromiumLauncher, type ChromiumLauncher } from './chromium-launcher.ts';
+import { findProgram, runProcess } from './process.ts';
+import { minimalEnv } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
 /** The document's own address; nothing else is ever answered. */
@@ -31,6 +33,11 @@ export interface ChromiumOptions {
   maxJobsPerBrowser?: number;
   /** run the browser in a network namespace without interfaces when possible (default true) */
   isolateNetwork?: boolean;
+  /**
+   * Filesystem sandbox: 'auto' (default) uses bubblewrap when it works here, 'bwrap' requires it,
+   * 'none' never uses it (the browser still gets the minimal environment).
+   */
+  sandbox?: 'auto' | 'bwrap' | 'none';
   /** script heap one page may use, in MB (default 512); beyond it the page crashes, not the browser */
   rendererHeapMb?: number;
   /** data memory any one browser process (each renderer) may map, in MB (default 4096) */
@@ -179,8 +186,8 @@ export class ChromiumEngine {
   private readonly options: ChromiumOptions;
   private readonly logger: EngineLogger;
   private executable: string | null = null;
-  private wrapperDir: string | null = null;
-  private wrapperWritten = false;
+  /** written once, at the first launch, and used by every browser after it */
+  private launcher: Promise<ChromiumLauncher> | null = null;
   private readonly heapMb: number;
   private readonly processMemoryMb: number;
   private launched = 0;
@@ -315,7 +322,8 @@ export class ChromiumEngine {
 
   async close(): Promise<void> {
     await this.supervisor.close();
-    if (this.wrapperDir) await rm(this.wrapperDir, { recursive: true, force: true });
+    const launcher = await this.launcher?.catch(() => null);
+    if (launcher) await rm(launcher.dir, { recursive: true, force: true });
   }
 
   private async probe(): Promise<EngineProbe> {
@@ -333,56 +341,33 @@ export class ChromiumEngine {
     } catch {
       return { ok: false, missing: 'playwright-core (npm package)' };
     }
-    const result = await runProcess(this.executable, ['--version'], { signal: AbortSignal.timeout(20_000) }).catch(() => null);
+    const result = await runProcess(this.executable, ['--version'], { env: minimalEnv(os.tmpdir()), signal: AbortSignal.timeout(20_000) }).catch(() => null);
     const match = /(\d+\.\d+\.\d+\.\d+)/.exec(result?.stdout.toString('utf8') ?? '');
     return { ok: true, version: match?.[1] ?? 'unknown' };
   }
 
-  /**
-   * The program playwright launches: a wrapper that bounds the data memory of every browser
-   * process (each renderer on its own: a limit is per process) and, when the machine allows it,
-   * puts the browser in a network namespace. The V8 flag bounds a page's script heap; this bounds
-   * what it allocates outside it (array buffers, DOM, images), so a page that grabs more crashes
-   * its own renderer instead of pushing the machine into the kernel's OOM killer.
-   */
-  private async launcher(): Promise<string> {
-    const executable = this.executable!;
-    let prefix: string[] = [];
-    if (this.options.isolateNetwork !== false) {
-      prefix = (await networkIsolationPrefix()) ?? [];
-      if (prefix.length === 0) {
-        this.logger.warn({ engine: 'chromium' }, 'cannot create a network namespace (unshare --net); Chromium relies on request interception alone');
-      }
-    }
-    const wrapper = path.join(await this.ownDir(), 'chromium');
-    if (!this.wrapperWritten) {
-      this.wrapperWritten = true;
-      const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-      const dataKb = this.processMemoryMb * 1024;
-      await writeFile(wrapper, `#!/bin/sh\nulimit -d ${dataKb} || exit 1\nexec ${[...prefix, executable].map(quote).join(' ')} "$@"\n`);
-      await chmod(wrapper, 0o755);
-    }
-    return wrapper;
-  }
-
-  /** A folder of this engine's own: the launcher, and the browser's TMPDIR (a killed browser leaves files there). */
-  private async ownDir(): Promise<string> {
-    if (this.wrapperDir === null) {
-      this.wrapperDir = await mkdtemp(path.join(os.tmpdir(), 'engines-chromium-'));
-      await mkdir(path.join(this.wrapperDir, 'tmp'));
-    }
-    return this.wrapperDir;
-  }
-
   private async launch(spares: number): Promise<ChromiumBrowser> {
     const { chromium } = await import('playwright-core');
+    this.launcher ??= writeChromiumLauncher({
+      executable: this.executable!,
+      processMemoryMb: this.processMemoryMb,
+      isolateNetwork: this.options.isolateNetwork !== false,
+      sandbox: this.options.sandbox ?? 'auto',
+      logger: this.logger,
+    });
+    // A launcher that could not be written is tried again at the next start.
+    const launcher = await this.launcher.catch((error: unknown) => {
+      this.launcher = null;
+      throw error;
+    });
     const browser = await chromium.launch({
-      executablePath: await this.launcher(),
+      executablePath: launcher.executablePath,
       headless: true,
       // V8's heap limit applies to each renderer: a page that outgrows it crashes alone.
       args: [...LAUNCH_ARGS, `--js-flags=--max-old-space-size=${this.heapMb}`],
       timeout: 60_000,
-      env: { ...process.env, CHROMIUM_FLAGS: '', TMPDIR: path.join(await this.ownDir(), 'tmp') },
+      // Never the server's environment: it holds secrets (signing secret, SMTP password).
+      env: launcher.env,
     });
     try {
       const session = await browser.newBrowserCDPSession();
