@@ -46,6 +46,14 @@ export function unprocessable(message: string, detail?: string): ServiceError {
   return new ServiceError(422, 'unprocessable_input', message, detail === undefined ? {} : { detail });
 }
 
+/**
+ * 422 for a document whose processing outgrew what one job may use (time, memory, nesting, size).
+ * The input is at fault, not the service, so it is charged: holding an engine is never free.
+ */
+export function tooComplex(message: string, detail: string, options: Omit<ServiceErrorOptions, 'detail'> = {}): ServiceError {
+  return new ServiceError(422, 'document_too_complex', message, { ...options, detail });
+}
+
 export function isServiceError(value: unknown): value is ServiceError {
   return value instanceof ServiceError;
 }

@@ -2,7 +2,7 @@
 // A page that crashes its renderer (memory), asks for a page Chromium cannot print, or fails in
 // any other way while the browser stays up is that document's fault: a 422 for that job alone,
 // never a restart of the browser every other caller's job shares.
-import { ServiceError } from '../core/errors.ts';
+import { ServiceError, tooComplex } from '../core/errors.ts';
 import { MAX_PAGE_SIDE_MM } from './page.ts';
 
 const MM_PER_PX = 25.4 / 96;
@@ -82,11 +82,11 @@ export function checkCssPageSide(largestPx: number): void {
 
 /** 422 for a page whose renderer crashed: it ran out of its memory, or the document broke it. */
 export function rendererCrashed(limits: { heapMb: number; processMemoryMb: number }, cause: unknown): ServiceError {
-  return new ServiceError(422, 'document_too_complex', 'the document crashed the page rendering it, most likely by using more memory than a page may', {
-    detail: `a page may use ${limits.heapMb} MB of script heap and ${limits.processMemoryMb} MB in all; the renderer of this document stopped (${messageOf(cause)})`,
-    extra: { engine: 'chromium', heapLimitMb: limits.heapMb, memoryLimitMb: limits.processMemoryMb },
-    cause,
-  });
+  return tooComplex(
+    'the document crashed the page rendering it, most likely by using more memory than a page may',
+    `a page may use ${limits.heapMb} MB of script heap and ${limits.processMemoryMb} MB in all; the renderer of this document stopped (${messageOf(cause)})`,
+    { extra: { engine: 'chromium', heapLimitMb: limits.heapMb, memoryLimitMb: limits.processMemoryMb }, cause },
+  );
 }
 
 /** 422 for any other failure of the document's own page while the browser stays up. */

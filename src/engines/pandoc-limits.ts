@@ -4,7 +4,7 @@
 // cheap single passes over the text that err on the high side: an estimate can refuse a contrived
 // file, never let a deep one through. Each refusal is 422 `document_too_complex` naming the limit.
 import { readFile } from 'node:fs/promises';
-import { ServiceError } from '../core/errors.ts';
+import { tooComplex, type ServiceError } from '../core/errors.ts';
 
 export interface PandocLimits {
   /** text input (markdown, HTML, LaTeX, ...) in bytes (default 4 MiB) */
@@ -25,9 +25,6 @@ const HTML = new Set(['html', 'html4', 'html5']);
 /** Elements that hold nothing, or whose end tag may be left out (so they never nest deeply). */
 const NOT_NESTING = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr', 'keygen', 'p', 'li', 'dt', 'dd', 'tr', 'td', 'th', 'thead', 'tbody', 'tfoot', 'option', 'optgroup', 'colgroup', 'caption', 'rb', 'rt', 'rp', 'rtc', 'html', 'head', 'body', '!doctype']);
 
-export function tooComplex(message: string, detail: string): ServiceError {
-  return new ServiceError(422, 'document_too_complex', message, { detail });
-}
 
 /** Throws 422 document_too_complex when the input of `reader` is over the limits. */
 export async function checkPandocInput(file: string, reader: string, size: number, limits: PandocLimits = {}): Promise<void> {

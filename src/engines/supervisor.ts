@@ -10,7 +10,7 @@
 // A worker is whatever the engine keeps warm (a LibreOffice instance, a browser). Engines whose
 // program cannot stay warm (pandoc, poppler) use one virtual worker with several job slots and spawn
 // a process per job; the queue and the timeout still apply.
-import { ServiceError } from '../core/errors.ts';
+import { ServiceError, tooComplex } from '../core/errors.ts';
 import { FairQueue, type OwnerGroup, type QueuedJob } from './fair-queue.ts';
 import { currentJobOwner } from './job-owner.ts';
 import { silentLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker, type JobContext, type JobStart, type RunOptions, type SupervisorOptions } from './engine-types.ts';
@@ -384,10 +384,11 @@ export class EngineSupervisor<W extends EngineWorker> {
       // starts do not count. A worker still alive at the limit was busy with this input: the
       // input's fault (422, charged). One that died silently under the job is the service's (503).
       const error = worker.alive()
-        ? new ServiceError(422, 'document_too_complex', `${this.label} could not finish this document within ${seconds} s`, {
-            detail: `the document needs more than the ${timeoutMs} ms a conversion may take; simplify or split it (fewer pages, less nesting, no endless scripts)`,
-            extra: { engine: this.name, timeoutMs },
-          })
+        ? tooComplex(
+            `${this.label} could not finish this document within ${seconds} s`,
+            `the document needs more than the ${timeoutMs} ms a conversion may take; simplify or split it (fewer pages, less nesting, no endless scripts)`,
+            { extra: { engine: this.name, timeoutMs } },
+          )
         : new ServiceError(503, 'engine_crashed', `${this.label} stopped unexpectedly while converting; try again`, {
             detail: 'the engine process exited during the job',
             extra: { engine: this.name },
