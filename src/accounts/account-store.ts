@@ -121,6 +121,26 @@ function rowToKey(row: {
 }
 
 /**
+ * Adds `credits` to the account's month in one conditional upsert that never passes `quota`, so
+ * concurrent callers and processes cannot overspend. Returns the new `used`, or undefined when
+ * the credits do not fit. Runs on the database or inside the caller's transaction.
+ */
+export async function spendWithinQuota(db: Kysely<Database>, accountId: string, period: string, credits: number, quota: number): Promise<number | undefined> {
+  const row = await db
+    .insertInto('credit_periods')
+    .values({ account_id: accountId, period, used: credits })
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'period'])
+        .doUpdateSet({ used: sql<number>`credit_periods.used + excluded.used` })
+        .where(sql<number>`credit_periods.used + excluded.used`, '<=', quota),
+    )
+    .returning('used')
+    .executeTakeFirst();
+  return row?.used;
+}
+
+/**
  * Adds counts to the usage counters inside the caller's transaction: the credit ledger writes
  * them together with its leases' consumption, so a crash never leaves the two disagreeing.
  */
@@ -370,18 +390,8 @@ export class AccountStore {
   async charge(accountId: string, credits: number, quota: number, at = new Date()): Promise<ChargeResult> {
     const period = periodOf(at);
     if (credits > quota) return { charged: false, used: await this.usedCredits(accountId, at), remaining: 0 };
-    const row = await this.#db
-      .insertInto('credit_periods')
-      .values({ account_id: accountId, period, used: credits })
-      .onConflict((oc) =>
-        oc
-          .columns(['account_id', 'period'])
-          .doUpdateSet({ used: sql<number>`credit_periods.used + excluded.used` })
-          .where(sql<number>`credit_periods.used + excluded.used`, '<=', quota),
-      )
-      .returning('used')
-      .executeTakeFirst();
-    if (row) return { charged: true, used: row.used, remaining: Math.max(0, quota - row.used) };
+    const spent = await spendWithinQuota(this.#db, accountId, period, credits, quota);
+    if (spent !== undefined) return { charged: true, used: spent, remaining: Math.max(0, quota - spent) };
     const used = await this.usedCredits(accountId, at);
     return { charged: false, used, remaining: Math.max(0, quota - used) };
   }

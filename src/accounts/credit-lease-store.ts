@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
-import { addUsageCounts, type UsageCount } from './account-store.ts';
+import { addUsageCounts, spendWithinQuota, type UsageCount } from './account-store.ts';
 import type { LeaseHolder, LeaseHolderRecord } from './lease-holder.ts';
 
 /** A process's lease on one account's credits for one month, as the ledger keeps it in memory. */
@@ -77,18 +77,8 @@ export class CreditLeaseStore {
     if (credits > quota) return { charged: false, used: await this.#used(this.#db, lease), shortfall: 0 };
     return this.#db.transaction().execute(async (trx) => {
       // The conditional upsert comes first: a write, so the transaction holds the write lock from its first statement.
-      const row = await trx
-        .insertInto('credit_periods')
-        .values({ account_id: lease.accountId, period: lease.period, used: credits })
-        .onConflict((oc) =>
-          oc
-            .columns(['account_id', 'period'])
-            .doUpdateSet({ used: sql<number>`credit_periods.used + excluded.used` })
-            .where(sql<number>`credit_periods.used + excluded.used`, '<=', quota),
-        )
-        .returning('used')
-        .executeTakeFirst();
-      if (!row) return { charged: false, used: await this.#used(trx, lease), shortfall: 0 };
+      const used = await spendWithinQuota(trx, lease.accountId, lease.period, credits, quota);
+      if (used === undefined) return { charged: false, used: await this.#used(trx, lease), shortfall: 0 };
       const stamp = new Date().toISOString();
       if (lease.rowWritten) {
         const updated = await trx
@@ -96,11 +86,11 @@ export class CreditLeaseStore {
           .set({ granted: sql<number>`granted + ${credits}`, heartbeat_at: stamp })
           .where('id', '=', lease.id)
           .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) > 0) return { charged: true, used: row.used, shortfall: 0 };
+        if (Number(updated.numUpdatedRows) > 0) return { charged: true, used, shortfall: 0 };
       }
       const restored = lease.rowWritten ? await this.#recount(trx, lease, lease.granted - lease.rowSpent) : { added: 0, shortfall: 0 };
       await this.#insertRow(trx, lease, lease.granted - restored.shortfall + credits, lease.rowSpent, stamp);
-      return { charged: true, used: row.used + restored.added, shortfall: restored.shortfall };
+      return { charged: true, used: used + restored.added, shortfall: restored.shortfall };
     });
   }
 
