@@ -21,10 +21,13 @@ function browserProcesses(): number[] {
   return descendantsOf(process.pid).filter((pid) => /chromium/.test(commandOf(pid)));
 }
 
-/** The browser's main process (not a renderer or helper), found by its DevTools pipe. */
+/**
+ * The browser's main process (not a renderer or helper), found by its DevTools pipe; the program
+ * itself, not the bubblewrap processes around it, whose command lines name it too.
+ */
 function browserMainProcess(): number {
   const mains = browserProcesses().filter((pid) => !commandOf(pid).includes('--type='));
-  const browser = mains.find((pid) => /\/chromium(\s|$)/.test(commandOf(pid)) && commandOf(pid).includes('--remote-debugging-pipe'));
+  const browser = mains.find((pid) => path.basename(commandOf(pid).split(' ')[0]!) === 'chromium' && commandOf(pid).includes('--remote-debugging-pipe'));
   assert.ok(browser, `the browser process among ${mains.map(commandOf).join(' | ')}`);
   return browser;
 }
