@@ -9,6 +9,7 @@
 //   nothing that loads);
 // - raw HTML and TeX are dropped.
 // For HTML writers only the link rule applies here: their output goes through the sanitizer.
+import { pandocNodes, type PandocNode } from './pandoc-ast.ts';
 import { fullyDecoded } from './pandoc-resources.ts';
 
 /** Attributes a writer may carry into its output. */
@@ -18,11 +19,6 @@ const SAFE_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
 /** Node types whose first field is an Attr: [id, classes, [[key, value], ...]]. */
 const WITH_ATTR = new Set(['Link', 'Image', 'Span', 'Div', 'Code', 'CodeBlock', 'Header', 'Table', 'Figure']);
 
-interface Node {
-  t?: unknown;
-  c?: unknown;
-  [key: string]: unknown;
-}
 
 /** Whether a link target is safe to keep: relative, a fragment, or an allowed scheme. */
 export function safeLinkTarget(target: string): boolean {
@@ -41,39 +37,27 @@ function cleanAttr(attr: unknown): void {
 
 /**
  * Applies the rules above to a pandoc JSON document in place and returns it. `writer` is the
- * target format. Iterative, so a deep document cannot overflow the stack.
+ * target format.
  */
-export function neutraliseActiveContent(document: Node, writer: string): Node {
+export function neutraliseActiveContent(document: PandocNode, writer: string): PandocNode {
   // HTML output goes through the sanitizer, which judges attributes and raw HTML as a browser would.
   const html = /^html/i.test(writer);
-  const stack: unknown[] = [document];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (const item of value) if (item !== null && typeof item === 'object') stack.push(item);
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    const node = value as Node;
-    if (typeof node.t === 'string' && Array.isArray(node.c)) {
-      if (!html && WITH_ATTR.has(node.t)) cleanAttr(node.c[0]);
-      if (node.t === 'Link') {
-        const target = node.c[2];
-        if (Array.isArray(target) && typeof target[0] === 'string' && !safeLinkTarget(target[0])) {
-          node.t = 'Span';
-          node.c = [node.c[0], node.c[1]];
-        }
-      } else if (!html && node.t === 'RawBlock') {
-        node.t = 'Plain'; // an empty block: writers print nothing for it
-        node.c = [];
-        continue;
-      } else if (!html && node.t === 'RawInline') {
-        node.t = 'Str';
-        node.c = '';
-        continue;
+  for (const node of pandocNodes(document)) {
+    if (typeof node.t !== 'string' || !Array.isArray(node.c)) continue;
+    if (!html && WITH_ATTR.has(node.t)) cleanAttr(node.c[0]);
+    if (node.t === 'Link') {
+      const target = node.c[2];
+      if (Array.isArray(target) && typeof target[0] === 'string' && !safeLinkTarget(target[0])) {
+        node.t = 'Span';
+        node.c = [node.c[0], node.c[1]];
       }
+    } else if (!html && node.t === 'RawBlock') {
+      node.t = 'Plain'; // an empty block: writers print nothing for it
+      node.c = [];
+    } else if (!html && node.t === 'RawInline') {
+      node.t = 'Str';
+      node.c = '';
     }
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push(child);
   }
   return document;
 }

@@ -9,6 +9,7 @@
 // this check missed could only reach the job's folder.
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { pandocNodes, type PandocNode } from './pandoc-ast.ts';
 
 /** Metadata a writer reads as a file name (the EPUB cover and stylesheets, a reference doc). */
 const FILE_METADATA = ['cover-image', 'epub-cover-image', 'stylesheet', 'css', 'reference-doc', 'epub-fonts', 'epub-embed-font', 'bibliography', 'csl', 'citation-abbreviations'];
@@ -17,11 +18,6 @@ const FILE_METADATA = ['cover-image', 'epub-cover-image', 'stylesheet', 'css', '
 const LOADING_ATTRIBUTE = /(\s)((?:xlink:)?href|src|srcset|data|poster|background|lowsrc|dynsrc|longdesc|codebase|action|formaction|manifest|cite)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'>]+)/gi;
 const TAG = /<([a-zA-Z][\w:-]*)(\s[^>]*)?>/g;
 
-interface Node {
-  t?: unknown;
-  c?: unknown;
-  [key: string]: unknown;
-}
 
 /** Percent-decodes until nothing changes; null when it keeps changing or is malformed. */
 export function fullyDecoded(value: string): string | null {
@@ -86,24 +82,15 @@ function isHtmlFormat(format: unknown): boolean {
 }
 
 /**
- * Applies the check to a pandoc JSON document in place and returns it. Iterative, so a deep
- * document cannot overflow the stack.
+ * Applies the check to a pandoc JSON document in place and returns it.
  */
-export async function confineResources(document: Node, jobDir: string): Promise<Node> {
+export async function confineResources(document: PandocNode, jobDir: string): Promise<PandocNode> {
   const root = await realpath(jobDir);
   const meta = document.meta;
   if (meta && typeof meta === 'object') {
     for (const key of FILE_METADATA) delete (meta as Record<string, unknown>)[key];
   }
-  const stack: unknown[] = [document];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (Array.isArray(value)) {
-      for (const item of value) if (item !== null && typeof item === 'object') stack.push(item);
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    const node = value as Node;
+  for (const node of pandocNodes(document)) {
     if (node.t === 'Image' && Array.isArray(node.c)) {
       const [, caption, target] = node.c as [unknown, unknown, unknown];
       const src = Array.isArray(target) && typeof target[0] === 'string' ? target[0] : '';
@@ -120,9 +107,7 @@ export async function confineResources(document: Node, jobDir: string): Promise<
       }
     } else if ((node.t === 'RawInline' || node.t === 'RawBlock') && Array.isArray(node.c) && isHtmlFormat(node.c[0]) && typeof node.c[1] === 'string') {
       node.c[1] = neutraliseRawHtml(node.c[1]);
-      continue;
     }
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push(child);
   }
   return document;
 }

@@ -114,7 +114,7 @@ export class PandocEngine {
     } catch (error) {
       throw unprocessable('pandoc could not read or convert this document', `pandoc's document could not be read back: ${(error as Error).message}`);
     }
-    const checked = Buffer.from(JSON.stringify(await confineResources(document, jobDir)));
+    const checked = Buffer.from(JSON.stringify(neutraliseActiveContent(await confineResources(document, jobDir), options.to)));
     // Pass 2: write from the checked JSON; the writer sees no file outside the job.
     const writerArgs = [
       '-t',
