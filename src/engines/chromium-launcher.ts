@@ -6,7 +6,7 @@
 // server's processes. playwright talks to it over the inherited pipes (fds 3 and 4), which
 // bubblewrap passes through. Without a usable bwrap the browser still gets the minimal environment
 // and, when the machine allows it, a network namespace; the sandbox builder logs a warning.
-import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { FAKE_PASSWD, sandboxCommand } from './sandbox.ts';
@@ -58,6 +58,16 @@ const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  */
 export async function writeChromiumLauncher(options: ChromiumLauncherOptions): Promise<ChromiumLauncher> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'engines-chromium-'));
+  try {
+    return await writeInto(dir, options);
+  } catch (error) {
+    // e.g. sandbox 'bwrap' where bubblewrap does not work: the launch fails, the folder goes.
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function writeInto(dir: string, options: ChromiumLauncherOptions): Promise<ChromiumLauncher> {
   const home = path.join(dir, 'browser', 'home');
   // The browser's TMPDIR: with --disable-dev-shm-usage its shared memory lives there.
   const tmp = path.join(dir, 'browser', 'tmp');
