@@ -6,10 +6,8 @@ import { join } from 'node:path';
 import { AccountStore } from '../../src/accounts/account-store.ts';
 import { periodOf } from '../../src/accounts/periods.ts';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.ts';
-import { startServer, type Server } from '../support/server-process.ts';
+import { callEmi, startServer, usageOf, type Answer, type Server } from '../support/server-process.ts';
 
-const EMI = '/api/v1/calculators/emi-calculator';
-const EMI_BODY = { principal: 100000, rate: 10, tenure: 12 };
 const RECLAIMED = 'returned the unspent credit leases of a stopped process';
 
 /**
@@ -19,32 +17,6 @@ const RECLAIMED = 'returned the unspent credit leases of a stopped process';
  * /usage. Every call after that falls in the crashed process's last flush interval.
  */
 const NO_TIMED_FLUSH_MS = '600000';
-
-interface Answer {
-  status: number;
-  replayed: boolean;
-  body: unknown;
-}
-
-async function callEmi(base: string, apiKey: string, idempotencyKey?: string): Promise<Answer> {
-  const res = await fetch(`${base}${EMI}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
-    body: JSON.stringify(EMI_BODY),
-  });
-  return { status: res.status, replayed: res.headers.get('idempotent-replayed') === 'true', body: await res.json() };
-}
-
-interface Usage {
-  used: number;
-  byTool: { operationId: string; calls: number; failures: number; credits: number }[];
-}
-
-async function usageOf(base: string, apiKey: string): Promise<Usage> {
-  const res = await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } });
-  assert.equal(res.status, 200);
-  return ((await res.json()) as { result: Usage }).result;
-}
 
 /**
  * `workers` loops calling the EMI tool until the process dies. Each answered 200 is counted; when

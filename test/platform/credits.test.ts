@@ -2,9 +2,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { freePort } from '../support/server-process.ts';
 import { catalogWithTestTools } from '../support/extra-tools.ts';
 import { periodOf, periodResetAt } from '../../src/accounts/periods.ts';
 import { CreditLeaseStore } from '../../src/accounts/credit-lease-store.ts';
@@ -15,14 +15,6 @@ const EMI = '/api/v1/calculators/emi-calculator';
 const EMI_BODY = { principal: 100000, rate: 10, tenure: 12 };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 /** Two real service processes on one DATA_DIR (one SQLite file); stopped with SIGTERM, as in production. */
 async function twoServers(dataDir: string): Promise<{ ports: number[]; stop(): Promise<void> }> {

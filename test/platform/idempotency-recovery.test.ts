@@ -10,41 +10,12 @@ import { AccountStore } from '../../src/accounts/account-store.ts';
 import type { LeaseHolder } from '../../src/accounts/lease-holder.ts';
 import { idempotencyRequestHash } from '../../src/core/invoke.ts';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.ts';
-import { startServer, type Server } from '../support/server-process.ts';
+import { EMI, EMI_BODY, callEmi, startServer, usageOf, type Server } from '../support/server-process.ts';
 
 // A request killed mid-call (SIGKILL, the OOM killer, a power cut) leaves its Idempotency-Key
 // claimed. The claim names its holder like a credit lease does, and the server judges it the
 // same way (lease-holder.ts): the claims here are made from the test as holders known dead or
 // alive, so which one a real server process meets is certain, not a race with a kill.
-
-const EMI = '/api/v1/calculators/emi-calculator';
-const EMI_BODY = { principal: 100000, rate: 10, tenure: 12 };
-
-interface Answer {
-  status: number;
-  replayed: boolean;
-  body: unknown;
-}
-
-async function callEmi(base: string, apiKey: string, idempotencyKey: string): Promise<Answer> {
-  const res = await fetch(`${base}${EMI}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': idempotencyKey },
-    body: JSON.stringify(EMI_BODY),
-  });
-  return { status: res.status, replayed: res.headers.get('idempotent-replayed') === 'true', body: await res.json() };
-}
-
-interface Usage {
-  used: number;
-  byTool: { operationId: string; calls: number; failures: number; credits: number }[];
-}
-
-async function usageOf(base: string, apiKey: string): Promise<Usage> {
-  const res = await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } });
-  assert.equal(res.status, 200);
-  return ((await res.json()) as { result: Usage }).result;
-}
 
 describe('an Idempotency-Key claimed by a process that died is run by the retry', () => {
   const EMI_OPERATION = 'calculators_emi_calculator';

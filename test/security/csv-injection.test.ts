@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import { convertAndDownload, json, listen, upload } from '../support/http.ts';
 import { listZipEntries, readEntry } from '../../src/files/zip-inspect.ts';
 
 /**
@@ -91,13 +91,7 @@ describe('CSV cells stay data in spreadsheets (issue 8, item 5)', () => {
   after(() => t.close());
 
   async function convert(path: string, csv: string, fields: Record<string, string> = {}): Promise<Workbook> {
-    const res = await upload(base, path, apiKey, { name: 'data.csv', content: Buffer.from(csv) }, fields);
-    const body = await json(res);
-    assert.equal(res.status, 200, `${path}: ${JSON.stringify(body)}`);
-    const url = new URL(body.result.downloadUrl);
-    const download = await fetch(`${base}${url.pathname}${url.search}`);
-    assert.equal(download.status, 200);
-    return readWorkbook(Buffer.from(await download.arrayBuffer()));
+    return readWorkbook(await convertAndDownload(base, path, apiKey, { name: 'data.csv', content: Buffer.from(csv) }, fields));
   }
 
   /** Every conversion from CSV into a spreadsheet; the hostile test runs on each. */

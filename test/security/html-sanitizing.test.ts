@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import { convertAndDownload, listen } from '../support/http.ts';
 import { extractText } from '../support/documents.ts';
 import { minimalDocx } from '../support/fixtures.ts';
 
@@ -114,15 +114,7 @@ describe('HTML results are sanitised (issue 8, item 4)', () => {
   });
   after(() => t.close());
 
-  async function convert(path: string, name: string, content: Buffer | string): Promise<Buffer> {
-    const res = await upload(base, path, apiKey, { name, content });
-    const body = await json(res);
-    assert.equal(res.status, 200, `${path}: ${JSON.stringify(body)}`);
-    const url = new URL(body.result.downloadUrl);
-    const download = await fetch(`${base}${url.pathname}${url.search}`);
-    assert.equal(download.status, 200);
-    return Buffer.from(await download.arrayBuffer());
-  }
+  const convert = (path: string, name: string, content: Buffer | string): Promise<Buffer> => convertAndDownload(base, path, apiKey, { name, content });
 
   it('every conversion whose target is HTML is one this suite attacks', () => {
     const htmlRoutes = t.services.catalog.tools.filter((tool) => tool.conversion?.to === 'html').map((tool) => tool.path).sort();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { listZipEntries, readEntry } from '../../src/files/zip-inspect.ts';
 import { safeLinkTarget } from '../../src/engines/pandoc-active-content.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import { convertAndDownload, listen } from '../support/http.ts';
 import { minimalDocx } from '../support/fixtures.ts';
 
 /**
@@ -49,15 +49,7 @@ describe('markup results carry no active content (issue 8, item 4)', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  async function convert(path: string, name: string, content: Buffer | string): Promise<Buffer> {
-    const res = await upload(base, path, apiKey, { name, content });
-    const body = await json(res);
-    assert.equal(res.status, 200, `${path}: ${JSON.stringify(body)}`);
-    const url = new URL(body.result.downloadUrl);
-    const download = await fetch(`${base}${url.pathname}${url.search}`);
-    assert.equal(download.status, 200);
-    return Buffer.from(await download.arrayBuffer());
-  }
+  const convert = (path: string, name: string, content: Buffer | string): Promise<Buffer> => convertAndDownload(base, path, apiKey, { name, content });
 
   async function zipText(content: Buffer): Promise<string> {
     const file = join(scratch, `result-${Date.now()}-${Math.random()}.zip`);

@@ -27,3 +27,23 @@ export async function upload(
 export async function json(res: Response): Promise<any> {
   return res.json();
 }
+
+/**
+ * Uploads `file` to a conversion route over real HTTP, expects 200, and downloads the result by
+ * its presigned downloadUrl with a plain GET and no key, as a client would.
+ */
+export async function convertAndDownload(
+  base: string,
+  path: string,
+  apiKey: string,
+  file: { name: string; content: Buffer | string },
+  fields: Record<string, string> = {},
+): Promise<Buffer> {
+  const res = await upload(base, path, apiKey, file, fields);
+  const body = await json(res);
+  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(body)}`);
+  const url = new URL(body.result.downloadUrl);
+  const download = await fetch(`${base}${url.pathname}${url.search}`);
+  if (download.status !== 200) throw new Error(`the downloadUrl of ${path} answered ${download.status}`);
+  return Buffer.from(await download.arrayBuffer());
+}

@@ -62,3 +62,34 @@ export async function startServer(dataDir: string, env: Record<string, string>):
   await server.logged('Server listening at');
   return server;
 }
+
+export const EMI = '/api/v1/calculators/emi-calculator';
+export const EMI_BODY = { principal: 100000, rate: 10, tenure: 12 };
+
+export interface Answer {
+  status: number;
+  replayed: boolean;
+  body: unknown;
+}
+
+/** One EMI call over real HTTP, optionally with an Idempotency-Key. */
+export async function callEmi(base: string, apiKey: string, idempotencyKey?: string): Promise<Answer> {
+  const res = await fetch(`${base}${EMI}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+    body: JSON.stringify(EMI_BODY),
+  });
+  return { status: res.status, replayed: res.headers.get('idempotent-replayed') === 'true', body: await res.json() };
+}
+
+export interface Usage {
+  used: number;
+  byTool: { operationId: string; calls: number; failures: number; credits: number }[];
+}
+
+/** GET /api/v1/usage (which flushes the server's usage first). */
+export async function usageOf(base: string, apiKey: string): Promise<Usage> {
+  const res = await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } });
+  if (res.status !== 200) throw new Error(`GET /api/v1/usage answered ${res.status}`);
+  return ((await res.json()) as { result: Usage }).result;
+}
