@@ -1,5 +1,6 @@
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
+import { buildEgressPolicy, type EgressPolicy } from './analysis/egress-policy.ts';
 
 const boolFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -35,6 +36,14 @@ const envSchema = z.object({
   LIBREOFFICE_PROGRAM: z.string().min(1).default('soffice'),
   CHROMIUM_PROGRAM: z.string().min(1).default('/usr/bin/chromium'),
   USAGE_FLUSH_MS: z.coerce.number().int().min(10).max(600_000).default(250),
+  EGRESS_ALLOW: z.string().default(''),
+  EGRESS_RESOLVE: z.string().default(''),
+  FETCH_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 ** 3).default(5 * 1024 * 1024),
+  FETCH_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5000),
+  FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
+  FETCH_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
+  FETCH_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(32),
 });
 
 export interface Config {
@@ -69,6 +78,17 @@ export interface Config {
   chromiumProgram: string;
   /** How often usage counters and credit-lease consumption are written: a crash leaves at most this window's calls uncharged. */
   usageFlushMs: number;
+  /** EGRESS_ALLOW and EGRESS_RESOLVE, parsed: what the egress-safe fetcher may reach beyond public addresses. */
+  egress: EgressPolicy;
+  /** The egress-safe fetcher's limits: body cap (wire and decoded), connect and total time, concurrency and queue. */
+  fetch: {
+    maxBytes: number;
+    connectTimeoutMs: number;
+    totalTimeoutMs: number;
+    concurrency: number;
+    perAccount: number;
+    maxQueued: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -82,6 +102,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  let egress: EgressPolicy;
+  try {
+    egress = buildEgressPolicy(e.EGRESS_ALLOW, e.EGRESS_RESOLVE);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration:\n  EGRESS_ALLOW/EGRESS_RESOLVE: ${(error as Error).message}`);
+  }
   const dataDir = resolve(e.DATA_DIR);
   const databaseUrl = e.DATABASE_URL ?? `sqlite:${join(dataDir, 'tool-service.db')}`;
   if (!databaseUrl.startsWith('sqlite:')) {
@@ -118,6 +144,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     libreofficeProgram: e.LIBREOFFICE_PROGRAM,
     chromiumProgram: e.CHROMIUM_PROGRAM,
     usageFlushMs: e.USAGE_FLUSH_MS,
+    egress,
+    fetch: {
+      maxBytes: e.FETCH_MAX_BYTES,
+      connectTimeoutMs: e.FETCH_CONNECT_TIMEOUT_MS,
+      totalTimeoutMs: e.FETCH_TIMEOUT_MS,
+      concurrency: e.FETCH_CONCURRENCY,
+      perAccount: e.FETCH_CONCURRENCY_PER_ACCOUNT,
+      maxQueued: e.FETCH_QUEUE_LIMIT,
+    },
   };
 }
 

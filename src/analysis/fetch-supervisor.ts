@@ -1,0 +1,151 @@
+// The fetcher is supervised like an engine, so that a burst of analyses cannot exhaust sockets or
+// memory: at most `concurrency` fetches run at once, at most `perAccount` of them for one account,
+// and at most `maxQueued` wait (an account may keep only its share of those waiting); beyond that
+// the caller gets 429 fetch_busy with Retry-After. Its state is an EngineStatus for /readyz.
+import type { Config } from '../config.ts';
+import { ServiceError } from '../core/errors.ts';
+import type { EngineStatus } from '../engines/engine-types.ts';
+import { fetchPage, type FetcherOptions, type FetchLimits } from './fetcher.ts';
+import type { PageFacts } from './page-facts.ts';
+
+export interface FetchSupervisorOptions {
+  /** fetches running at once over all accounts */
+  concurrency: number;
+  /** fetches one account may run at once */
+  perAccount: number;
+  /** fetches that may wait for a slot before 429 */
+  maxQueued: number;
+  /** fetches one account may keep waiting (default a quarter of maxQueued, at least 1) */
+  maxQueuedPerAccount?: number;
+  /** the Retry-After a refused caller is given, in seconds (default 2) */
+  retryAfterSeconds?: number;
+}
+
+interface Waiting {
+  account: string | null;
+  start: () => void;
+  cancel: () => void;
+}
+
+export class FetchSupervisor {
+  readonly options: Required<FetchSupervisorOptions>;
+  private readonly waiting: Waiting[] = [];
+  private readonly runningBy = new Map<string | null, number>();
+  private running = 0;
+
+  constructor(options: FetchSupervisorOptions) {
+    this.options = {
+      maxQueuedPerAccount: Math.max(1, Math.floor(options.maxQueued / 4)),
+      retryAfterSeconds: 2,
+      ...options,
+    };
+  }
+
+  /** Runs a task in a slot of `account` (null for the service's own work), waiting or answering 429. */
+  async run<T>(account: string | null, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    if (!this.canStart(account)) await this.wait(account, signal);
+    else this.take(account);
+    try {
+      return await task();
+    } finally {
+      this.release(account);
+    }
+  }
+
+  status(): EngineStatus {
+    return {
+      name: 'fetcher',
+      version: null,
+      state: 'ready',
+      workers: 0,
+      queued: this.waiting.length,
+      running: this.running,
+      concurrency: this.options.concurrency,
+    };
+  }
+
+  private canStart(account: string | null): boolean {
+    return this.running < this.options.concurrency && (account === null || (this.runningBy.get(account) ?? 0) < this.options.perAccount);
+  }
+
+  private take(account: string | null): void {
+    this.running++;
+    this.runningBy.set(account, (this.runningBy.get(account) ?? 0) + 1);
+  }
+
+  private release(account: string | null): void {
+    this.running--;
+    const left = (this.runningBy.get(account) ?? 1) - 1;
+    if (left === 0) this.runningBy.delete(account);
+    else this.runningBy.set(account, left);
+    // The oldest waiting fetch whose account is under its cap goes next.
+    const next = this.waiting.findIndex((w) => this.canStart(w.account));
+    if (next >= 0) {
+      const [job] = this.waiting.splice(next, 1);
+      if (job !== undefined) {
+        this.take(job.account);
+        job.start();
+      }
+    }
+  }
+
+  private wait(account: string | null, signal: AbortSignal | undefined): Promise<void> {
+    const mine = this.waiting.filter((w) => w.account === account).length;
+    if (this.waiting.length >= this.options.maxQueued || (account !== null && mine >= this.options.maxQueuedPerAccount)) {
+      const whose = this.waiting.length >= this.options.maxQueued ? 'the fetch queue is full' : 'this account already has its share of fetches waiting';
+      throw new ServiceError(429, 'fetch_busy', `Too many URL fetches at once: ${whose}; retry shortly`, {
+        detail: `${this.running} fetches running, ${this.waiting.length} waiting (limits: ${this.options.concurrency} running, ${this.options.perAccount} per account, ${this.options.maxQueued} waiting)`,
+        headers: { 'Retry-After': String(this.options.retryAfterSeconds) },
+      });
+    }
+    return new Promise<void>((resolve, reject) => {
+      const entry: Waiting = {
+        account,
+        start: () => {
+          signal?.removeEventListener('abort', entry.cancel);
+          resolve();
+        },
+        cancel: () => {
+          const index = this.waiting.indexOf(entry);
+          if (index >= 0) this.waiting.splice(index, 1);
+          reject(signal?.reason ?? new Error('aborted'));
+        },
+      };
+      this.waiting.push(entry);
+      signal?.addEventListener('abort', entry.cancel, { once: true });
+    });
+  }
+}
+
+export interface EgressFetcher {
+  /** Fetches a URL for an account, in a slot of the supervisor. */
+  fetch(url: string | URL, options?: { account?: string | null; signal?: AbortSignal; limits?: Partial<FetchLimits> }): Promise<PageFacts>;
+  status(): EngineStatus;
+}
+
+/** The one fetcher of the process: the policy and limits of the configuration, under a supervisor. */
+export function createEgressFetcher(fetcherOptions: Omit<FetcherOptions, 'signal'>, supervisorOptions: FetchSupervisorOptions): EgressFetcher {
+  const supervisor = new FetchSupervisor(supervisorOptions);
+  return {
+    fetch(url, options = {}) {
+      const { signal, limits } = options;
+      const merged: FetcherOptions = {
+        ...fetcherOptions,
+        limits: { ...fetcherOptions.limits, ...limits },
+        ...(signal === undefined ? {} : { signal }),
+      };
+      return supervisor.run(options.account ?? null, () => fetchPage(url, merged), signal);
+    },
+    status: () => supervisor.status(),
+  };
+}
+
+/** The fetcher as the configuration sets it (EGRESS_ALLOW, EGRESS_RESOLVE, FETCH_*); trusted CAs are Node's plus NODE_EXTRA_CA_CERTS. */
+export function egressFetcherFromConfig(config: Pick<Config, 'egress' | 'fetch'>): EgressFetcher {
+  const { maxBytes, connectTimeoutMs, totalTimeoutMs, concurrency, perAccount, maxQueued } = config.fetch;
+  return createEgressFetcher(
+    { policy: config.egress, limits: { maxBytes, connectTimeoutMs, totalTimeoutMs } },
+    { concurrency, perAccount, maxQueued },
+  );
+}
