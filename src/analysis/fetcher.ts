@@ -261,7 +261,7 @@ export async function fetchPage(input: string | URL, options: FetcherOptions): P
   const resolver = options.resolver ?? systemResolver;
   const started = performance.now();
   const deadline = started + limits.totalTimeoutMs;
-  const requestedUrl = typeof input === 'string' ? parseTargetUrl(input) : input;
+  const requestedUrl = input instanceof URL ? input : parseTargetUrl(input);
   const redirects: RedirectHop[] = [];
   let url = requestedUrl;
   for (;;) {
