@@ -13,10 +13,11 @@ export function fetchFailed(phase: FetchPhase, message: string, url: string, cau
 }
 
 /** Maps a socket or DNS error code to the phase it belongs to. */
-export function phaseOfError(error: unknown, secure: boolean, connected: boolean): FetchPhase {
+export function phaseOfError(error: unknown, secure: boolean, connected: boolean, handshakeDone = false): FetchPhase {
   const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'ENODATA') return 'dns';
   if (!connected) return 'connect';
-  if (secure && (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || code === 'ECONNRESET')) return 'tls';
+  // Anything that breaks a TLS connection before its handshake completed is a TLS failure (EPROTO for a server that does not speak TLS).
+  if (secure && (!handshakeDone || code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS'))) return 'tls';
   return 'http';
 }

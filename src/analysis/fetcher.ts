@@ -190,7 +190,7 @@ function requestOnce(url: URL, host: string, options: FetcherOptions, limits: Fe
 
     request.on('error', (error: unknown) => {
       if (isServiceError(error)) return fail(error);
-      const phase = phaseOfError(error, secure, connectAt !== null);
+      const phase = phaseOfError(error, secure, connectAt !== null, secureAt !== null);
       const message = error instanceof Error ? error.message : String(error);
       fail(fetchFailed(phase, `${phase === 'dns' ? `the name ${host} did not resolve` : message}`, url.href, error));
     });

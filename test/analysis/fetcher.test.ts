@@ -1,10 +1,12 @@
 // The fetcher against real servers on 127.0.0.1, reached as shop.test and other.test through the
 // settings an operator would use: EGRESS_ALLOW=127.0.0.1/32 and EGRESS_RESOLVE pins.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
-import { loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { isServiceError, type ServiceError } from '../../src/core/errors.ts';
 import { fetchPage, type FetcherOptions } from '../../src/analysis/fetcher.ts';
 import { createEgressFetcher } from '../../src/analysis/fetch-supervisor.ts';
@@ -231,6 +233,37 @@ describe('the egress-safe fetcher', () => {
     await closed.close();
     const error = await failure(fetchPage(`http://shop.test:${port}/`, options));
     assert.equal(error.extra.phase, 'connect');
+  });
+
+  it('a server that accepts but never completes the TLS handshake fails with phase tls at the connect limit', async () => {
+    const silent = createServer();
+    const sockets: Socket[] = [];
+    silent.on('connection', (socket: Socket) => sockets.push(socket));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const error = await failure(fetchPage(`https://shop.test:${port}/`, { ...options, limits: { connectTimeoutMs: 300 } }));
+      assert.equal(error.extra.phase, 'tls');
+      assert.match(error.message, /no TLS handshake within 300 ms/);
+      // A plain HTTP server spoken to in TLS: the handshake itself fails.
+      const wrong = await failure(fetchPage(`https://shop.test:${site.port}/final`, options));
+      assert.equal(wrong.extra.phase, 'tls');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
+
+  it('EGRESS_ALLOW and EGRESS_RESOLVE are checked at start', () => {
+    assert.throws(() => loadConfig({ EGRESS_RESOLVE: 'shop.test' }), ConfigError);
+    assert.throws(() => loadConfig({ EGRESS_RESOLVE: 'shop.test:not-an-address' }), ConfigError);
+    assert.throws(() => loadConfig({ EGRESS_ALLOW: '10.0.0.0/99' }), ConfigError);
+    const parsed = loadConfig({ EGRESS_ALLOW: ' intranet.example , 10.0.0.0/8,::1 ', EGRESS_RESOLVE: 'a.test:10.0.0.5,b.test:[::1]' });
+    assert.deepEqual([...parsed.egress.allowHosts], ['intranet.example']);
+    assert.equal(parsed.egress.allowRanges.length, 2);
+    assert.deepEqual([...parsed.egress.pins], [['a.test', '10.0.0.5'], ['b.test', '::1']]);
+    assert.deepEqual(parsed.fetch, { maxBytes: 5 * 1024 * 1024, connectTimeoutMs: 5000, totalTimeoutMs: 15_000, concurrency: 16, perAccount: 4, maxQueued: 32 });
   });
 
   it('runs at most N fetches per account, queues the next and answers 429 fetch_busy beyond the queue', async () => {
