@@ -27,6 +27,7 @@ import { RequestObserver } from './rest/request-observer.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
 import { registerDownloadRoute } from './rest/file-routes.ts';
 import { createEngines, type Engines } from './engines/index.ts';
+import { egressFetcherFromConfig, type EgressFetcher } from './analysis/fetch-supervisor.ts';
 import { FilePipeline } from './files/file-pipeline.ts';
 import { LocalFileStore, type FileStore } from './files/file-store.ts';
 import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
@@ -45,6 +46,8 @@ export interface Services {
   files: FilePipeline;
   store: FileStore;
   engines: Engines;
+  /** the one way the process fetches a URL (src/analysis/): egress rules, limits, a bounded queue */
+  fetcher: EgressFetcher;
 }
 
 export interface BuildOptions {
@@ -127,7 +130,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     idempotencyTtlMs: config.idempotencyTtlMs,
     engines,
   });
-  const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines };
+  const fetcher = egressFetcherFromConfig(config);
+  const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines, fetcher };
 
   // A callback-style hook: on every request, an async hook's promise is measurable overhead.
   app.addHook('onRequest', (request, reply, done) => {
@@ -204,7 +208,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const ready = Object.values(checks).every((c) => c.state === 'ready');
     // A missing engine only disables its own tools (they answer 503), so it is listed, not fatal.
     const engineList = await engines.engineStatus();
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', version: VERSION, tools: catalog.tools.length, checks, engines: engineList });
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', version: VERSION, tools: catalog.tools.length, checks, engines: engineList, fetcher: fetcher.status() });
   });
   app.get('/metrics', async (_request, reply) => {
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());

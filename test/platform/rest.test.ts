@@ -182,6 +182,7 @@ describe('REST behaviour', () => {
     const ready = (await t.app.inject({ method: 'GET', url: '/readyz' })).json();
     assert.equal(ready.status, 'ready');
     assert.equal(ready.checks.database.state, 'ready');
+    assert.deepEqual(ready.fetcher, { name: 'fetcher', version: null, state: 'ready', workers: 0, queued: 0, running: 0, concurrency: 16 });
     const scrape = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     const value = (text: string, series: string) => {
       const line = text.split('\n').find((l) => l.startsWith(`${series} `));
