@@ -251,15 +251,21 @@ function pathOf(element: Element): string {
   return node ? `…>${path}` : path;
 }
 
+// Headings are counted among all sibling headings, not their own level, so changing an <h4> to
+// <h3> (the usual fix) leaves the places of the other headings beside it unchanged.
+const HEADING_TAG = /^h[1-6]$/;
+
 function segmentOf(element: Element): string {
   const parent = element.parent;
   if (!parent) return element.name;
+  const heading = HEADING_TAG.test(element.name);
   let k = 0;
   for (const sibling of parent.children) {
-    if (isTag(sibling) && sibling.name === element.name) k++;
+    if (isTag(sibling) && (heading ? HEADING_TAG.test(sibling.name) : sibling.name === element.name)) k++;
     if (sibling === element) break;
   }
-  return k > 1 ? `${element.name}:nth-of-type(${k})` : element.name;
+  if (k <= 1) return element.name;
+  return heading ? `${element.name}:nth-heading(${k})` : `${element.name}:nth-of-type(${k})`;
 }
 
 function newlineOffsets(text: string): number[] {
