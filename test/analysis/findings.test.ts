@@ -13,6 +13,7 @@ import {
   type RuleDefinition,
 } from '../../src/analysis/scoring.ts';
 import { MAX_DEPTH, parseHtml, textOf } from '../../src/analysis/html-document.ts';
+import { reportToMarkdown } from '../../src/analysis/report-markdown.ts';
 
 const A: RuleDefinition = { id: 'rule-a', category: 'seo', weight: 3, severity: 'high', title: 'A' };
 const B: RuleDefinition = { id: 'rule-b', category: 'seo', weight: 1, severity: 'low', title: 'B' };
@@ -164,5 +165,76 @@ describe('bounded HTML parse', () => {
     ];
     assert.deepEqual(locations(page('')), expected);
     assert.deepEqual(locations(page('<div><p>new banner</p></div><nav><a href="/">home</a></nav>')), expected);
+  });
+});
+
+describe('markdown report', () => {
+  it('renders scores, summary, findings and notes from the fixed template', () => {
+    const report = buildReport({
+      categories: ['seo', 'security-headers'],
+      checks: [failed(A), passed(B), unknown(C)],
+      findings: [finding(A, 'main#content>h3')],
+      notes: ['response headers unknown'],
+    });
+    const md = reportToMarkdown('Heading structure', 'https://shop.test/a', report);
+    const f = report.findings[0];
+    assert.ok(f);
+    assert.equal(
+      md,
+      [
+        '# Heading structure',
+        '',
+        'URL: `https://shop.test/a`',
+        '',
+        '## Scores',
+        '',
+        '| Category | Score | Status |',
+        '|---|---|---|',
+        '| overall | 25 | poor |',
+        '| seo | 25 | poor |',
+        '| security-headers | - | unknown |',
+        '',
+        '## Summary',
+        '',
+        '- Findings: 1 (high 1, medium 0, low 0, info 0)',
+        '- Checks: 3 (passed 1, failed 1, unknown 1)',
+        '- Complete: no',
+        '',
+        '## Findings',
+        '',
+        '### 1. [high] A',
+        '',
+        '- Rule: `rule-a` (seo)',
+        `- Finding: \`${f.findingId}\``,
+        '- Detail: at main#content>h3'.replace('>', '\\>'),
+        '- Evidence: selector `main#content>h3`',
+        '- Fix (html, edit): change it',
+        '- Acceptance: gone',
+        '',
+        '## Not analysed',
+        '',
+        '- response headers unknown',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('a page cannot inject links, images, HTML or table cells into the report', () => {
+    const hostile = makeFinding({
+      rule: 'rule-a',
+      category: 'seo',
+      severity: 'high',
+      location: 'x',
+      title: 'Title ![pixel](https://evil.test/p.png) <script>alert(1)</script> | cell',
+      detail: 'see [here](https://evil.test/)\n\n# Injected heading',
+      evidence: { snippet: '<a href="`x`">' },
+      fix: { patchType: 'html', change: '**bold**', acceptance: 'ok', roleHint: 'edit' },
+    });
+    const md = reportToMarkdown('T', 'https://shop.test/', buildReport({ categories: ['seo'], checks: [failed(A)], findings: [hostile] }));
+    assert.match(md, /### 1\. \[high\] Title \\!\\\[pixel\\\]\(https:\/\/evil\.test\/p\.png\) \\<script\\>alert\(1\)\\<\/script\\> \\\| cell/);
+    assert.match(md, /- Detail: see \\\[here\\\]\(https:\/\/evil\.test\/\) # Injected heading\n/);
+    assert.match(md, /- Evidence: ``<a href="`x`">``/);
+    assert.match(md, /- Fix \(html, edit\): \\\*\\\*bold\\\*\\\*/);
+    assert.doesNotMatch(md, /^# Injected/m);
   });
 });
