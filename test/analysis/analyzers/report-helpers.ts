@@ -1,6 +1,7 @@
 // Small readers over a report, so analyzer tests assert exact rule ids, severities and ids.
 import assert from 'node:assert/strict';
 import { reportSchema, type Finding, type Report } from '../../../src/analysis/findings.ts';
+import type { PageFacts } from '../../../src/analysis/page-facts.ts';
 
 /** The rules that produced findings, sorted, one entry per finding. */
 export function firedRules(report: Report): string[] {
@@ -28,4 +29,45 @@ export function checkResult(report: Report, rule: string): string | undefined {
 /** Every report an analyzer returns matches the published schema. */
 export function assertValid(report: Report): void {
   assert.deepEqual(reportSchema.parse(report), report);
+}
+
+/** The response facts of a fetched page, as the fetcher records them, for the given headers. */
+export function factsFor(
+  url: string,
+  options: {
+    headers?: Record<string, string>;
+    setCookies?: string[];
+    requestedUrl?: string;
+    redirects?: PageFacts['redirects'];
+    status?: number;
+  } = {},
+): PageFacts {
+  const https = url.startsWith('https:');
+  return {
+    requestedUrl: options.requestedUrl ?? url,
+    finalUrl: url,
+    redirects: options.redirects ?? [],
+    status: options.status ?? 200,
+    headers: { 'content-type': 'text/html; charset=utf-8', ...options.headers },
+    setCookies: options.setCookies ?? [],
+    remoteAddress: '127.0.0.1',
+    timings: { dnsMs: 1, connectMs: 1, tlsMs: https ? 2 : null, ttfbMs: 5, totalMs: 10 },
+    tls: https
+      ? {
+          protocol: 'TLSv1.3',
+          cipher: 'TLS_AES_256_GCM_SHA384',
+          chain: [],
+          daysLeft: 60,
+          hostnameMatches: true,
+          authorized: true,
+          authorizationError: null,
+        }
+      : null,
+    transferBytes: 1000,
+    body: Buffer.alloc(0),
+    contentEncoding: null,
+    mediaType: 'text/html',
+    charset: 'utf-8',
+    text: '',
+  };
 }

@@ -1,0 +1,369 @@
+// Security headers graded the MDN HTTP Observatory way: start at 100, one modifier per test
+// (CSP, cookies, CORS, redirection, Referrer-Policy, HSTS, SRI, X-Content-Type-Options,
+// X-Frame-Options, CORP; modifiers and grades from MDN's "Tests & Scoring" page), penalties
+// first and bonuses only when the score is still 90 or more. COOP is checked beside them with no
+// modifier (the Observatory does not grade it). Everything but SRI reads the response, so without
+// facts (HTML passed directly) every test is unknown rather than guessed.
+import { makeFinding, type Evidence, type Finding, type Fix, type Report, type Severity } from '../findings.ts';
+import { attr, parseHtml, resolveUrl, snippetOf, type HtmlDocument } from '../html-document.ts';
+import type { PageFacts } from '../page-facts.ts';
+import {
+  buildReport,
+  failed,
+  notApplicable,
+  observatoryGrade,
+  observatoryScore,
+  passed,
+  unknown,
+  type Analyzer,
+  type RuleDefinition,
+} from '../scoring.ts';
+import { evaluateCsp, parseCsp } from './csp-policy.ts';
+import { evaluateCookie, evaluateCookies, parseSetCookie } from './cookie-flags.ts';
+
+const rule = (id: string, title: string): RuleDefinition => ({ id, category: 'security-headers', weight: 1, severity: 'high', title });
+
+export const SECURITY_RULES = {
+  csp: rule('security-csp', 'Content-Security-Policy'),
+  cookies: rule('security-cookies', 'Cookie flags'),
+  cors: rule('security-cors', 'Cross-origin resource sharing'),
+  redirection: rule('security-redirection', 'Redirection to https'),
+  referrer: rule('security-referrer-policy', 'Referrer-Policy'),
+  hsts: rule('security-hsts', 'Strict-Transport-Security'),
+  sri: rule('security-sri', 'Subresource integrity'),
+  nosniff: rule('security-x-content-type-options', 'X-Content-Type-Options'),
+  frames: rule('security-x-frame-options', 'X-Frame-Options / frame-ancestors'),
+  corp: rule('security-corp', 'Cross-Origin-Resource-Policy'),
+  coop: rule('security-coop', 'Cross-Origin-Opener-Policy'),
+} as const;
+
+export const rules: readonly RuleDefinition[] = Object.values(SECURITY_RULES);
+
+const SIX_MONTHS = 15_768_000;
+const PRIVATE_REFERRER = new Set(['no-referrer', 'same-origin', 'strict-origin', 'strict-origin-when-cross-origin']);
+const UNSAFE_REFERRER = new Set(['origin', 'origin-when-cross-origin', 'unsafe-url', 'no-referrer-when-downgrade']);
+
+export interface TestResult {
+  rule: string;
+  result: string;
+  modifier: number;
+  pass: boolean;
+  description: string;
+}
+
+interface Outcome {
+  rule: RuleDefinition;
+  result: string;
+  modifier: number;
+  description: string;
+  /** null: the test does not apply to this page (it scores 0 and is left out of the checks) */
+  applicable?: boolean;
+  finding?: { header: string; value?: string; fix: Fix };
+}
+
+export function analyze(html: string, facts: PageFacts | null, url: string): Report {
+  return analyzeDocument(parseHtml(html, url), facts, url);
+}
+
+export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url: string): Report {
+  if (facts === null) {
+    return buildReport({
+      categories: ['security-headers'],
+      checks: rules.map(unknown),
+      findings: [],
+      notes: ['security headers need the response: HTML passed directly has no headers, cookies or redirects to grade'],
+      details: { observatory: null },
+    });
+  }
+  const pageUrl = resolveUrl(facts.finalUrl || url, null);
+  const https = pageUrl?.protocol === 'https:';
+  const h = facts.headers;
+  const findings: Finding[] = [];
+  const hsts = hstsOutcome(h['strict-transport-security'], https, facts.tls?.authorized ?? true);
+  const hstsValid = hsts.modifier >= -10 && https && h['strict-transport-security'] !== undefined;
+
+  const cookieFlags = facts.setCookies.map(parseSetCookie);
+  const cookieOutcomes = cookieFlags.map((c) => evaluateCookie(c, https, hstsValid));
+  cookieFlags.forEach((cookie, i) => {
+    const outcome = cookieOutcomes[i];
+    if (!outcome || outcome.modifier >= 0) return;
+    findings.push(
+      makeFinding({
+        rule: SECURITY_RULES.cookies.id,
+        category: 'security-headers',
+        severity: severityOf(outcome.modifier),
+        location: `cookie:${cookie.name}`,
+        title: `Cookie ${cookie.name}: ${outcome.result}`,
+        detail: outcome.description,
+        evidence: { header: 'set-cookie', value: truncate(facts.setCookies[i] ?? '') },
+        fix: {
+          patchType: 'http-header',
+          change: `Set the cookie ${cookie.name} with Secure${cookie.session ? '; HttpOnly' : ''}; SameSite=Lax (or Strict).`,
+          acceptance: `Every Set-Cookie for ${cookie.name} carries Secure${cookie.session ? ', HttpOnly' : ''} and SameSite=Lax or Strict.`,
+          roleHint: 'config',
+        },
+      }),
+    );
+  });
+  const cookies = evaluateCookies(cookieOutcomes);
+
+  const sri = sriOutcome(doc, pageUrl, findings);
+  const outcomes: Outcome[] = [
+    cspOutcome(cspValue(h, doc), https),
+    { rule: SECURITY_RULES.cookies, ...cookies, applicable: cookieFlags.length > 0 },
+    corsOutcome(h),
+    redirectionOutcome(facts),
+    referrerOutcome(h['referrer-policy']),
+    hsts,
+    sri,
+    nosniffOutcome(h['x-content-type-options']),
+    framesOutcome(h),
+    corpOutcome(h['cross-origin-resource-policy']),
+    coopOutcome(h['cross-origin-opener-policy']),
+  ];
+  for (const o of outcomes) {
+    if (!o.finding) continue;
+    const evidence: Evidence = { header: o.finding.header };
+    if (o.finding.value !== undefined) evidence.value = truncate(o.finding.value);
+    findings.push(
+      makeFinding({
+        rule: o.rule.id,
+        category: 'security-headers',
+        severity: severityOf(o.modifier),
+        location: `header:${o.finding.header}`,
+        title: `${o.rule.title}: ${o.result}`,
+        detail: o.description,
+        evidence,
+        fix: o.finding.fix,
+      }),
+    );
+  }
+
+  const modifiers = outcomes.map((o) => o.modifier);
+  const score = observatoryScore(modifiers);
+  const tests: TestResult[] = outcomes.map((o) => ({
+    rule: o.rule.id,
+    result: o.result,
+    modifier: o.modifier,
+    pass: o.modifier >= 0 && o.finding === undefined,
+    description: o.description,
+  }));
+  return buildReport({
+    categories: ['security-headers'],
+    checks: outcomes.map((o) => (o.applicable === false ? notApplicable(o.rule) : o.modifier >= 0 && !o.finding ? passed(o.rule) : failed(o.rule))),
+    findings,
+    notes: doc.notes,
+    scoreOverrides: { 'security-headers': score },
+    details: { observatory: { score, grade: observatoryGrade(score), tests } },
+  });
+}
+
+function severityOf(modifier: number): Severity {
+  if (modifier <= -20) return 'high';
+  if (modifier <= -10) return 'medium';
+  if (modifier < 0) return 'low';
+  return 'info';
+}
+
+function truncate(value: string): string {
+  return value.length > 300 ? `${value.slice(0, 299)}…` : value;
+}
+
+const headerFix = (header: string, value: string, acceptance: string): Fix => ({
+  patchType: 'http-header',
+  change: `Send the response header ${header}: ${value}`,
+  acceptance,
+  roleHint: 'config',
+});
+
+/** The header's policy, or the page's <meta http-equiv> one (which the Observatory also reads). */
+function cspValue(h: Record<string, string>, doc: HtmlDocument): string | undefined {
+  if (h['content-security-policy'] !== undefined) return h['content-security-policy'];
+  const meta = doc.byTag('meta').find((m) => attr(m, 'http-equiv')?.toLowerCase() === 'content-security-policy');
+  return meta ? attr(meta, 'content') : undefined;
+}
+
+function cspOutcome(value: string | undefined, https: boolean): Outcome {
+  const fix = headerFix(
+    'Content-Security-Policy',
+    "default-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'",
+    "The response has a Content-Security-Policy without 'unsafe-inline' or 'unsafe-eval' in script-src and with object-src restricted.",
+  );
+  if (value === undefined) {
+    return { rule: SECURITY_RULES.csp, result: 'csp-not-implemented', modifier: -25, description: 'No Content-Security-Policy is sent.', finding: { header: 'content-security-policy', fix } };
+  }
+  const outcome = evaluateCsp(parseCsp(value), https);
+  return {
+    rule: SECURITY_RULES.csp,
+    ...outcome,
+    ...(outcome.modifier < 0 ? { finding: { header: 'content-security-policy', value, fix } } : {}),
+  };
+}
+
+function hstsOutcome(value: string | undefined, https: boolean, certValid: boolean): Outcome {
+  const fix = headerFix(
+    'Strict-Transport-Security',
+    'max-age=63072000; includeSubDomains',
+    `The https response has Strict-Transport-Security with max-age of at least ${SIX_MONTHS}.`,
+  );
+  const finding = (v?: string) => ({ header: 'strict-transport-security', ...(v === undefined ? {} : { value: v }), fix });
+  const base = { rule: SECURITY_RULES.hsts };
+  if (!https) return { ...base, result: 'hsts-not-implemented-no-https', modifier: -20, description: 'HSTS cannot be set on a page served over http.', finding: finding(value) };
+  if (!certValid) return { ...base, result: 'hsts-invalid-cert', modifier: -20, description: 'HSTS cannot take effect with an invalid certificate chain.', finding: finding(value) };
+  if (value === undefined) return { ...base, result: 'hsts-not-implemented', modifier: -20, description: 'No Strict-Transport-Security header is sent.', finding: finding() };
+  const maxAge = /(?:^|;)\s*max-age\s*=\s*"?(\d+)"?\s*(?:;|$)/i.exec(value)?.[1];
+  if (maxAge === undefined) return { ...base, result: 'hsts-header-invalid', modifier: -20, description: 'The Strict-Transport-Security header has no valid max-age.', finding: finding(value) };
+  if (Number(maxAge) < SIX_MONTHS) {
+    return { ...base, result: 'hsts-implemented-max-age-less-than-six-months', modifier: -10, description: `max-age is ${maxAge} seconds, under six months (${SIX_MONTHS}).`, finding: finding(value) };
+  }
+  return { ...base, result: 'hsts-implemented-max-age-at-least-six-months', modifier: 0, description: `max-age is ${maxAge} seconds.` };
+}
+
+function nosniffOutcome(value: string | undefined): Outcome {
+  const fix = headerFix('X-Content-Type-Options', 'nosniff', 'The response has X-Content-Type-Options: nosniff.');
+  const base = { rule: SECURITY_RULES.nosniff };
+  if (value === undefined) return { ...base, result: 'x-content-type-options-not-implemented', modifier: -5, description: 'No X-Content-Type-Options header is sent.', finding: { header: 'x-content-type-options', fix } };
+  if (value.trim().toLowerCase() !== 'nosniff') {
+    return { ...base, result: 'x-content-type-options-header-invalid', modifier: -5, description: 'X-Content-Type-Options is not nosniff.', finding: { header: 'x-content-type-options', value, fix } };
+  }
+  return { ...base, result: 'x-content-type-options-nosniff', modifier: 0, description: 'X-Content-Type-Options is nosniff.' };
+}
+
+function framesOutcome(h: Record<string, string>): Outcome {
+  const base = { rule: SECURITY_RULES.frames };
+  const csp = h['content-security-policy'];
+  const policy = csp === undefined ? null : parseCsp(csp);
+  if (policy?.has('frame-ancestors')) {
+    return { ...base, result: 'x-frame-options-implemented-via-csp', modifier: 5, description: 'Framing is restricted by CSP frame-ancestors.' };
+  }
+  const value = h['x-frame-options'];
+  const fix = headerFix('Content-Security-Policy', "frame-ancestors 'self' (or X-Frame-Options: SAMEORIGIN)", 'The response restricts framing with CSP frame-ancestors or X-Frame-Options DENY/SAMEORIGIN.');
+  if (value === undefined) return { ...base, result: 'x-frame-options-not-implemented', modifier: -20, description: 'Any site can frame the page (clickjacking).', finding: { header: 'x-frame-options', fix } };
+  const v = value.trim().toLowerCase();
+  if (v === 'deny' || v === 'sameorigin') return { ...base, result: 'x-frame-options-sameorigin-or-deny', modifier: 0, description: `X-Frame-Options is ${value.trim()}.` };
+  if (v.startsWith('allow-from ')) return { ...base, result: 'x-frame-options-allow-from-origin', modifier: 0, description: 'X-Frame-Options uses ALLOW-FROM.' };
+  return { ...base, result: 'x-frame-options-header-invalid', modifier: -20, description: 'X-Frame-Options cannot be recognised.', finding: { header: 'x-frame-options', value, fix } };
+}
+
+function referrerOutcome(value: string | undefined): Outcome {
+  const base = { rule: SECURITY_RULES.referrer };
+  if (value === undefined) return { ...base, result: 'referrer-policy-not-implemented', modifier: 0, description: 'No Referrer-Policy header: browsers default to strict-origin-when-cross-origin.' };
+  // The last policy the browser recognises wins.
+  const known = value.split(',').map((v) => v.trim().toLowerCase()).filter((v) => PRIVATE_REFERRER.has(v) || UNSAFE_REFERRER.has(v));
+  const last = known.at(-1);
+  const fix = headerFix('Referrer-Policy', 'strict-origin-when-cross-origin', 'Referrer-Policy is no-referrer, same-origin, strict-origin or strict-origin-when-cross-origin.');
+  if (last === undefined) return { ...base, result: 'referrer-policy-header-invalid', modifier: -5, description: 'Referrer-Policy cannot be recognised.', finding: { header: 'referrer-policy', value, fix } };
+  if (UNSAFE_REFERRER.has(last)) return { ...base, result: 'referrer-policy-unsafe', modifier: -5, description: `Referrer-Policy ${last} leaks full URLs to other origins.`, finding: { header: 'referrer-policy', value, fix } };
+  return { ...base, result: 'referrer-policy-private', modifier: 5, description: `Referrer-Policy is ${last}.` };
+}
+
+function corpOutcome(value: string | undefined): Outcome {
+  const base = { rule: SECURITY_RULES.corp };
+  if (value === undefined) return { ...base, result: 'corp-not-implemented', modifier: 0, description: 'No Cross-Origin-Resource-Policy (defaults to cross-origin).' };
+  const v = value.trim().toLowerCase();
+  if (v === 'same-origin') return { ...base, result: 'corp-implemented-with-same-origin', modifier: 10, description: 'CORP same-origin.' };
+  if (v === 'same-site') return { ...base, result: 'corp-implemented-with-same-site', modifier: 10, description: 'CORP same-site.' };
+  if (v === 'cross-origin') return { ...base, result: 'corp-implemented-with-cross-origin', modifier: 0, description: 'CORP cross-origin.' };
+  const fix = headerFix('Cross-Origin-Resource-Policy', 'same-origin', 'Cross-Origin-Resource-Policy is same-origin, same-site or cross-origin.');
+  return { ...base, result: 'corp-header-invalid', modifier: -5, description: 'Cross-Origin-Resource-Policy cannot be recognised.', finding: { header: 'cross-origin-resource-policy', value, fix } };
+}
+
+function coopOutcome(value: string | undefined): Outcome {
+  const base = { rule: SECURITY_RULES.coop, modifier: 0 };
+  const v = value?.trim().toLowerCase().split(';')[0]?.trim();
+  if (v === 'same-origin' || v === 'same-origin-allow-popups') return { ...base, result: 'coop-implemented', description: `COOP ${v}.` };
+  const fix = headerFix('Cross-Origin-Opener-Policy', 'same-origin', 'Cross-Origin-Opener-Policy is same-origin or same-origin-allow-popups.');
+  return {
+    ...base,
+    result: value === undefined ? 'coop-not-implemented' : 'coop-unsafe-none',
+    description: 'Pages this page opens, or that open it, share its browsing context group (no Observatory modifier).',
+    finding: { header: 'cross-origin-opener-policy', ...(value === undefined ? {} : { value }), fix },
+  };
+}
+
+function corsOutcome(h: Record<string, string>): Outcome {
+  const base = { rule: SECURITY_RULES.cors };
+  const origin = h['access-control-allow-origin']?.trim();
+  if (origin === undefined) return { ...base, result: 'cross-origin-resource-sharing-not-implemented', modifier: 0, description: 'No Access-Control-Allow-Origin header.' };
+  const credentials = h['access-control-allow-credentials']?.trim().toLowerCase() === 'true';
+  if (credentials && (origin === '*' || origin === 'null')) {
+    const fix = headerFix('Access-Control-Allow-Origin', 'a fixed list of trusted origins (never * or null with credentials)', 'Credentials are allowed only for named trusted origins.');
+    return { ...base, result: 'cross-origin-resource-sharing-implemented-with-universal-access', modifier: -50, description: `Access-Control-Allow-Origin: ${origin} with credentials allowed.`, finding: { header: 'access-control-allow-origin', value: origin, fix } };
+  }
+  if (origin === '*') return { ...base, result: 'cross-origin-resource-sharing-implemented-with-public-access', modifier: 0, description: 'Content is readable from any origin.' };
+  return { ...base, result: 'cross-origin-resource-sharing-implemented-with-restricted-access', modifier: 0, description: `Content is readable from ${origin}.` };
+}
+
+/** Judged only when the fetch started on http: whether it was sent on to https, and how. */
+function redirectionOutcome(facts: PageFacts): Outcome {
+  const base = { rule: SECURITY_RULES.redirection };
+  const start = resolveUrl(facts.requestedUrl, null);
+  if (start?.protocol !== 'http:') {
+    return { ...base, result: 'redirection-not-tested', modifier: 0, description: 'The fetch started on https; the http redirect was not requested.', applicable: false };
+  }
+  const fix: Fix = { patchType: 'config', change: `Redirect http://${start.host}/ straight to https://${start.host}/ with a 301.`, acceptance: 'The first redirect from http goes to https on the same host and the final URL is https.', roleHint: 'config' };
+  const finding = { header: 'location', fix };
+  const final = resolveUrl(facts.finalUrl, null);
+  if (facts.redirects.length === 0) return { ...base, result: 'redirection-missing', modifier: -20, description: 'The http URL does not redirect to https.', finding };
+  if (final?.protocol !== 'https:') return { ...base, result: 'redirection-not-to-https', modifier: -20, description: 'The redirects end on http.', finding };
+  const first = resolveUrl(facts.redirects[0]?.location ?? '', start);
+  if (first?.protocol !== 'https:') return { ...base, result: 'redirection-not-to-https-on-initial-redirection', modifier: -10, description: 'The first redirect goes to another http URL.', finding };
+  if (first.hostname !== start.hostname) return { ...base, result: 'redirection-off-host-from-http', modifier: -5, description: `The first redirect goes to another host (${first.hostname}), so HSTS for ${start.hostname} is never set.`, finding };
+  return { ...base, result: 'redirection-to-https', modifier: 0, description: 'http redirects to https on the same host.' };
+}
+
+/** External scripts: loaded over https, and pinned with integrity. Findings are per script. */
+function sriOutcome(doc: HtmlDocument, pageUrl: URL | null, findings: Finding[]): Outcome {
+  const base = { rule: SECURITY_RULES.sri };
+  const scripts = doc.byTag('script').filter((s) => attr(s, 'src') !== undefined);
+  if (scripts.length === 0) return { ...base, result: 'sri-not-implemented-but-no-scripts-loaded', modifier: 0, description: 'No external script tags.' };
+  let insecure = false;
+  let missing = false;
+  let external = 0;
+  for (const script of scripts) {
+    const src = attr(script, 'src') ?? '';
+    const target = resolveUrl(src, doc.baseUrl);
+    if (!target || (pageUrl && target.origin === pageUrl.origin)) continue;
+    external++;
+    const clear = target.protocol !== 'https:' || src.trim().startsWith('//');
+    const pinned = (attr(script, 'integrity') ?? '').trim() !== '';
+    insecure ||= clear;
+    missing ||= !pinned;
+    if (pinned && !clear) continue;
+    const location = doc.locate(script);
+    findings.push(
+      makeFinding({
+        rule: SECURITY_RULES.sri.id,
+        category: 'security-headers',
+        severity: clear ? 'high' : 'low',
+        location,
+        title: clear ? 'External script loaded without https' : 'External script without integrity',
+        detail: `The script from ${target.origin} ${clear ? 'is not loaded over https' : 'has no integrity attribute'}; whoever controls it controls the page.`,
+        evidence: { selector: location, snippet: snippetOf(script), line: doc.lineOf(script), url: target.href },
+        fix: {
+          patchType: 'html',
+          change: `Load ${target.href.replace(/^http:/, 'https:')} over https with integrity="sha384-…" and crossorigin="anonymous".`,
+          acceptance: `The script at ${location} has an https src and an integrity attribute.`,
+          roleHint: 'edit',
+        },
+      }),
+    );
+  }
+  if (external === 0) return { ...base, result: 'sri-not-implemented-but-all-scripts-loaded-from-secure-origin', modifier: 0, description: 'All scripts come from the page origin.' };
+  if (insecure) {
+    return missing
+      ? { ...base, result: 'sri-not-implemented-and-external-scripts-not-loaded-securely', modifier: -50, description: 'External scripts load over http or protocol-relative URLs without integrity.' }
+      : { ...base, result: 'sri-implemented-but-external-scripts-not-loaded-securely', modifier: -20, description: 'External scripts have integrity but load over http or protocol-relative URLs.' };
+  }
+  return missing
+    ? { ...base, result: 'sri-not-implemented-but-external-scripts-loaded-securely', modifier: -5, description: 'External scripts load over https without integrity.' }
+    : { ...base, result: 'sri-implemented-and-external-scripts-loaded-securely', modifier: 5, description: 'External scripts load over https with integrity.' };
+}
+
+export const securityHeadersAnalyzer: Analyzer = {
+  id: 'security-headers',
+  categories: ['security-headers'],
+  rules,
+  analyze,
+  analyzeDocument,
+};

@@ -1,0 +1,193 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { analyze, type TestResult } from '../../../src/analysis/analyzers/security-headers.ts';
+import type { Report } from '../../../src/analysis/findings.ts';
+import { assertValid, factsFor, findingIds, firedRules, onlyFinding } from './report-helpers.ts';
+
+const URL = 'https://shop.test/';
+const PAGE = '<!doctype html><html><head><script src="/app.js"></script></head><body><h1>Shop</h1></body></html>';
+
+const STRONG_HEADERS: Record<string, string> = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'strict-transport-security': 'max-age=63072000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+interface Observatory {
+  score: number;
+  grade: string;
+  tests: TestResult[];
+}
+
+const observatory = (report: Report) => report.details.observatory as Observatory;
+const test = (report: Report, rule: string) => {
+  const found = observatory(report).tests.find((t) => t.rule === rule);
+  assert.ok(found, rule);
+  return `${found.result} ${found.modifier}`;
+};
+
+/** The strong setup with some headers replaced (undefined removes one). */
+function withHeaders(changes: Record<string, string | undefined>, options: Parameters<typeof factsFor>[1] = {}) {
+  const headers: Record<string, string> = { ...STRONG_HEADERS };
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) delete headers[name];
+    else headers[name] = value;
+  }
+  return factsFor(URL, { ...options, headers });
+}
+
+describe('security-headers analyzer', () => {
+  it('without response facts every test is unknown, and nothing is guessed', () => {
+    const report = analyze(PAGE, null, URL);
+    assertValid(report);
+    assert.deepEqual(report.findings, []);
+    assert.deepEqual(report.scores, {});
+    assert.deepEqual(report.statuses, { 'security-headers': 'unknown', overall: 'unknown' });
+    assert.equal(report.incomplete, true);
+    assert.ok(report.checks.every((c) => c.result === 'unknown'));
+  });
+
+  it('a strong setup earns every bonus: 135, A+, score 100, good, no findings', () => {
+    const report = analyze(PAGE, factsFor(URL, { headers: STRONG_HEADERS, setCookies: ['sessionid=abc; Path=/; Secure; HttpOnly; SameSite=Lax'] }), URL);
+    assertValid(report);
+    assert.deepEqual(report.findings, []);
+    assert.deepEqual({ score: observatory(report).score, grade: observatory(report).grade }, { score: 135, grade: 'A+' });
+    assert.deepEqual(report.scores, { 'security-headers': 100, overall: 100 });
+    assert.deepEqual(report.statuses, { 'security-headers': 'good', overall: 'good' });
+    assert.equal(test(report, 'security-csp'), 'csp-implemented-with-no-unsafe-default-src-none 10');
+    assert.equal(test(report, 'security-x-frame-options'), 'x-frame-options-implemented-via-csp 5');
+    assert.equal(test(report, 'security-cookies'), 'cookies-secure-with-httponly-sessions-and-samesite 5');
+    assert.equal(test(report, 'security-referrer-policy'), 'referrer-policy-private 5');
+    assert.equal(test(report, 'security-corp'), 'corp-implemented-with-same-origin 10');
+    assert.equal(test(report, 'security-sri'), 'sri-not-implemented-but-all-scripts-loaded-from-secure-origin 0');
+    assert.equal(report.checks.find((c) => c.rule === 'security-redirection')?.result, 'not_applicable');
+  });
+
+  it('a bare page scores 0, F, poor, with one finding per failed header at its severity', () => {
+    const html = '<html><head><script src="http://cdn.test/lib.js"></script></head><body></body></html>';
+    const report = analyze(html, factsFor(URL, { setCookies: ['sessionid=abc; Path=/'] }), URL);
+    assertValid(report);
+    assert.deepEqual(firedRules(report), [
+      'security-cookies',
+      'security-coop',
+      'security-csp',
+      'security-hsts',
+      'security-sri',
+      'security-x-content-type-options',
+      'security-x-frame-options',
+    ]);
+    const severities = Object.fromEntries(report.findings.map((f) => [f.rule, f.severity]));
+    assert.deepEqual(severities, {
+      'security-cookies': 'high',
+      'security-coop': 'info',
+      'security-csp': 'high',
+      'security-hsts': 'high',
+      'security-sri': 'high',
+      'security-x-content-type-options': 'low',
+      'security-x-frame-options': 'high',
+    });
+    assert.deepEqual({ score: observatory(report).score, grade: observatory(report).grade }, { score: 0, grade: 'F' });
+    assert.deepEqual(report.statuses, { 'security-headers': 'poor', overall: 'poor' });
+    const hsts = onlyFinding(report, 'security-hsts');
+    assert.equal(hsts.evidence.header, 'strict-transport-security');
+    assert.deepEqual({ patchType: hsts.fix.patchType, roleHint: hsts.fix.roleHint }, { patchType: 'http-header', roleHint: 'config' });
+    assert.equal(onlyFinding(report, 'security-cookies').evidence.value, 'sessionid=abc; Path=/');
+    assert.equal(onlyFinding(report, 'security-sri').evidence.url, 'http://cdn.test/lib.js');
+  });
+
+  it('grades CSP policies as the Observatory does', () => {
+    const cases: Array<[string, string]> = [
+      ["script-src 'self' 'unsafe-inline'; object-src 'none'", 'csp-implemented-with-unsafe-inline -20'],
+      ["default-src 'self'; script-src https:", 'csp-implemented-with-unsafe-inline -20'],
+      ["script-src 'self'", 'csp-implemented-with-unsafe-inline -20'],
+      ["default-src 'self'; script-src 'self' 'unsafe-eval'", 'csp-implemented-with-unsafe-eval -10'],
+      ["default-src 'self' http://cdn.test", 'csp-implemented-with-insecure-scheme -20'],
+      ["default-src 'self'; img-src http:", 'csp-implemented-with-insecure-scheme-in-passive-content-only -10'],
+      ["default-src 'self'; style-src 'self' 'unsafe-inline'", 'csp-implemented-with-unsafe-inline-in-style-src-only 0'],
+      ["default-src 'self'", 'csp-implemented-with-no-unsafe 5'],
+      ["script-src 'nonce-r4nd0m' 'unsafe-inline'; object-src 'none'; style-src 'self'", 'csp-implemented-with-no-unsafe 5'],
+      ['def@ult-src x', 'csp-header-invalid -25'],
+    ];
+    for (const [policy, expected] of cases) {
+      assert.equal(test(analyze(PAGE, withHeaders({ 'content-security-policy': policy }), URL), 'security-csp'), expected, policy);
+    }
+    const fromMeta = `<html><head><meta http-equiv="Content-Security-Policy" content="default-src 'self'"></head></html>`;
+    assert.equal(test(analyze(fromMeta, withHeaders({ 'content-security-policy': undefined }), URL), 'security-csp'), 'csp-implemented-with-no-unsafe 5');
+  });
+
+  it('grades HSTS, X-Content-Type-Options, framing, Referrer-Policy, CORP and CORS', () => {
+    const cases: Array<[Record<string, string | undefined>, string, string]> = [
+      [{ 'strict-transport-security': 'max-age=300' }, 'security-hsts', 'hsts-implemented-max-age-less-than-six-months -10'],
+      [{ 'strict-transport-security': 'includeSubDomains' }, 'security-hsts', 'hsts-header-invalid -20'],
+      [{ 'x-content-type-options': 'sniff' }, 'security-x-content-type-options', 'x-content-type-options-header-invalid -5'],
+      [{ 'content-security-policy': "default-src 'self'", 'x-frame-options': 'DENY' }, 'security-x-frame-options', 'x-frame-options-sameorigin-or-deny 0'],
+      [{ 'content-security-policy': "default-src 'self'", 'x-frame-options': 'bogus' }, 'security-x-frame-options', 'x-frame-options-header-invalid -20'],
+      [{ 'referrer-policy': 'no-referrer, unsafe-url' }, 'security-referrer-policy', 'referrer-policy-unsafe -5'],
+      [{ 'referrer-policy': 'unsafe-url, no-referrer' }, 'security-referrer-policy', 'referrer-policy-private 5'],
+      [{ 'referrer-policy': 'sometimes' }, 'security-referrer-policy', 'referrer-policy-header-invalid -5'],
+      [{ 'referrer-policy': undefined }, 'security-referrer-policy', 'referrer-policy-not-implemented 0'],
+      [{ 'cross-origin-resource-policy': 'bogus' }, 'security-corp', 'corp-header-invalid -5'],
+      [{ 'access-control-allow-origin': '*' }, 'security-cors', 'cross-origin-resource-sharing-implemented-with-public-access 0'],
+      [{ 'access-control-allow-origin': 'null', 'access-control-allow-credentials': 'true' }, 'security-cors', 'cross-origin-resource-sharing-implemented-with-universal-access -50'],
+    ];
+    for (const [changes, rule, expected] of cases) {
+      const report = analyze(PAGE, withHeaders(changes), URL);
+      assert.equal(test(report, rule), expected, JSON.stringify(changes));
+      const fired = report.findings.some((f) => f.rule === rule);
+      assert.equal(fired, Number(expected.split(' ')[1]) < 0, `finding for ${JSON.stringify(changes)}`);
+    }
+    assert.equal(test(analyze(PAGE, factsFor('http://shop.test/', { headers: STRONG_HEADERS }), 'http://shop.test/'), 'security-hsts'), 'hsts-not-implemented-no-https -20');
+  });
+
+  it('grades cookies per cookie, with HSTS softening a missing Secure flag', () => {
+    const cases: Array<[string, string]> = [
+      ['csrftoken=x; Secure', 'cookies-anticsrf-without-samesite-flag -20'],
+      ['sessionid=x; Secure; SameSite=Lax', 'cookies-session-without-httponly-flag -30'],
+      ['theme=dark; Secure; SameSite=Bogus', 'cookies-samesite-flag-invalid -20'],
+      ['theme=dark', 'cookies-without-secure-flag-but-protected-by-hsts -5'],
+      ['sessionid=x; HttpOnly', 'cookies-session-without-secure-flag-but-protected-by-hsts -10'],
+      ['theme=dark; Secure', 'cookies-secure-with-httponly-sessions 0'],
+    ];
+    for (const [cookie, expected] of cases) {
+      const report = analyze(PAGE, factsFor(URL, { headers: STRONG_HEADERS, setCookies: [cookie] }), URL);
+      assert.equal(test(report, 'security-cookies'), expected, cookie);
+    }
+    const noHsts = analyze(PAGE, factsFor(URL, { setCookies: ['theme=dark'] }), URL);
+    assert.equal(test(noHsts, 'security-cookies'), 'cookies-without-secure-flag -20');
+    const two = analyze(PAGE, factsFor(URL, { headers: STRONG_HEADERS, setCookies: ['theme=dark', 'sessionid=x; Secure'] }), URL);
+    assert.equal(test(two, 'security-cookies'), 'cookies-session-without-httponly-flag -30');
+    assert.deepEqual(two.findings.map((f) => `${f.rule} ${f.severity} ${f.title}`).sort(), [
+      'security-cookies high Cookie sessionid: cookies-session-without-httponly-flag',
+      'security-cookies low Cookie theme: cookies-without-secure-flag-but-protected-by-hsts',
+    ]);
+  });
+
+  it('grades the redirect from http when the fetch started there, and external scripts', () => {
+    const redirected = (location: string, final: string) =>
+      factsFor(final, { headers: STRONG_HEADERS, requestedUrl: 'http://shop.test/', redirects: [{ url: 'http://shop.test/', status: 301, location }] });
+    assert.equal(test(analyze(PAGE, redirected('https://shop.test/', URL), URL), 'security-redirection'), 'redirection-to-https 0');
+    assert.equal(test(analyze(PAGE, redirected('https://www.shop.test/', 'https://www.shop.test/'), URL), 'security-redirection'), 'redirection-off-host-from-http -5');
+    assert.equal(test(analyze(PAGE, factsFor('http://shop.test/', { requestedUrl: 'http://shop.test/' }), URL), 'security-redirection'), 'redirection-missing -20');
+
+    const pinned = '<script src="https://cdn.test/a.js" integrity="sha384-abc" crossorigin="anonymous"></script>';
+    assert.equal(test(analyze(pinned, withHeaders({}), URL), 'security-sri'), 'sri-implemented-and-external-scripts-loaded-securely 5');
+    const unpinned = analyze('<script src="https://cdn.test/a.js"></script>', withHeaders({}), URL);
+    assert.equal(test(unpinned, 'security-sri'), 'sri-not-implemented-but-external-scripts-loaded-securely -5');
+    assert.equal(onlyFinding(unpinned, 'security-sri').severity, 'low');
+    assert.equal(test(analyze('<script src="//cdn.test/a.js" integrity="sha384-abc"></script>', withHeaders({}), URL), 'security-sri'), 'sri-implemented-but-external-scripts-not-loaded-securely -20');
+  });
+
+  it('findingIds are stable across runs, unrelated headers and page edits', () => {
+    const html = '<html><head><script src="https://cdn.test/a.js"></script></head><body></body></html>';
+    const facts = factsFor(URL, { setCookies: ['sessionid=abc'] });
+    const first = findingIds(analyze(html, facts, URL));
+    assert.deepEqual(findingIds(analyze(html, facts, URL)), first);
+    const edited = html.replace('<body>', '<body><p>New text</p><img src="/x.png" alt="x">').replace('<head>', '<head><title>Shop</title>');
+    const otherFacts = factsFor(URL, { setCookies: ['sessionid=zzz; Path=/app'], headers: { server: 'nginx', 'x-content-type-options': 'bogus' } });
+    assert.deepEqual(findingIds(analyze(edited, otherFacts, URL)), first);
+  });
+});
