@@ -149,7 +149,7 @@ class BoundedHandler extends DomHandler {
 }
 
 function parseBounded(html: string): { root: Document; stoppedAt: Stop | null } {
-  const handler = new BoundedHandler(null, { withStartIndices: true });
+  const handler = new BoundedHandler(undefined, { withStartIndices: true });
   const parser = new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true });
   for (let at = 0; at < html.length && handler.stoppedAt === null; at += CHUNK_CHARS) {
     parser.write(html.slice(at, at + CHUNK_CHARS));
@@ -206,6 +206,16 @@ export function textOf(element: Element, options: { max?: number; includeAlt?: b
     }
   }
   return text.replace(/\s+/g, ' ').trim().slice(0, max);
+}
+
+/** The raw text of an element holding only text (<style>, <script>, <title>), at most max characters. */
+export function rawTextOf(element: Element, max = 200_000): string {
+  let text = '';
+  for (const child of element.children) {
+    if (isText(child)) text += child.data;
+    if (text.length >= max) break;
+  }
+  return text.slice(0, max);
 }
 
 /** The element's opening tag as a string, attributes in source order, truncated. */
