@@ -1,0 +1,89 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { analyze, fitToWidth, textWidthPx, type SnippetLine } from '../../../src/analysis/analyzers/serp-snippet.ts';
+import { assertValid, findingIds, firedRules, onlyFinding } from './report-helpers.ts';
+
+const URL = 'https://shop.test/';
+const page = (head: string) => `<!doctype html><html><head>${head}</head><body><svg><title>Icon</title></svg></body></html>`;
+const CLEAN = page('<title>Acme Trail Shoes</title><meta name="description" content="Light trail running shoes with free returns.">');
+const LONG_TITLE = 'Acme Trail Running Shoes for Men and Women, Waterproof, Lightweight, Free Returns';
+const LONG_DESCRIPTION = 'Shop the full range of '.concat('light waterproof trail running shoes '.repeat(8)).trim();
+
+interface Measured {
+  text: string;
+  desktop: SnippetLine;
+  mobile: SnippetLine;
+}
+
+describe('serp-snippet analyzer', () => {
+  it('measures text with the Arial width table', () => {
+    // A 667 + c 500 + m 833 + e 556 = 2556/1000 em
+    assert.equal(textWidthPx('Acme', 20), 51.1);
+    assert.equal(textWidthPx('iiii', 20), 17.8);
+    assert.equal(textWidthPx('WWWW', 20), 75.5);
+    assert.equal(textWidthPx('日本', 20), 40);
+    assert.equal(textWidthPx('e\u0301', 14), textWidthPx('e', 14));
+    assert.equal(textWidthPx('É', 20), 13.3);
+  });
+
+  it('cuts at a word with " ..." within the limit', () => {
+    const line = fitToWidth(LONG_TITLE, 600, 20);
+    assert.equal(line.truncated, true);
+    assert.equal(line.shown, 'Acme Trail Running Shoes for Men and Women, Waterproof, ...');
+    assert.ok(textWidthPx(line.shown, 20) <= 600);
+    assert.equal(fitToWidth('W'.repeat(80), 600, 20).shown, `${'W'.repeat(30)} ...`);
+  });
+
+  it('a short title and description fire nothing and report their widths', () => {
+    const report = analyze(CLEAN, null, URL);
+    assertValid(report);
+    assert.deepEqual(report.findings, []);
+    const title = report.details.title as Measured;
+    assert.equal(title.text, 'Acme Trail Shoes');
+    assert.deepEqual(title.desktop, { widthPx: textWidthPx('Acme Trail Shoes', 20), limitPx: 600, truncated: false, shown: 'Acme Trail Shoes' });
+    assert.equal((report.details.description as Measured).mobile.limitPx, 680);
+    assert.deepEqual(report.scores, { seo: 100, overall: 100 });
+    assert.deepEqual(report.statuses, { seo: 'good', overall: 'good' });
+  });
+
+  it('long texts fire the truncation rules per device with their severities', () => {
+    const report = analyze(page(`<title>${LONG_TITLE}</title><meta name="description" content="${LONG_DESCRIPTION}">`), null, URL);
+    assertValid(report);
+    assert.deepEqual(firedRules(report), [
+      'serp-description-truncated',
+      'serp-description-truncated-mobile',
+      'serp-title-truncated',
+      'serp-title-truncated-mobile',
+    ]);
+    const severities = Object.fromEntries(report.findings.map((f) => [f.rule, f.severity]));
+    assert.deepEqual(severities, {
+      'serp-description-truncated': 'low',
+      'serp-description-truncated-mobile': 'info',
+      'serp-title-truncated': 'medium',
+      'serp-title-truncated-mobile': 'low',
+    });
+    const desktop = onlyFinding(report, 'serp-title-truncated');
+    assert.equal(desktop.evidence.selector, 'html>head>title');
+    assert.match(desktop.detail, new RegExp(`^The title is ${textWidthPx(LONG_TITLE, 20)} px wide at 20 px Arial; desktop results show 600 px`));
+    // weights 3 + 2 pass (missing rules), 2 + 1 + 1 fail (the info rule weighs 0)
+    assert.deepEqual(report.scores, { seo: 56, overall: 56 });
+    assert.equal(report.statuses.seo, 'needs_improvement');
+  });
+
+  it('a page without title or description fires the missing rules, and ignores an SVG title', () => {
+    const report = analyze(page(''), null, URL);
+    assert.deepEqual(firedRules(report), ['serp-description-missing', 'serp-title-missing']);
+    assert.equal(onlyFinding(report, 'serp-title-missing').severity, 'high');
+    assert.equal(onlyFinding(report, 'serp-description-missing').severity, 'medium');
+    assert.deepEqual(report.scores, { seo: 44, overall: 44 });
+    assert.equal(report.statuses.seo, 'poor');
+  });
+
+  it('findingIds do not change when the texts change or the page is edited elsewhere', () => {
+    const html = page(`<title>${LONG_TITLE}</title><meta name="description" content="${LONG_DESCRIPTION}">`);
+    const first = findingIds(analyze(html, null, URL));
+    assert.deepEqual(findingIds(analyze(html, null, URL)), first);
+    const edited = page(`<meta charset="utf-8"><title>${LONG_TITLE} and More</title><meta name="description" content="${LONG_DESCRIPTION} today">`);
+    assert.deepEqual(findingIds(analyze(edited, null, URL)), first);
+  });
+});
