@@ -1,0 +1,311 @@
+// Meta tags: the <head> a search engine, a browser and a social card read. Title and description
+// (present, one each, a useful length), canonical (one, absolute, this host), robots (meta and
+// X-Robots-Tag when the response is known), viewport (present, zoom allowed), charset (declared,
+// utf-8), <html lang>, hreflang alternates, Open Graph and Twitter cards. Pure: HTML in, report out.
+import type { Element } from 'domhandler';
+import { makeFinding, type Evidence, type Finding, type PatchType, type Report } from '../findings.ts';
+import { attr, closest, parseHtml, rawTextOf, resolveUrl, snippetOf, type HtmlDocument } from '../html-document.ts';
+import type { PageFacts } from '../page-facts.ts';
+import { buildReport, checkFrom, type Analyzer, type RuleDefinition } from '../scoring.ts';
+
+export const TITLE_MIN = 10;
+export const TITLE_MAX = 60;
+export const DESCRIPTION_MIN = 50;
+export const DESCRIPTION_MAX = 160;
+/** WCAG 1.4.4: text must zoom to 200%, so a maximum-scale below 2 blocks it. */
+const MIN_MAX_SCALE = 2;
+const OG_REQUIRED = ['og:title', 'og:description', 'og:image', 'og:url'] as const;
+// Google accepts an ISO 639-1 language, optionally a script and an ISO 3166-1 region (or UN M.49).
+const HREFLANG = /^[a-z]{2,3}(-[a-z]{4})?(-([a-z]{2}|\d{3}))?$/i;
+
+export const META_RULES = {
+  titleMissing: { id: 'meta-title-missing', category: 'seo', weight: 5, severity: 'high', title: 'The page has no <title>' },
+  titleShort: { id: 'meta-title-too-short', category: 'seo', weight: 1, severity: 'low', title: 'The title is too short' },
+  titleLong: { id: 'meta-title-too-long', category: 'seo', weight: 1, severity: 'low', title: 'The title is too long' },
+  titleMultiple: { id: 'meta-title-multiple', category: 'seo', weight: 1, severity: 'medium', title: 'The page has more than one <title>' },
+  descriptionMissing: { id: 'meta-description-missing', category: 'seo', weight: 3, severity: 'medium', title: 'The page has no meta description' },
+  descriptionShort: { id: 'meta-description-too-short', category: 'seo', weight: 1, severity: 'low', title: 'The meta description is too short' },
+  descriptionLong: { id: 'meta-description-too-long', category: 'seo', weight: 1, severity: 'low', title: 'The meta description is too long' },
+  descriptionMultiple: { id: 'meta-description-multiple', category: 'seo', weight: 1, severity: 'medium', title: 'The page has more than one meta description' },
+  canonicalMissing: { id: 'meta-canonical-missing', category: 'seo', weight: 1, severity: 'low', title: 'The page has no canonical link' },
+  canonicalRelative: { id: 'meta-canonical-relative', category: 'seo', weight: 1, severity: 'low', title: 'The canonical URL is not absolute' },
+  canonicalOtherHost: { id: 'meta-canonical-other-host', category: 'seo', weight: 2, severity: 'medium', title: 'The canonical URL points to another host' },
+  canonicalMultiple: { id: 'meta-canonical-multiple', category: 'seo', weight: 2, severity: 'medium', title: 'The page has more than one canonical link' },
+  noindex: { id: 'meta-robots-noindex', category: 'seo', weight: 5, severity: 'high', title: 'The page is blocked from indexing' },
+  viewportMissing: { id: 'meta-viewport-missing', category: 'best-practices', weight: 2, severity: 'medium', title: 'The page has no viewport meta tag' },
+  viewportZoom: { id: 'meta-viewport-zoom-disabled', category: 'accessibility', weight: 3, severity: 'medium', title: 'The viewport blocks zooming' },
+  charsetMissing: { id: 'meta-charset-missing', category: 'best-practices', weight: 1, severity: 'low', title: 'No character encoding is declared' },
+  charsetNotUtf8: { id: 'meta-charset-not-utf8', category: 'best-practices', weight: 1, severity: 'low', title: 'The character encoding is not UTF-8' },
+  langMissing: { id: 'meta-lang-missing', category: 'accessibility', weight: 3, severity: 'medium', title: 'The <html> element has no lang' },
+  hreflangNoDefault: { id: 'meta-hreflang-no-x-default', category: 'seo', weight: 1, severity: 'low', title: 'The hreflang alternates have no x-default' },
+  hreflangInvalid: { id: 'meta-hreflang-invalid-code', category: 'seo', weight: 1, severity: 'medium', title: 'An hreflang code is not a valid language' },
+  hreflangRelative: { id: 'meta-hreflang-relative', category: 'seo', weight: 1, severity: 'medium', title: 'An hreflang URL is not absolute' },
+  ogMissing: { id: 'meta-og-missing', category: 'best-practices', weight: 1, severity: 'low', title: 'An Open Graph property is missing' },
+  ogImageRelative: { id: 'meta-og-image-relative', category: 'best-practices', weight: 1, severity: 'low', title: 'og:image is not an absolute URL' },
+  twitterCardMissing: { id: 'meta-twitter-card-missing', category: 'best-practices', weight: 0.5, severity: 'info', title: 'The page has no twitter:card' },
+} as const satisfies Record<string, RuleDefinition>;
+
+export const rules: readonly RuleDefinition[] = Object.values(META_RULES);
+
+export interface HreflangEntry {
+  hreflang: string;
+  href: string;
+}
+
+export function analyze(html: string, facts: PageFacts | null, url: string): Report {
+  return analyzeDocument(parseHtml(html, url), facts, url);
+}
+
+export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url: string): Report {
+  const findings: Finding[] = [];
+  const add = (
+    rule: RuleDefinition,
+    location: string,
+    detail: string,
+    evidence: Evidence,
+    change: string,
+    acceptance: string,
+    patchType: PatchType = 'html',
+  ) => {
+    findings.push(
+      makeFinding({
+        rule: rule.id,
+        category: rule.category,
+        severity: rule.severity,
+        location,
+        title: rule.title,
+        detail,
+        evidence,
+        fix: { patchType, change, acceptance, roleHint: 'edit' },
+      }),
+    );
+  };
+  const at = (e: Element): Evidence => ({ selector: doc.locate(e), snippet: snippetOf(e), line: doc.lineOf(e) });
+  const metas = doc.byTag('meta');
+  // Open Graph is specified with property=, but name= is common and read by the major consumers.
+  const metaNamed = (name: string) =>
+    metas.filter((m) => (attr(m, 'name') ?? attr(m, 'property') ?? '').trim().toLowerCase() === name);
+  const content = (e: Element | undefined) => (e ? (attr(e, 'content') ?? '').trim() : null);
+  const pageUrl = resolveUrl(facts?.finalUrl || url, null);
+
+  // Title: an <svg> may hold its own <title>, which is not the document's.
+  const titles = doc.byTag('title').filter((t) => closest(t, 'svg') === null);
+  const firstTitle = titles[0];
+  const title = firstTitle ? rawTextOf(firstTitle, 2000).replace(/\s+/g, ' ').trim() : null;
+  if (!firstTitle || title === '') {
+    add(META_RULES.titleMissing, 'document', firstTitle ? 'The <title> is empty.' : 'The page has no <title>: search results and browser tabs show its URL instead.',
+      firstTitle ? at(firstTitle) : {}, 'Add one <title> in <head> naming the page in 10 to 60 characters.', 'The page has a non-empty <title>.', 'content');
+  } else if (title !== null && title.length < TITLE_MIN) {
+    add(META_RULES.titleShort, 'document', `The title "${title}" has ${title.length} characters, fewer than ${TITLE_MIN}: too little to describe the page.`,
+      at(firstTitle), `Lengthen the <title> to ${TITLE_MIN}-${TITLE_MAX} characters naming the page's topic.`, `The <title> has at least ${TITLE_MIN} characters.`, 'content');
+  } else if (title !== null && title.length > TITLE_MAX) {
+    add(META_RULES.titleLong, 'document', `The title has ${title.length} characters, more than ${TITLE_MAX}: search results cut it off.`,
+      at(firstTitle), `Shorten the <title> to at most ${TITLE_MAX} characters, the key words first.`, `The <title> has at most ${TITLE_MAX} characters.`, 'content');
+  }
+  for (const extra of titles.slice(1)) {
+    add(META_RULES.titleMultiple, doc.locate(extra), `The page has ${titles.length} <title> elements; browsers and search engines use only the first.`,
+      at(extra), `Remove the <title> at ${doc.locate(extra)}, keeping one.`, 'The page has exactly one <title>.');
+  }
+
+  // Description.
+  const descriptions = metaNamed('description');
+  const firstDescription = descriptions[0];
+  const description = content(firstDescription);
+  if (!firstDescription || description === '') {
+    add(META_RULES.descriptionMissing, 'document', firstDescription ? 'The meta description is empty.' : 'The page has no meta description: search engines pick a snippet from the page text.',
+      firstDescription ? at(firstDescription) : {}, `Add <meta name="description" content="…"> with a ${DESCRIPTION_MIN}-${DESCRIPTION_MAX} character summary of the page.`,
+      'The page has a non-empty meta description.', 'content');
+  } else if (description !== null && description.length < DESCRIPTION_MIN) {
+    add(META_RULES.descriptionShort, 'document', `The meta description has ${description.length} characters, fewer than ${DESCRIPTION_MIN}.`,
+      at(firstDescription), `Expand the meta description to ${DESCRIPTION_MIN}-${DESCRIPTION_MAX} characters.`, `The meta description has at least ${DESCRIPTION_MIN} characters.`, 'content');
+  } else if (description !== null && description.length > DESCRIPTION_MAX) {
+    add(META_RULES.descriptionLong, 'document', `The meta description has ${description.length} characters, more than ${DESCRIPTION_MAX}: search results cut it off.`,
+      at(firstDescription), `Shorten the meta description to at most ${DESCRIPTION_MAX} characters.`, `The meta description has at most ${DESCRIPTION_MAX} characters.`, 'content');
+  }
+  for (const extra of descriptions.slice(1)) {
+    add(META_RULES.descriptionMultiple, doc.locate(extra), `The page has ${descriptions.length} meta descriptions; search engines may use either.`,
+      at(extra), `Remove the meta description at ${doc.locate(extra)}, keeping one.`, 'The page has exactly one meta description.');
+  }
+
+  // Canonical.
+  const canonicals = doc.byTag('link').filter((l) => relTokens(l).includes('canonical'));
+  const firstCanonical = canonicals[0];
+  const canonicalHref = firstCanonical ? (attr(firstCanonical, 'href') ?? '').trim() : null;
+  if (!firstCanonical) {
+    add(META_RULES.canonicalMissing, 'document', 'The page names no canonical URL, so duplicates of it (tracking parameters, http/https, trailing slashes) split its ranking.',
+      {}, `Add <link rel="canonical" href="${pageUrl?.href ?? 'https://…'}"> in <head>.`, 'The page has one <link rel="canonical"> with an absolute URL.');
+  } else {
+    const absolute = absoluteUrl(canonicalHref ?? '');
+    const location = doc.locate(firstCanonical);
+    if (!absolute) {
+      add(META_RULES.canonicalRelative, location, `The canonical href "${canonicalHref}" is not an absolute URL; a relative one is easily resolved against the wrong page.`,
+        { ...at(firstCanonical), url: canonicalHref ?? '' }, 'Write the canonical href as a full URL with scheme and host.', 'The canonical href is an absolute http(s) URL.');
+    } else if (pageUrl && absolute.hostname !== pageUrl.hostname) {
+      add(META_RULES.canonicalOtherHost, location, `The canonical URL is on ${absolute.hostname}, not ${pageUrl.hostname}: search engines index that page instead of this one.`,
+        { ...at(firstCanonical), url: absolute.href }, `Point the canonical at this page on ${pageUrl.hostname}, unless the page really is a copy of the other site's.`,
+        `The canonical URL's host is ${pageUrl.hostname}.`);
+    }
+  }
+  for (const extra of canonicals.slice(1)) {
+    add(META_RULES.canonicalMultiple, doc.locate(extra), `The page has ${canonicals.length} canonical links; search engines ignore conflicting ones.`,
+      at(extra), `Remove the canonical link at ${doc.locate(extra)}, keeping one.`, 'The page has exactly one canonical link.');
+  }
+
+  // Robots: meta robots/googlebot, and the X-Robots-Tag header when the response is known.
+  const robotsMetas = [...metaNamed('robots'), ...metaNamed('googlebot')];
+  for (const meta of robotsMetas) {
+    if (!blocksIndexing(content(meta) ?? '')) continue;
+    add(META_RULES.noindex, doc.locate(meta), `<meta name="${attr(meta, 'name') ?? ''}" content="${content(meta)}"> keeps search engines from indexing the page.`,
+      at(meta), 'Remove noindex (or none) from the robots meta tag if the page should appear in search results.', 'No robots meta tag on the page says noindex or none.');
+  }
+  const robotsHeader = facts?.headers['x-robots-tag'] ?? null;
+  if (robotsHeader !== null && blocksIndexing(robotsHeader)) {
+    add(META_RULES.noindex, 'header:x-robots-tag', `The X-Robots-Tag response header "${robotsHeader}" keeps search engines from indexing the page.`,
+      { header: 'x-robots-tag', value: robotsHeader.slice(0, 200) }, 'Remove noindex (or none) from the X-Robots-Tag header the server sends for this page.',
+      'The response has no X-Robots-Tag saying noindex or none.', 'http-header');
+  }
+
+  // Viewport.
+  const viewportMeta = metaNamed('viewport')[0];
+  const viewport = content(viewportMeta);
+  if (!viewportMeta) {
+    add(META_RULES.viewportMissing, 'document', 'Without a viewport meta tag mobile browsers render the page at desktop width, zoomed out.',
+      {}, 'Add <meta name="viewport" content="width=device-width, initial-scale=1"> in <head>.', 'The page has a viewport meta tag.');
+  } else {
+    const settings = viewportSettings(viewport ?? '');
+    const userScalable = settings.get('user-scalable');
+    const maxScale = Number.parseFloat(settings.get('maximum-scale') ?? '');
+    if (userScalable === 'no' || userScalable === '0' || (Number.isFinite(maxScale) && maxScale < MIN_MAX_SCALE)) {
+      add(META_RULES.viewportZoom, doc.locate(viewportMeta), `The viewport "${viewport}" stops readers with low vision from zooming the page to 200%.`,
+        at(viewportMeta), `Remove user-scalable=no and any maximum-scale below ${MIN_MAX_SCALE} from the viewport content.`,
+        `The viewport allows zooming to at least ${MIN_MAX_SCALE}x.`);
+    }
+  }
+
+  // Charset: <meta charset>, <meta http-equiv="content-type">, or the Content-Type header.
+  const charsetMeta = metas.find((m) => attr(m, 'charset') !== undefined)
+    ?? metas.find((m) => (attr(m, 'http-equiv') ?? '').trim().toLowerCase() === 'content-type');
+  const metaCharset = charsetMeta ? (attr(charsetMeta, 'charset') ?? charsetParam(attr(charsetMeta, 'content') ?? '') ?? '').trim() : null;
+  const headerCharset = facts ? charsetParam(facts.headers['content-type'] ?? '') : null;
+  const charset = headerCharset ?? metaCharset;
+  if (charset === null || charset === '') {
+    add(META_RULES.charsetMissing, 'document', 'Neither a <meta charset> nor the Content-Type header declares the encoding, so browsers guess it.',
+      {}, 'Add <meta charset="utf-8"> as the first element in <head>.', 'The page declares its character encoding.');
+  } else if (!/^utf-?8$/i.test(charset)) {
+    const fromHeader = headerCharset !== null;
+    add(META_RULES.charsetNotUtf8, fromHeader ? 'header:content-type' : 'document', `The page declares the encoding ${charset}; UTF-8 is the encoding the HTML standard requires.`,
+      fromHeader ? { header: 'content-type', value: facts?.headers['content-type'] ?? '' } : charsetMeta ? at(charsetMeta) : {},
+      fromHeader ? 'Send Content-Type: text/html; charset=utf-8 and save the page as UTF-8.' : 'Save the page as UTF-8 and declare <meta charset="utf-8">.',
+      'The declared encoding is UTF-8.', fromHeader ? 'http-header' : 'html');
+  }
+
+  // <html lang>.
+  const htmlElement = doc.byTag('html')[0];
+  const lang = htmlElement ? (attr(htmlElement, 'lang') ?? '').trim() : '';
+  if (lang === '') {
+    add(META_RULES.langMissing, 'document', 'Without <html lang> screen readers read the page in their default language and pronounce it wrongly.',
+      htmlElement ? at(htmlElement) : {}, 'Add lang="…" with the page\'s language (for example lang="en") to <html>.', 'The <html> element has a non-empty lang.');
+  }
+
+  // hreflang alternates.
+  const alternates = doc.byTag('link').filter((l) => relTokens(l).includes('alternate') && attr(l, 'hreflang') !== undefined);
+  const hreflang: HreflangEntry[] = alternates.map((l) => ({ hreflang: (attr(l, 'hreflang') ?? '').trim(), href: (attr(l, 'href') ?? '').trim() }));
+  if (alternates.length > 0 && !hreflang.some((h) => h.hreflang.toLowerCase() === 'x-default')) {
+    add(META_RULES.hreflangNoDefault, 'document', `The page lists ${alternates.length} hreflang alternates but none for x-default, the page for every other language.`,
+      {}, 'Add <link rel="alternate" hreflang="x-default" href="…"> pointing at the language chooser or default page.', 'The hreflang alternates include x-default.');
+  }
+  alternates.forEach((link, i) => {
+    const entry = hreflang[i] as HreflangEntry;
+    const location = doc.locate(link);
+    if (entry.hreflang.toLowerCase() !== 'x-default' && !HREFLANG.test(entry.hreflang)) {
+      add(META_RULES.hreflangInvalid, location, `hreflang="${entry.hreflang}" is not a language code (ISO 639-1, optionally a region such as en-GB).`,
+        at(link), `Change hreflang="${entry.hreflang}" to a valid code such as "en" or "en-GB".`, `The hreflang at ${location} is a valid language code.`);
+    }
+    if (!absoluteUrl(entry.href)) {
+      add(META_RULES.hreflangRelative, location, `The hreflang alternate href "${entry.href}" is not an absolute URL, which search engines require.`,
+        { ...at(link), url: entry.href }, 'Write the alternate href as a full URL with scheme and host.', `The hreflang href at ${location} is absolute.`);
+    }
+  });
+
+  // Open Graph and Twitter cards.
+  const og: Record<string, string | null> = {};
+  for (const property of OG_REQUIRED) {
+    const meta = metaNamed(property)[0];
+    og[property] = content(meta);
+    if (meta && og[property] !== '') continue;
+    add(META_RULES.ogMissing, `meta[property="${property}"]`, `No ${property}: links to the page shared on social networks ${property === 'og:image' ? 'show no image' : 'fall back to guesses'}.`,
+      meta ? at(meta) : {}, `Add <meta property="${property}" content="…"> in <head>.`, `The page has a non-empty ${property}.`);
+  }
+  const ogImage = og['og:image'];
+  const ogImageMeta = metaNamed('og:image')[0];
+  if (ogImageMeta && ogImage && !absoluteUrl(ogImage)) {
+    add(META_RULES.ogImageRelative, doc.locate(ogImageMeta), `og:image "${ogImage}" is not an absolute URL; social networks do not resolve relative ones.`,
+      { ...at(ogImageMeta), url: ogImage }, 'Write og:image as a full URL with scheme and host.', 'og:image is an absolute http(s) URL.');
+  }
+  const twitter: Record<string, string | null> = {};
+  for (const name of ['twitter:card', 'twitter:title', 'twitter:description', 'twitter:image']) twitter[name] = content(metaNamed(name)[0]);
+  if (!twitter['twitter:card']) {
+    add(META_RULES.twitterCardMissing, 'document', 'Without twitter:card, X (Twitter) shows links to the page as a plain summary at best.',
+      {}, 'Add <meta name="twitter:card" content="summary_large_image"> in <head>.', 'The page has a non-empty twitter:card.');
+  }
+
+  return buildReport({
+    categories: ['seo', 'accessibility', 'best-practices'],
+    checks: rules.map((rule) => checkFrom(rule, findings)),
+    findings,
+    notes: doc.notes,
+    details: {
+      title,
+      description,
+      canonical: canonicalHref,
+      robots: { meta: robotsMetas.map((m) => content(m) ?? ''), header: robotsHeader },
+      viewport,
+      charset,
+      lang: lang === '' ? null : lang,
+      hreflang,
+      og,
+      twitter,
+    },
+  });
+}
+
+function relTokens(link: Element): string[] {
+  return (attr(link, 'rel') ?? '').toLowerCase().split(/\s+/);
+}
+
+/** An absolute http(s) URL, or null: parsed with no base, so relative references fail. */
+function absoluteUrl(ref: string): URL | null {
+  const parsed = resolveUrl(ref, null);
+  return parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') ? parsed : null;
+}
+
+/** noindex or none among the directives, with or without a user-agent prefix ("googlebot: noindex"). */
+function blocksIndexing(value: string): boolean {
+  return value
+    .toLowerCase()
+    .split(/[,;]/)
+    .map((d) => d.replace(/^[^:]*:/, '').trim())
+    .some((d) => d === 'noindex' || d === 'none');
+}
+
+function viewportSettings(value: string): Map<string, string> {
+  const settings = new Map<string, string>();
+  for (const part of value.split(/[,;]/)) {
+    const [key, val] = part.split('=');
+    if (key && val !== undefined) settings.set(key.trim().toLowerCase(), val.trim().toLowerCase());
+  }
+  return settings;
+}
+
+function charsetParam(contentType: string): string | null {
+  const match = /charset\s*=\s*["']?([^"';\s]+)/i.exec(contentType);
+  return match?.[1] ?? null;
+}
+
+export const metaTagsAnalyzer: Analyzer = {
+  id: 'meta-tags',
+  categories: ['seo', 'accessibility', 'best-practices'],
+  rules,
+  analyze,
+  analyzeDocument,
+};
