@@ -55,6 +55,11 @@ export interface BuildOptions {
   catalog?: Catalog;
   /** Shares one set of engines between several apps (tests). The app then does not close them. */
   engines?: Engines;
+  /**
+   * Replaces the fetcher the configuration makes: tests pass the same real fetcher built with
+   * their throwaway CA trusted (an operator sets NODE_EXTRA_CA_CERTS instead).
+   */
+  fetcher?: EgressFetcher;
 }
 
 /** Log lines waiting on a slow stdout beyond this are dropped (and counted) rather than held in memory. */
@@ -118,8 +123,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       poppler: engineLimits,
       logger: app.log,
     });
+  const fetcher = options.fetcher ?? egressFetcherFromConfig(config);
   const invoker = new Invoker({
     files,
+    fetcher,
     catalog,
     accounts,
     ledger,
@@ -130,7 +137,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     idempotencyTtlMs: config.idempotencyTtlMs,
     engines,
   });
-  const fetcher = egressFetcherFromConfig(config);
   const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines, fetcher };
 
   // A callback-style hook: on every request, an async hook's promise is measurable overhead.

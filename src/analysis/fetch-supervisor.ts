@@ -5,7 +5,7 @@
 import type { Config } from '../config.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { EngineStatus } from '../engines/engine-types.ts';
-import { fetchPage, type FetcherOptions, type FetchLimits } from './fetcher.ts';
+import { DEFAULT_FETCH_LIMITS, fetchPage, type FetcherOptions, type FetchLimits } from './fetcher.ts';
 import type { PageFacts } from './page-facts.ts';
 
 export interface FetchSupervisorOptions {
@@ -118,9 +118,19 @@ export class FetchSupervisor {
   }
 }
 
+export interface EgressFetchOptions {
+  /** whose fetch slots it runs in (null: the service's own work) */
+  account?: string | null;
+  signal?: AbortSignal;
+  /** tighter limits for this fetch; a looser value than the configured one is ignored */
+  limits?: Partial<FetchLimits>;
+  method?: FetcherOptions['method'];
+  headers?: Record<string, string>;
+}
+
 export interface EgressFetcher {
   /** Fetches a URL for an account, in a slot of the supervisor. */
-  fetch(url: string | URL, options?: { account?: string | null; signal?: AbortSignal; limits?: Partial<FetchLimits> }): Promise<PageFacts>;
+  fetch(url: string | URL, options?: EgressFetchOptions): Promise<PageFacts>;
   status(): EngineStatus;
 }
 
@@ -129,16 +139,30 @@ export function createEgressFetcher(fetcherOptions: Omit<FetcherOptions, 'signal
   const supervisor = new FetchSupervisor(supervisorOptions);
   return {
     fetch(url, options = {}) {
-      const { signal, limits } = options;
+      const { signal, limits, method, headers } = options;
       const merged: FetcherOptions = {
         ...fetcherOptions,
-        limits: { ...fetcherOptions.limits, ...limits },
+        limits: tighter(fetcherOptions.limits ?? {}, limits ?? {}),
         ...(signal === undefined ? {} : { signal }),
+        ...(method === undefined ? {} : { method }),
+        ...(headers === undefined ? {} : { headers }),
       };
       return supervisor.run(options.account ?? null, () => fetchPage(url, merged), signal);
     },
     status: () => supervisor.status(),
   };
+}
+
+/** Each limit a call asks for, where it is tighter than the configured one (or the default). */
+function tighter(configured: Partial<FetchLimits>, asked: Partial<FetchLimits>): Partial<FetchLimits> {
+  const out: Partial<FetchLimits> = { ...configured };
+  for (const key of Object.keys(asked) as (keyof FetchLimits)[]) {
+    const value = asked[key];
+    if (value === undefined) continue;
+    const base = configured[key] ?? DEFAULT_FETCH_LIMITS[key];
+    out[key] = Math.min(base, value);
+  }
+  return out;
 }
 
 /** The fetcher as the configuration sets it (EGRESS_ALLOW, EGRESS_RESOLVE, FETCH_*); trusted CAs are Node's plus NODE_EXTRA_CA_CERTS. */

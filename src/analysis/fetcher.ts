@@ -53,11 +53,27 @@ export interface FetcherOptions {
    */
   extraCa?: string[];
   userAgent?: string;
+  /** GET (default), HEAD or OPTIONS, on every hop */
+  method?: 'GET' | 'HEAD' | 'OPTIONS';
+  /** extra request headers (an Origin for a CORS check); see FORBIDDEN_HEADERS */
+  headers?: Record<string, string>;
   /** aborts the fetch (the caller left) */
   signal?: AbortSignal;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers a tool may not set: they would change how the fetch itself is framed, routed or decoded. */
+const FORBIDDEN_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept-encoding', 'te', 'upgrade', 'keep-alive', 'proxy-authorization', 'expect']);
+
+function requestHeaders(options: FetcherOptions): Record<string, string> {
+  const headers: Record<string, string> = { 'user-agent': options.userAgent ?? DEFAULT_USER_AGENT, accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'accept-encoding': 'gzip, deflate, br' };
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (FORBIDDEN_HEADERS.has(lower) || !/^[a-z0-9-]{1,64}$/.test(lower) || /[\r\n\0]/.test(value)) throw new Error(`the fetcher does not send a ${name} header`);
+    headers[lower] = value;
+  }
+  return headers;
+}
 const DEFAULT_USER_AGENT = 'tool-service-analyzer/1.0 (+egress-safe fetcher)';
 
 interface HopResult {
@@ -147,8 +163,8 @@ function requestOnce(url: URL, host: string, options: FetcherOptions, limits: Fe
       hostname: host,
       port: url.port === '' ? undefined : Number(url.port),
       path: `${url.pathname}${url.search}`,
-      method: 'GET',
-      headers: { 'user-agent': options.userAgent ?? DEFAULT_USER_AGENT, accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'accept-encoding': 'gzip, deflate, br' },
+      method: options.method ?? 'GET',
+      headers: requestHeaders(options),
       agent: false,
       lookup,
       ...(secure

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FastifyBaseLogger } from 'fastify';
+import type { MarkdownRenderer, UrlToolExample } from './define-url-tool.ts';
 
 export type HttpMethod = 'GET' | 'POST';
 
@@ -106,11 +107,16 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   readonly path: string;
   readonly method: HttpMethod;
   readonly aliases: readonly string[];
-  readonly kind: 'json' | 'file';
+  /** json: fields in, result out; file: an upload in, a stored file out; url: reads the web through the fetcher (define-url-tool.ts) */
+  readonly kind: 'json' | 'file' | 'url';
   /** Set on file tools: the multipart field and the accepted content kinds. */
   readonly upload?: { field: string; accept: readonly string[] };
   readonly conversion?: { from: string; to: string };
   readonly fileExamples?: readonly FileToolExample<unknown>[];
+  /** Set on URL tools: examples as pages to serve and rules to see fire or pass. */
+  readonly urlExamples?: readonly UrlToolExample<unknown>[];
+  /** Set on URL tools: the result as text/markdown (REST `format=markdown`). */
+  readonly markdown?: MarkdownRenderer;
 }
 
 // Any tool, whatever its schemas: the catalog, surfaces and tests work on this.

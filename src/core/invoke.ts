@@ -14,6 +14,8 @@ import { ServiceError, isServiceError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
 import { runAsJobOwner } from '../engines/job-owner.ts';
 import { validateInput } from './validate-input.ts';
+import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
+import type { UrlToolContext } from './define-url-tool.ts';
 
 export interface InvokeRequest {
   operationId: string;
@@ -52,6 +54,8 @@ export interface InvokerDeps {
   files?: FilePipeline;
   /** Handed to file tools as ctx.engines. */
   engines?: unknown;
+  /** Handed to URL tools as ctx.fetchPage, bound to the calling account and the call's signal. */
+  fetcher?: EgressFetcher;
 }
 
 /** One call on its way through the invoke path, once the caller is known and within its rate limit. */
@@ -69,15 +73,27 @@ interface Call {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/** Failures after which nothing was done, so nothing is charged; see isRefunded. */
+const NOTHING_DONE = new Set([
+  'validation_error',
+  // an engine or the fetcher refused to queue the job
+  'engine_busy',
+  'fetch_busy',
+  // a URL tool's page could not be had: nothing was analysed
+  'invalid_url',
+  'url_not_allowed',
+  'fetch_failed',
+]);
+
 /**
- * Which failures give the credits back: the service's own (5xx), input the tool rejected
- * as invalid (400), and a job an engine refused to queue (429 engine_busy: no work was done).
- * Anything else the user's input caused, such as a well-formed file the engine cannot read or
- * a document that held a healthy engine to its time limit (422), keeps the charge, because the
- * work was done.
+ * Which failures give the credits back: the service's own (5xx), input the tool rejected as
+ * invalid (400), a job an engine or the fetcher refused to queue (429: no work was done), and a
+ * URL that was refused or could not be fetched (nothing was analysed). Anything else the user's
+ * input caused, such as a well-formed file the engine cannot read or a document that held a
+ * healthy engine to its time limit (422), keeps the charge, because the work was done.
  */
 export function isRefunded(status: number, error: string): boolean {
-  return status >= 500 || error === 'validation_error' || error === 'engine_busy';
+  return status >= 500 || NOTHING_DONE.has(error);
 }
 
 /** What an Idempotency-Key is bound to: the tool, its input, the uploaded file and the delivery. */
@@ -311,7 +327,7 @@ export class Invoker {
     let response: InvokeResponse;
     try {
       const warnings: string[] = [];
-      const run = () => this.#run(tool, input, req, warnings, upload, workDir);
+      const run = () => this.#run(tool, input, req, accountId, warnings, upload, workDir);
       // A file tool's engine jobs run as the account's, so engine queues share slots fairly between
       // accounts and hold each to its plan's cap (see engines/job-owner.ts); tools never see it.
       let result = tool.kind === 'file' ? runAsJobOwner({ id: accountId, maxJobs: limits.plan.engineJobs }, run) : run();
@@ -337,11 +353,13 @@ export class Invoker {
    * finished already, and no timer could have interrupted it (its input bounds are what keep it
    * short). Only work that awaits gets a time budget.
    */
-  #run(tool: AnyTool, input: unknown, req: InvokeRequest, warnings: string[], upload?: UploadedFile, workDir?: string): unknown {
+  #run(tool: AnyTool, input: unknown, req: InvokeRequest, accountId: string, warnings: string[], upload?: UploadedFile, workDir?: string): unknown {
     const controller = new AbortController();
     const ctx: ToolContext = { requestId: req.requestId, log: req.log, signal: controller.signal, warn: (m) => warnings.push(m) };
     let pending: Promise<unknown>;
-    if (tool.kind === 'file') {
+    if (tool.kind === 'url') {
+      pending = Promise.resolve(tool.run(input, this.#urlContext(ctx, accountId)));
+    } else if (tool.kind === 'file') {
       if (!upload || workDir === undefined) throw new Error('file tool without an upload');
       pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines });
     } else {
@@ -370,6 +388,16 @@ export class Invoker {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onCallerGone);
     }
+  }
+
+  /** A URL tool's fetches run in its account's fetcher slots and end with the call. */
+  #urlContext(ctx: ToolContext, accountId: string): UrlToolContext {
+    const fetcher = this.#deps.fetcher;
+    if (!fetcher) throw new Error('URL tools need the egress-safe fetcher');
+    return {
+      ...ctx,
+      fetchPage: (url, options = {}) => fetcher.fetch(url, { ...options, account: accountId, signal: ctx.signal }),
+    };
   }
 
   async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext): Promise<unknown> {

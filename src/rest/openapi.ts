@@ -73,7 +73,8 @@ function successSchema(result: JsonSchema): JsonSchema {
 
 function toolOperation(tool: AnyTool): Record<string, unknown> {
   const input = jsonSchema(tool.input, 'input');
-  const examples = Object.fromEntries(tool.examples.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: ex.input }]));
+  const exampleInputs = [...tool.examples, ...(tool.urlExamples ?? [])];
+  const examples = Object.fromEntries(exampleInputs.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: ex.input }]));
   const responseExamples = Object.fromEntries(
     tool.examples.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: { status: true, code: 200, message: 'OK', result: ex.output, warnings: [], error: '' } }]),
   );
@@ -155,10 +156,22 @@ function toolOperation(tool: AnyTool): Record<string, unknown> {
     };
     return operation;
   }
+  if (tool.kind === 'url') describeUrlTool(operation, tool);
   if (tool.method === 'GET') {
     const properties = (input['properties'] ?? {}) as Record<string, JsonSchema>;
     const required = new Set((input['required'] ?? []) as string[]);
-    operation['parameters'] = Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: required.has(name), schema, description: schema['description'] }));
+    const firstExample = (exampleInputs[0]?.input ?? {}) as Record<string, unknown>;
+    operation['parameters'] = [
+      ...Object.entries(properties).map(([name, schema]) => ({
+        name,
+        in: 'query',
+        required: required.has(name),
+        schema,
+        description: schema['description'],
+        ...(firstExample[name] === undefined ? {} : { example: firstExample[name] }),
+      })),
+      ...(tool.kind === 'url' ? [FORMAT_PARAMETER] : []),
+    ];
   } else {
     operation['parameters'] = [{ $ref: '#/components/parameters/IdempotencyKey' }];
     operation['requestBody'] = {
@@ -173,6 +186,27 @@ function toolOperation(tool: AnyTool): Record<string, unknown> {
     };
   }
   return operation;
+}
+
+const FORMAT_PARAMETER = {
+  name: 'format',
+  in: 'query',
+  required: false,
+  description: '`markdown`: the report as text/markdown from a fixed template; `json`: the result alone, pretty-printed, without the envelope. Leave it out for the envelope. Errors are always the JSON envelope.',
+  schema: { type: 'string', enum: ['markdown', 'json'] },
+};
+
+/** A URL tool answers Markdown too, and names the fetch failures it can answer (none of them charged). */
+function describeUrlTool(operation: Record<string, unknown>, tool: AnyTool): void {
+  const responses = operation['responses'] as Record<string, { content?: Record<string, unknown> }>;
+  const ok = responses['200'];
+  if (ok?.content) ok.content['text/markdown'] = { schema: { type: 'string' }, example: '# ' + tool.title + '\n\nURL: `https://example.com/`\n\n## Scores\n…' };
+  Object.assign(responses, errorResponses([422]));
+  operation['description'] = `${String(operation['description'])}\n\nA refused URL (400 url_not_allowed, invalid_url), an unreachable one (422 fetch_failed, naming dns, connect, tls, timeout, size, redirects or http) and a full fetch queue (429 fetch_busy) are not charged.`;
+  if (tool.method === 'POST') {
+    const parameters = (operation['parameters'] as unknown[] | undefined) ?? [];
+    operation['parameters'] = [...parameters, FORMAT_PARAMETER];
+  }
 }
 
 function routeOperation(route: RouteSpec): Record<string, unknown> {

@@ -59,7 +59,12 @@ export async function registerToolRoutes(app: FastifyInstance, catalog: Catalog,
 function addToolRoutes(app: FastifyInstance, tools: Catalog['tools'], invoker: Invoker, options: ToolRouteOptions): void {
   for (const tool of tools) {
     const upload = tool.upload;
-    app.route({ method: tool.method, url: tool.path, handler: upload ? fileToolHandler(tool.operationId, upload.field, invoker, options) : jsonToolHandler(tool.operationId, invoker) });
+    const handler = upload
+      ? fileToolHandler(tool.operationId, upload.field, invoker, options)
+      : tool.kind === 'url'
+        ? urlToolHandler(tool, invoker)
+        : jsonToolHandler(tool.operationId, invoker);
+    app.route({ method: tool.method, url: tool.path, handler });
   }
 }
 
@@ -75,6 +80,54 @@ function jsonToolHandler(operationId: string, invoker: Invoker) {
       log: request.log,
     });
     return reply.headers(response.headers).code(response.status).send(response.body);
+  };
+}
+
+const FORMATS = ['markdown', 'json'] as const;
+type Format = (typeof FORMATS)[number];
+
+/** `format` is the surface's, not the tool's: taken out of the fields before they are validated. */
+function takeFormat(input: unknown): Format | undefined {
+  if (typeof input !== 'object' || input === null || !Object.hasOwn(input, 'format')) return undefined;
+  const fields = input as Record<string, unknown>;
+  const format = fields['format'];
+  delete fields['format'];
+  if (typeof format === 'string' && (FORMATS as readonly string[]).includes(format)) return format as Format;
+  throw new ServiceError(400, 'invalid_format', `format must be one of ${FORMATS.join(', ')}`, {
+    detail: 'format=markdown answers text/markdown, format=json the result alone, pretty-printed; leave it out for the envelope',
+  });
+}
+
+/**
+ * A URL tool: a JSON tool whose fetches end when the caller goes away, and whose result can be
+ * had as Markdown (format=markdown) or as the bare result (format=json). Errors stay the JSON
+ * envelope whatever the format, so a client always reads a failure the same way.
+ */
+function urlToolHandler(tool: Catalog['tools'][number], invoker: Invoker) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const controller = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) controller.abort();
+    });
+    const input = extractInput(request);
+    // GET: among the query fields; POST: in the query string or the body.
+    const format = request.method === 'GET' ? takeFormat(input) : (takeFormat({ ...(request.query as Record<string, unknown>) }) ?? takeFormat(input));
+    const response = await invoker.invoke({
+      operationId: tool.operationId,
+      input,
+      apiKey: headerValue(request, 'x-api-key'),
+      idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
+      requestId: request.id,
+      log: request.log,
+      signal: controller.signal,
+    });
+    reply.headers(response.headers).code(response.status);
+    if (format === undefined || response.status !== 200 || !response.body.status) return reply.send(response.body);
+    const result = response.body.result;
+    if (format === 'json') return reply.type('application/json; charset=utf-8').send(`${JSON.stringify(result, null, 2)}\n`);
+    const render = tool.markdown;
+    if (!render) return reply.send(response.body);
+    return reply.type('text/markdown; charset=utf-8').send(render(result, tool.title));
   };
 }
 

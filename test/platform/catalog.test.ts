@@ -22,7 +22,7 @@ describe('catalog metadata', () => {
       assert.equal(tool.path, `/api/v1/${tool.family}/${tool.slug}`);
       assert.ok(tool.title.trim().length > 0, 'title');
       assert.ok(tool.description.trim().length >= 20, 'description of at least 20 characters');
-      assert.ok(tool.examples.length + (tool.fileExamples?.length ?? 0) >= 1, 'at least one example');
+      assert.ok(tool.examples.length + (tool.fileExamples?.length ?? 0) + (tool.urlExamples?.length ?? 0) >= 1, 'at least one example');
       if (tool.kind === 'file') assert.ok(tool.upload && tool.upload.accept.length > 0, 'a file tool names its upload field and accepted types');
       assert.ok(tool.output instanceof z.ZodType, 'an output schema');
       assert.ok(Number.isInteger(tool.credits) && tool.credits >= 1 && tool.credits <= 10, 'credits 1-10');
