@@ -173,7 +173,7 @@ function toolOperation(tool: AnyTool): Record<string, unknown> {
       ...(tool.kind === 'url' ? [FORMAT_PARAMETER] : []),
     ];
   } else {
-    operation['parameters'] = [{ $ref: '#/components/parameters/IdempotencyKey' }];
+    operation['parameters'] = [{ $ref: '#/components/parameters/IdempotencyKey' }, ...(tool.kind === 'url' ? [FORMAT_PARAMETER] : [])];
     operation['requestBody'] = {
       required: true,
       description: 'The fields at the top level, or nested under `inputs`.',
@@ -203,10 +203,6 @@ function describeUrlTool(operation: Record<string, unknown>, tool: AnyTool): voi
   if (ok?.content) ok.content['text/markdown'] = { schema: { type: 'string' }, example: '# ' + tool.title + '\n\nURL: `https://example.com/`\n\n## Scores\n…' };
   Object.assign(responses, errorResponses([422]));
   operation['description'] = `${String(operation['description'])}\n\nA refused URL (400 url_not_allowed, invalid_url), an unreachable one (422 fetch_failed, naming dns, connect, tls, timeout, size, redirects or http) and a full fetch queue (429 fetch_busy) are not charged.`;
-  if (tool.method === 'POST') {
-    const parameters = (operation['parameters'] as unknown[] | undefined) ?? [];
-    operation['parameters'] = [...parameters, FORMAT_PARAMETER];
-  }
 }
 
 function routeOperation(route: RouteSpec): Record<string, unknown> {

@@ -92,6 +92,20 @@ describe('URL tools: examples are tests, through the whole app and the real fetc
     });
   }
 
+  it('/openapi.json documents every URL tool: its url field, format, the Markdown answer and an example', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const tool of urlTools) {
+      const operation = doc.paths[tool.path]?.[tool.method.toLowerCase()];
+      assert.ok(operation, `${tool.path} is documented`);
+      const parameters = (operation.parameters ?? []) as { name?: string; in?: string }[];
+      assert.ok(parameters.some((p) => p.name === 'format' && p.in === 'query'), `${tool.operationId} documents format`);
+      const fields = Object.keys((tool.input as { shape?: Record<string, unknown> }).shape ?? {});
+      if (tool.method === 'GET') for (const field of fields) assert.ok(parameters.some((p) => p.in === 'query' && p.name === field), `${tool.operationId} documents ${field}`);
+      assert.ok(operation.responses['200'].content['text/markdown'], `${tool.operationId} documents text/markdown`);
+      assert.ok(operation.responses['422'], `${tool.operationId} documents 422 fetch_failed`);
+    }
+  });
+
   it('answers 400 invalid_format for a format it does not know, as JSON', async () => {
     const tool = urlTools.find((x) => x.method === 'GET');
     assert.ok(tool);
