@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { defineUrlTool, urlField, urlReportResultSchema } from '../../core/define-url-tool.ts';
+import { securityHeadersAnalyzer } from '../../analysis/analyzers/security-headers.ts';
+import { fetchAndAnalyze } from '../../analysis/page-analysis.ts';
+
+const page = '<!doctype html><html lang="en"><head><title>Account</title><script src="/app.js"></script></head><body><h1>Account</h1></body></html>';
+
+const HARDENED: Record<string, string> = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'strict-transport-security': 'max-age=63072000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'strict-origin-when-cross-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'set-cookie': 'sessionid=abc123; Path=/; Secure; HttpOnly; SameSite=Lax',
+};
+
+export const securityHeadersGraderTool = defineUrlTool({
+  family: 'security-apis',
+  slug: 'security-headers-grader',
+  title: 'Security headers grader',
+  description:
+    'Fetches a page and grades its response the MDN HTTP Observatory way (start at 100, a modifier per test, bonuses only from 90 up, ' +
+    'letter grade A+ to F): Content-Security-Policy, cookie flags, CORS, http-to-https redirection, Referrer-Policy, ' +
+    'Strict-Transport-Security, subresource integrity of external scripts, X-Content-Type-Options, X-Frame-Options / frame-ancestors ' +
+    'and Cross-Origin-Resource-Policy, with Cross-Origin-Opener-Policy checked beside them. Every failing test is a finding with the ' +
+    'header to send; details.observatory gives the score, grade and each test\'s result and modifier.',
+  aliases: ['security headers checker', 'http security headers', 'observatory grade', 'csp checker', 'header grader', 'securityheaders'],
+  credits: 2,
+  input: z.object({ url: urlField }),
+  output: urlReportResultSchema,
+  examples: [
+    {
+      title: 'A hardened https page: A+',
+      input: { url: 'https://example.com/account' },
+      pages: { 'https://example.com/account': { headers: HARDENED, body: page } },
+      expect: {
+        scores: { 'security-headers': 100, overall: 100 },
+        passes: ['security-csp', 'security-cookies', 'security-hsts', 'security-x-content-type-options', 'security-x-frame-options', 'security-referrer-policy', 'security-corp', 'security-coop'],
+        result: { report: { details: { observatory: { grade: 'A+' } } } },
+      },
+    },
+    {
+      title: 'A bare http page: F',
+      input: { url: 'http://example.com/account' },
+      pages: { 'http://example.com/account': { body: page } },
+      expect: {
+        fires: ['security-csp', 'security-hsts', 'security-x-frame-options', 'security-x-content-type-options', 'security-redirection'],
+        scores: { 'security-headers': 10 },
+        result: { report: { details: { observatory: { score: 10, grade: 'F' } } } },
+      },
+    },
+  ],
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [securityHeadersAnalyzer]),
+});
