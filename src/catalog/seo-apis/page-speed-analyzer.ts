@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { defineUrlTool, urlField, urlReportResultSchema } from '../../core/define-url-tool.ts';
+import { pageSpeedAnalyzer } from '../../analysis/analyzers/page-speed.ts';
+import { fetchAndAnalyze } from '../../analysis/page-analysis.ts';
+
+// The fast page stays under the 1,400-byte compression threshold (the examples' server never
+// compresses), sends a Cache-Control header, defers its script, sizes its images and lazy-loads
+// the one past the first three.
+const FAST_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail shoes</title>' +
+  '<style>body{font-family:sans-serif}</style><script src="/app.js" defer></script>' +
+  '<link rel="stylesheet" href="/print.css" media="print"></head><body><h1>Trail shoes</h1>' +
+  [1, 2, 3, 4]
+    .map((n) => `<img src="/shoe-${n}.jpg" alt="Shoe ${n}" width="320" height="240"${n > 3 ? ' loading="lazy"' : ''}>`)
+    .join('') +
+  '</body></html>';
+
+// The heavy page blocks the render with two scripts and a stylesheet, leaves its images unsized
+// and eager, and, at several kilobytes of repetitive HTML, is worth compressing.
+const HEAVY_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>All deals</title>' +
+  '<script src="https://cdn.example.com/jquery.js"></script><script src="/tracking.js"></script>' +
+  '<link rel="stylesheet" href="/styles.css"></head><body><h1>All deals</h1>' +
+  Array.from(
+    { length: 12 },
+    (_, i) => `<div class="card"><img src="/deal-${i + 1}.jpg" alt="Deal ${i + 1}"><p class="price">Deal ${i + 1}: save up to 40% on trail shoes this week only</p></div>`,
+  ).join('') +
+  '</body></html>';
+
+export const pageSpeedAnalyzerTool = defineUrlTool({
+  family: 'seo-apis',
+  slug: 'page-speed-analyzer',
+  title: 'Page speed analyzer',
+  description:
+    'Fetches a page and estimates its speed from the HTML and the response: a proxy, not a lab or field measurement ' +
+    '(details.method is "proxy"; no browser runs, so LCP, CLS and TBT are not measured). Reports render-blocking resources ' +
+    '(classic scripts in the head without async/defer, screen stylesheets, CSS @import), images without width and height ' +
+    '(layout shift risk), images past the first three not lazy-loaded, DOM size (Lighthouse bands: warn above 800 elements, ' +
+    'fail above 1,400; depth above 32), HTML bytes on the wire and decoded, missing compression (text over 1,400 bytes), ' +
+    'missing caching headers, time to first byte above 600 ms, and more than 50 referenced resources, each finding with ' +
+    'the element or header and the fix, scored as the performance category.',
+  aliases: ['page speed test', 'pagespeed', 'site speed checker', 'render blocking checker', 'core web vitals proxy', 'website performance'],
+  credits: 2,
+  input: z.object({ url: urlField }),
+  output: urlReportResultSchema,
+  examples: [
+    {
+      title: 'A fast page: deferred script, sized and lazy images, cached',
+      input: { url: 'https://example.com/trail' },
+      pages: { 'https://example.com/trail': { headers: { 'cache-control': 'public, max-age=300' }, body: FAST_PAGE } },
+      expect: {
+        passes: [
+          'page-speed-render-blocking',
+          'page-speed-unsized-images',
+          'page-speed-offscreen-images',
+          'page-speed-dom-size',
+          'page-speed-dom-depth',
+          'page-speed-html-bytes',
+          'page-speed-compression',
+          'page-speed-caching-headers',
+          'page-speed-request-count',
+        ],
+        result: { status: 200, report: { details: { method: 'proxy' } } },
+      },
+    },
+    {
+      title: 'A heavy page: render-blocking scripts, unsized eager images, no compression or caching headers',
+      input: { url: 'https://shop.example.com/deals' },
+      pages: { 'https://shop.example.com/deals': { body: HEAVY_PAGE } },
+      expect: {
+        fires: [
+          'page-speed-render-blocking',
+          'page-speed-unsized-images',
+          'page-speed-offscreen-images',
+          'page-speed-compression',
+          'page-speed-caching-headers',
+        ],
+        passes: ['page-speed-dom-size', 'page-speed-dom-depth', 'page-speed-html-bytes', 'page-speed-request-count'],
+      },
+    },
+  ],
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [pageSpeedAnalyzer]),
+});
