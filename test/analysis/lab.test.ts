@@ -1,0 +1,151 @@
+// Lab mode on the real warm Chromium: pages of example.com served on loopback, every request the
+// page makes answered through the real egress-safe fetcher, which here may reach the example hosts
+// (EGRESS_ALLOW by name, pinned to 127.0.0.1) but not 127.0.0.1 itself, nor the metadata address.
+// A server on 127.0.0.1 counts the connections it gets: the page's request to it must never arrive.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildEgressPolicy } from '../../src/analysis/egress-policy.ts';
+import { createEgressFetcher, type EgressFetcher } from '../../src/analysis/fetch-supervisor.ts';
+import { runLab } from '../../src/analysis/lab/lab-run.ts';
+import { labResultSchema } from '../../src/analysis/lab/lab-result.ts';
+import { cumulativeLayoutShift, totalBlockingTime } from '../../src/analysis/lab/lab-metrics.ts';
+import { createEngines, type Engines } from '../../src/engines/index.ts';
+import { EXAMPLE_HOSTS, startExampleWeb, type ExampleWeb } from './support/example-web.ts';
+import { startHttpSite, type TestSite } from './support/test-sites.ts';
+
+const HERO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="600" height="300"><rect width="600" height="300" fill="#2a6"/><text x="20" y="150" font-size="40">Trail</text></svg>';
+
+/** A page with an image, and optionally a shift and a long task once it has painted, and requests the rules refuse. */
+function labPage(options: { shift: boolean; longTask: boolean; forbidden: string[] }): string {
+  const afterPaint = [
+    options.shift ? "document.getElementById('banner').style.height = '320px';" : '',
+    options.longTask ? 'const end = performance.now() + 250; while (performance.now() < end) {}' : '',
+  ].join('\n');
+  return `<!doctype html><html lang="en"><head><title>Trail shoes</title></head><body style="margin:0">
+<div id="banner" style="height:0;background:#fc0"></div>
+<h1 style="font-size:48px;margin:0">Trail shoes for every season</h1>
+<img src="https://cdn.example.com/hero.svg" width="600" height="300" alt="A green trail">
+<p>Grippy soles, light uppers.</p>
+${options.forbidden.map((u) => `<img src="${u}" width="1" height="1" alt="">`).join('\n')}
+<script>
+new PerformanceObserver((list) => {
+  if (!list.getEntries().some((e) => e.name === 'first-contentful-paint')) return;
+  setTimeout(() => { ${afterPaint} }, 0);
+}).observe({ type: 'paint', buffered: true });
+</script>
+</body></html>`;
+}
+
+describe('lab mode: a real browser load, every request through the egress-safe fetcher', () => {
+  let web: ExampleWeb;
+  let fetcher: EgressFetcher;
+  let loopback: TestSite;
+  let engines: Engines;
+  let forbidden: string[];
+
+  before(async () => {
+    web = await startExampleWeb();
+    loopback = await startHttpSite((_req, res) => res.end('secret'));
+    forbidden = [`http://127.0.0.1:${loopback.port}/x`, 'http://169.254.169.254/latest/meta-data'];
+    // The example hosts are allowed by name and pinned to loopback; 127.0.0.1 itself stays refused.
+    fetcher = createEgressFetcher(
+      { policy: buildEgressPolicy(EXAMPLE_HOSTS.join(','), EXAMPLE_HOSTS.map((h) => `${h}:127.0.0.1`).join(',')), extraCa: [web.ca.caPem], limits: { totalTimeoutMs: 10_000 } },
+      { concurrency: 16, perAccount: 8, maxQueued: 64 },
+    );
+    web.serve({
+      'https://example.com/shifting': { body: labPage({ shift: true, longTask: true, forbidden }) },
+      'https://example.com/stable': { body: labPage({ shift: false, longTask: false, forbidden: [] }) },
+      'https://example.com/moved': { status: 301, headers: { location: 'https://example.com/stable' }, body: '' },
+      'https://cdn.example.com/hero.svg': { headers: { 'content-type': 'image/svg+xml' }, body: HERO_SVG },
+    });
+    engines = createEngines({ chromium: { concurrency: 1 } });
+  });
+
+  after(async () => {
+    await engines.close();
+    await loopback.close();
+    await web.close();
+  });
+
+  const lab = (path: string) => runLab(engines.chromium, (url, options) => fetcher.fetch(url, { ...options, account: 'acct-lab' }), web.rewrite(`https://example.com${path}`));
+
+  it('measures LCP, CLS and TBT of a page that shifts and blocks, and refuses its loopback and metadata requests', async () => {
+    const result = await lab('/shifting');
+    assert.doesNotThrow(() => labResultSchema.parse(result));
+    assert.ok(result.fcpMs !== null && result.fcpMs > 0, `FCP recorded: ${result.fcpMs}`);
+    assert.ok(result.lcpMs !== null && result.lcpMs >= result.fcpMs, `LCP recorded, not before FCP: ${result.lcpMs}`);
+    assert.ok(result.cls > 0, `the banner's push is a layout shift: ${result.cls}`);
+    assert.ok(result.tbtMs >= 150, `a 250 ms task after FCP blocks about 200 ms: ${result.tbtMs}`);
+    assert.ok(result.longTasks >= 1);
+    assert.ok(result.loadMs !== null && result.loadMs > 0);
+    // The document and the image were served; the two forbidden addresses were not.
+    assert.equal(result.requests, 2);
+    assert.ok(result.bytes >= HERO_SVG.length, `bytes counted: ${result.bytes}`);
+    const blocked = new Map(result.blocked.map((b) => [b.url, b.reason]));
+    assert.match(blocked.get(forbidden[0]!) ?? '', /^url_not_allowed: .*127\.0\.0\.1 is loopback/);
+    assert.match(blocked.get(forbidden[1]!) ?? '', /^url_not_allowed: .*cloud metadata endpoint/);
+    assert.equal(result.blocked.length, 2);
+    assert.deepEqual(result.failed, []);
+    assert.deepEqual(result.notes, []);
+    assert.equal(loopback.connections, 0, 'the loopback server never saw a connection');
+  });
+
+  it('reports CLS 0 and TBT 0 for a stable page, and follows a redirect to it', async () => {
+    const result = await lab('/moved');
+    assert.ok(result.lcpMs !== null && result.lcpMs > 0);
+    assert.equal(result.cls, 0);
+    assert.equal(result.tbtMs, 0);
+    // The redirect chain counts once; the image is the second request.
+    assert.equal(result.requests, 2);
+    assert.deepEqual(result.blocked, []);
+    assert.deepEqual(result.notes, []);
+  });
+
+  it('stops at the request limit and lists what it blocked', async () => {
+    const result = await runLab(engines.chromium, (url, options) => fetcher.fetch(url, { ...options, account: 'acct-lab' }), web.rewrite('https://example.com/stable'), {
+      network: { maxRequests: 1 },
+    });
+    assert.equal(result.requests, 1);
+    assert.deepEqual(result.blocked, [{ url: web.rewrite('https://cdn.example.com/hero.svg'), reason: 'beyond the 1 requests a lab run may make' }]);
+    assert.deepEqual(result.notes, ['the page asked for more requests than a lab run may make; the rest were blocked']);
+  });
+
+  it('notes a page that is still busy at the time limit instead of hanging', async () => {
+    web.serve({
+      'https://example.com/endless': { body: '<!doctype html><title>Busy</title><p>Busy</p><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 0))</script>' },
+    });
+    const result = await runLab(engines.chromium, (url, options) => fetcher.fetch(url, { ...options, account: 'acct-lab' }), web.rewrite('https://example.com/endless'), {
+      timeLimitMs: 2000,
+    });
+    assert.deepEqual(result.notes, ["the page's scripts kept it busy past the 2000 ms time limit: nothing could be read from it"]);
+    assert.equal(result.lcpMs, null);
+    assert.equal(result.requests, 1);
+    assert.ok(result.durationMs < 10_000, `bounded by the time limit: ${result.durationMs} ms`);
+    // The context was closed: the engine takes the next run at once.
+    const next = await lab('/stable');
+    assert.equal(next.cls, 0);
+  });
+});
+
+describe('lab figures', () => {
+  it('CLS is the largest session window: shifts under 1 s apart, a window at most 5 s', () => {
+    assert.equal(cumulativeLayoutShift([]), 0);
+    assert.equal(cumulativeLayoutShift([[100, 0.1], [500, 0.2], [3000, 0.05]]), 0.3);
+    // a gap of 1 s or more starts a new window
+    assert.equal(cumulativeLayoutShift([[100, 0.1], [1200, 0.15]]), 0.15);
+    // a window is cut at 5 s even without gaps
+    const steady = Array.from({ length: 12 }, (_, i) => [i * 900, 0.01] as [number, number]);
+    assert.equal(cumulativeLayoutShift(steady), 0.06);
+  });
+
+  it('TBT counts the part of each long task beyond 50 ms after FCP', () => {
+    assert.equal(totalBlockingTime([[1000, 120], [2000, 40]], 500), 70);
+    // a task spanning FCP counts from FCP on
+    assert.equal(totalBlockingTime([[400, 200]], 500), 50);
+    // before FCP: nothing
+    assert.equal(totalBlockingTime([[100, 300]], 500), 0);
+    // no FCP: from navigation start
+    assert.equal(totalBlockingTime([[100, 300]], null), 250);
+  });
+});
