@@ -10,6 +10,7 @@ import type { FetchLimits } from '../analysis/fetcher.ts';
 import { reportSchema, type Report, type ScoreKey } from '../analysis/findings.ts';
 import type { PageFacts } from '../analysis/page-facts.ts';
 import { reportToMarkdown } from '../analysis/report-markdown.ts';
+import type { Engines } from '../engines/index.ts';
 import { defineTool, type HttpMethod, type ToolContext, type ToolDefinition, type ToolLimits, type ToolSpec } from './define-tool.ts';
 
 export interface FetchPageOptions {
@@ -26,6 +27,8 @@ export type PageFetcher = (url: string, options?: FetchPageOptions) => Promise<P
 
 export interface UrlToolContext extends ToolContext {
   fetchPage: PageFetcher;
+  /** the engines (lab mode loads pages in the warm Chromium); absent when the service runs without them */
+  engines?: Engines;
 }
 
 /** A page the examples suite serves: on the example's host (any port), http and https alike. */

@@ -16,6 +16,7 @@ import { runAsJobOwner } from '../engines/job-owner.ts';
 import { validateInput } from './validate-input.ts';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
 import type { UrlToolContext } from './define-url-tool.ts';
+import type { Engines } from '../engines/index.ts';
 
 export interface InvokeRequest {
   operationId: string;
@@ -328,9 +329,9 @@ export class Invoker {
     try {
       const warnings: string[] = [];
       const run = () => this.#run(tool, input, req, accountId, warnings, upload, workDir);
-      // A file tool's engine jobs run as the account's, so engine queues share slots fairly between
-      // accounts and hold each to its plan's cap (see engines/job-owner.ts); tools never see it.
-      let result = tool.kind === 'file' ? runAsJobOwner({ id: accountId, maxJobs: limits.plan.engineJobs }, run) : run();
+      // A file (or URL) tool's engine jobs run as the account's, so engine queues share slots fairly
+      // between accounts and hold each to its plan's cap (see engines/job-owner.ts); tools never see it.
+      let result = tool.kind === 'file' || tool.kind === 'url' ? runAsJobOwner({ id: accountId, maxJobs: limits.plan.engineJobs }, run) : run();
       if (result instanceof Promise) result = await result;
       response = { status: 200, headers: this.rateHeaders(limits, rate, charge.remaining), body: successEnvelope(result, { warnings }) };
     } catch (err) {
@@ -397,6 +398,7 @@ export class Invoker {
     return {
       ...ctx,
       fetchPage: (url, options = {}) => fetcher.fetch(url, { ...options, account: accountId, signal: ctx.signal }),
+      ...(this.#deps.engines ? { engines: this.#deps.engines as Engines } : {}),
     };
   }
 
