@@ -228,7 +228,8 @@ function requestOnce(url: URL, host: string, options: FetcherOptions, limits: Fe
         return finish(undefined, { ...base, transferBytes: 0, body: Buffer.alloc(0), contentEncoding: null });
       }
       const declared = Number(response.headers['content-length']);
-      if (Number.isFinite(declared) && declared > limits.maxBytes) {
+      // A HEAD answer declares the size of a body it does not send.
+      if (options.method !== 'HEAD' && Number.isFinite(declared) && declared > limits.maxBytes) {
         return fail(fetchFailed('size', `the response declares ${declared} bytes, over the ${limits.maxBytes}-byte cap`, url.href));
       }
       const decompressor = decompressorFor(response.headers['content-encoding']);
