@@ -249,8 +249,8 @@ describe('security-apis through the whole app', () => {
     assert.deepEqual(body.issues, [{ field: 'token', message: "has 2 parts separated by '.'; a JWT has 3: header.payload.signature" }]);
   });
 
-  it('csp-evaluator fetches nothing: a url that cannot resolve is still judged', async () => {
-    const response = await t.call(cspEvaluatorTool.path, { csp: STRICT, url: 'https://nowhere.invalid/' }, apiKey);
+  it('csp-evaluator fetches nothing: a pageUrl that cannot resolve is still judged', async () => {
+    const response = await t.call(cspEvaluatorTool.path, { csp: STRICT, pageUrl: 'https://nowhere.invalid/' }, apiKey);
     assert.equal(response.statusCode, 200, response.body);
     const result = response.json().result;
     assert.equal(result.url, 'https://nowhere.invalid/');
@@ -258,10 +258,10 @@ describe('security-apis through the whole app', () => {
     assert.equal(result.report.scores['security-headers'], 100);
   });
 
-  it('csp-evaluator answers 400 for a url that is not http(s), and for a policy over 16 KB', async () => {
-    const ftp = await t.call(cspEvaluatorTool.path, { csp: STRICT, url: 'ftp://example.com/' }, apiKey);
+  it('csp-evaluator answers 400 for a pageUrl that is not http(s), and for a policy over 16 KB', async () => {
+    const ftp = await t.call(cspEvaluatorTool.path, { csp: STRICT, pageUrl: 'ftp://example.com/' }, apiKey);
     assert.equal(ftp.statusCode, 400);
-    assert.deepEqual(ftp.json().issues, [{ field: 'url', message: 'must be an http or https URL, not ftp:' }]);
+    assert.deepEqual(ftp.json().issues, [{ field: 'pageUrl', message: 'must be an http or https URL, not ftp:' }]);
     const big = await t.call(cspEvaluatorTool.path, { csp: `script-src ${'a'.repeat(16 * 1024)}` }, apiKey);
     assert.equal(big.statusCode, 400);
     assert.equal(big.json().issues[0].field, 'csp');

@@ -9,17 +9,21 @@ const ALL_PASS = [
   'csp-deprecated-directive', 'csp-unknown-directive', 'csp-duplicate-directive', 'csp-keyword-without-quotes', 'csp-short-nonce',
 ];
 
-/** The page URL only says where 'self' is and whether it is https; nothing is fetched. */
+/**
+ * The page URL only says where 'self' is and whether it is https; nothing is fetched. It is
+ * `pageUrl`, not `url`, because `url` is what the fetching URL tools fetch (and what the
+ * bad-input suite sends private addresses in).
+ */
 function pageUrlOf(url: string | undefined): string | null {
   if (url === undefined) return null;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw invalidInput('The url is not an absolute URL', [{ field: 'url', message: 'must be an absolute http or https URL, such as https://example.com/' }]);
+    throw invalidInput('The pageUrl is not an absolute URL', [{ field: 'pageUrl', message: 'must be an absolute http or https URL, such as https://example.com/' }]);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw invalidInput('The url is not http or https', [{ field: 'url', message: `must be an http or https URL, not ${parsed.protocol}` }]);
+    throw invalidInput('The pageUrl is not http or https', [{ field: 'pageUrl', message: `must be an http or https URL, not ${parsed.protocol}` }]);
   }
   return parsed.href;
 }
@@ -39,7 +43,7 @@ export const cspEvaluatorTool = defineUrlTool({
   method: 'POST',
   input: z.object({
     csp: z.string().min(1).max(MAX_CSP_LENGTH).describe(`The policy: the Content-Security-Policy header value, up to ${MAX_CSP_LENGTH} characters`),
-    url: z.string().min(1).max(2048).optional().describe("The page the policy protects (absolute http or https URL), to judge 'self' and https; never fetched"),
+    pageUrl: z.string().min(1).max(2048).optional().describe("The page the policy protects (absolute http or https URL), to judge 'self' and https; never fetched"),
     reportOnly: z.boolean().default(false).describe('true when the policy is sent as Content-Security-Policy-Report-Only'),
   }),
   output: urlReportResultSchema,
@@ -48,7 +52,7 @@ export const cspEvaluatorTool = defineUrlTool({
       title: 'A strict nonce policy',
       input: {
         csp: "script-src 'nonce-r4nd0mBase64Value22ch' 'strict-dynamic' https:; object-src 'none'; base-uri 'none'; frame-ancestors 'self'; report-to csp",
-        url: 'https://example.com/',
+        pageUrl: 'https://example.com/',
       },
       pages: {},
       expect: { scores: { 'security-headers': 100, overall: 100 }, passes: ALL_PASS },
@@ -57,7 +61,7 @@ export const cspEvaluatorTool = defineUrlTool({
       title: 'An allowlist policy with unsafe-inline, a JSONP host and a typo',
       input: {
         csp: "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval' https://ajax.googleapis.com http:; scrip-src self; plugin-types application/pdf",
-        url: 'http://example.com/',
+        pageUrl: 'http://example.com/',
       },
       pages: {},
       expect: {
@@ -80,8 +84,8 @@ export const cspEvaluatorTool = defineUrlTool({
       },
     },
   ],
-  run: ({ csp, url, reportOnly }) => {
-    const pageUrl = pageUrlOf(url);
-    return { url: url ?? '', finalUrl: pageUrl ?? '', status: null, report: evaluateCspPolicy(csp, { pageUrl, reportOnly }) };
+  run: ({ csp, pageUrl, reportOnly }) => {
+    const page = pageUrlOf(pageUrl);
+    return { url: pageUrl ?? '', finalUrl: page ?? '', status: null, report: evaluateCspPolicy(csp, { pageUrl: page, reportOnly }) };
   },
 });
