@@ -9,7 +9,8 @@ import { createEgressFetcher, type EgressFetcher } from '../../src/analysis/fetc
 import { runLab } from '../../src/analysis/lab/lab-run.ts';
 import { labResultSchema } from '../../src/analysis/lab/lab-result.ts';
 import { cumulativeLayoutShift, totalBlockingTime } from '../../src/analysis/lab/lab-metrics.ts';
-import { createEngines, type Engines } from '../../src/engines/index.ts';
+import type { Engines } from '../../src/engines/index.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { EXAMPLE_HOSTS, startExampleWeb, type ExampleWeb } from './support/example-web.ts';
 import { startHttpSite, type TestSite } from './support/test-sites.ts';
 
@@ -43,6 +44,8 @@ describe('lab mode: a real browser load, every request through the egress-safe f
   let loopback: TestSite;
   let engines: Engines;
   let forbidden: string[];
+  let t: TestApp;
+  let apiKey: string;
 
   before(async () => {
     web = await startExampleWeb();
@@ -58,12 +61,16 @@ describe('lab mode: a real browser load, every request through the egress-safe f
       'https://example.com/stable': { body: labPage({ shift: false, longTask: false, forbidden: [] }) },
       'https://example.com/moved': { status: 301, headers: { location: 'https://example.com/stable' }, body: '' },
       'https://cdn.example.com/hero.svg': { headers: { 'content-type': 'image/svg+xml' }, body: HERO_SVG },
+      'https://example.com/endless': { body: '<!doctype html><title>Busy</title><p>Busy</p><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 0))</script>' },
     });
-    engines = createEngines({ chromium: { concurrency: 1 } });
+    // The app's own engines: the direct runs below and the calls through the app share its Chromium.
+    t = await startTestApp({ fetcher });
+    engines = t.services.engines;
+    ({ apiKey } = await t.account({ plan: 'business', quota: 1_000_000 }));
   });
 
   after(async () => {
-    await engines.close();
+    await t.close();
     await loopback.close();
     await web.close();
   });
@@ -112,9 +119,6 @@ describe('lab mode: a real browser load, every request through the egress-safe f
   });
 
   it('notes a page that is still busy at the time limit instead of hanging', async () => {
-    web.serve({
-      'https://example.com/endless': { body: '<!doctype html><title>Busy</title><p>Busy</p><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 0))</script>' },
-    });
     const result = await runLab(engines.chromium, (url, options) => fetcher.fetch(url, { ...options, account: 'acct-lab' }), web.rewrite('https://example.com/endless'), {
       timeLimitMs: 2000,
     });
@@ -125,6 +129,56 @@ describe('lab mode: a real browser load, every request through the egress-safe f
     // The context was closed: the engine takes the next run at once.
     const next = await lab('/stable');
     assert.equal(next.cls, 0);
+  });
+
+  describe('page-speed-analyzer mode=lab through the whole app', () => {
+    it('keeps the proxy report and adds the measured lab figures; the loopback server sees nothing', async () => {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/seo-apis/page-speed-analyzer',
+        query: { url: web.rewrite('https://example.com/shifting'), mode: 'lab' },
+        headers: { 'x-api-key': apiKey },
+      });
+      const body = response.json();
+      assert.equal(response.statusCode, 200, JSON.stringify(body).slice(0, 1000));
+      const result = body.result;
+      assert.equal(result.status, 200);
+      assert.equal(result.report.details.method, 'proxy');
+      assert.ok(result.report.checks.some((c: { rule: string }) => c.rule === 'page-speed-render-blocking'));
+      const lab = labResultSchema.parse(result.lab);
+      assert.ok(lab.lcpMs !== null && lab.lcpMs > 0);
+      assert.ok(lab.cls > 0);
+      assert.ok(lab.tbtMs > 0);
+      assert.equal(lab.requests, 2);
+      assert.deepEqual(lab.blocked.map((b) => b.url).sort(), [...forbidden].sort());
+      assert.equal(loopback.connections, 0);
+    });
+
+    it('proxy mode (the default) has no lab; format=markdown shows the lab figures', async () => {
+      const proxy = await t.app.inject({ method: 'GET', url: '/api/v1/seo-apis/page-speed-analyzer', query: { url: web.rewrite('https://example.com/stable') }, headers: { 'x-api-key': apiKey } });
+      assert.equal(proxy.statusCode, 200);
+      assert.equal(proxy.json().result.lab, undefined);
+      const markdown = await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/seo-apis/page-speed-analyzer',
+        query: { url: web.rewrite('https://example.com/stable'), mode: 'lab', format: 'markdown' },
+        headers: { 'x-api-key': apiKey },
+      });
+      assert.equal(markdown.statusCode, 200);
+      assert.match(markdown.headers['content-type'] ?? '', /text\/markdown/);
+      assert.match(markdown.body, /## Lab measurement \(headless Chromium\)/);
+      assert.match(markdown.body, /\| Cumulative Layout Shift \| 0 \|/);
+    });
+
+    it('a page the rules refuse is 400 url_not_allowed in lab mode too, and the server is never reached', async () => {
+      const response = await t.app.inject({ method: 'GET', url: '/api/v1/seo-apis/page-speed-analyzer', query: { url: forbidden[0]!, mode: 'lab' }, headers: { 'x-api-key': apiKey } });
+      assert.equal(response.statusCode, 400);
+      assert.equal(response.json().error, 'url_not_allowed');
+      const badMode = await t.app.inject({ method: 'GET', url: '/api/v1/seo-apis/page-speed-analyzer', query: { url: web.rewrite('https://example.com/stable'), mode: 'fast' }, headers: { 'x-api-key': apiKey } });
+      assert.equal(badMode.statusCode, 400);
+      assert.match(badMode.body, /mode/);
+      assert.equal(loopback.connections, 0);
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { defineUrlTool, urlField, urlReportResultSchema } from '../../core/define-url-tool.ts';
+import { defineUrlTool, urlField } from '../../core/define-url-tool.ts';
 import { pageSpeedAnalyzer } from '../../analysis/analyzers/page-speed.ts';
+import { LAB_TOOL_TIMEOUT_MS, pageSpeedMarkdown, pageSpeedResultSchema, proxyAndLab } from '../../analysis/lab/page-speed-lab.ts';
 import { fetchAndAnalyze } from '../../analysis/page-analysis.ts';
 
 // The fast page stays under the 1,400-byte compression threshold (the examples' server never
@@ -33,7 +34,9 @@ export const pageSpeedAnalyzerTool = defineUrlTool({
   title: 'Page speed analyzer',
   description:
     'Fetches a page and estimates its speed from the HTML and the response: a proxy, not a lab or field measurement ' +
-    '(details.method is "proxy"; no browser runs, so LCP, CLS and TBT are not measured). Reports render-blocking resources ' +
+    '(details.method is "proxy"; no browser runs, so LCP, CLS and TBT are not measured). With mode=lab the result also has `lab`: ' +
+    'the page loaded in headless Chromium, every request through the same egress-safe fetcher, with measured LCP, CLS, total ' +
+    'blocking time, requests, bytes and the requests refused. The report covers render-blocking resources ' +
     '(classic scripts in the head without async/defer, screen stylesheets, CSS @import), images without width and height ' +
     '(layout shift risk), images past the first three not lazy-loaded, DOM size (Lighthouse bands: warn above 800 elements, ' +
     'fail above 1,400; depth above 32), HTML bytes on the wire and decoded, missing compression (text over 1,400 bytes), ' +
@@ -41,8 +44,13 @@ export const pageSpeedAnalyzerTool = defineUrlTool({
     'the element or header and the fix, scored as the performance category.',
   aliases: ['page speed test', 'pagespeed', 'site speed checker', 'render blocking checker', 'core web vitals proxy', 'website performance'],
   credits: 2,
-  input: z.object({ url: urlField }),
-  output: urlReportResultSchema,
+  input: z.object({
+    url: urlField,
+    mode: z.enum(['proxy', 'lab']).default('proxy').describe('proxy: estimate from the HTML and headers only; lab: also load the page in Chromium and measure it'),
+  }),
+  output: pageSpeedResultSchema,
+  limits: { timeoutMs: LAB_TOOL_TIMEOUT_MS },
+  markdown: pageSpeedMarkdown,
   examples: [
     {
       title: 'A fast page: deferred script, sized and lazy images, cached',
@@ -79,5 +87,5 @@ export const pageSpeedAnalyzerTool = defineUrlTool({
       },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [pageSpeedAnalyzer]),
+  run: ({ url, mode }, ctx) => (mode === 'lab' ? proxyAndLab(ctx, url, [pageSpeedAnalyzer]) : fetchAndAnalyze(ctx.fetchPage, url, [pageSpeedAnalyzer])),
 });
