@@ -17,6 +17,8 @@ export const MAX_LISTED = 100;
 // any other type (JSON-LD, templates) is not fetched, so it cannot block anything.
 const JS_TYPE = /^(?:(?:text|application)\/(?:x-)?(?:java|ecma)script(?:1\.[0-5])?|text\/(?:jscript|livescript))$/;
 const IMPORT = /@import\s+(?:url\(\s*)?["']?([^"')\s;]+)/gi;
+/** The elements whose attributes make a request (ancestors are only walked for these). */
+const REQUEST_TAGS = new Set(['script', 'link', 'img', 'input', 'iframe', 'frame', 'video', 'audio', 'track', 'embed', 'source', 'object']);
 const NO_REQUEST = /^(?:data|blob|javascript|about):/i;
 
 export interface BlockingResource {
@@ -48,9 +50,24 @@ function relTokens(element: Element): string[] {
   return lower(element, 'rel').split(/\s+/).filter(Boolean);
 }
 
-/** Inside <template> or <noscript>: markup a scripting browser never loads from. */
-function inert(element: Element): boolean {
-  return closest(element, 'template') !== null || closest(element, 'noscript') !== null;
+const inertByDoc = new WeakMap<HtmlDocument, Set<Element>>();
+
+/**
+ * Inside <template> or <noscript>: markup a scripting browser never loads from. Worked out once
+ * per parse (parents come before children in document order), so a deep page is not walked up
+ * from every element.
+ */
+function inert(doc: HtmlDocument, element: Element): boolean {
+  let set = inertByDoc.get(doc);
+  if (set === undefined) {
+    set = new Set();
+    for (const e of doc.elements) {
+      const parent = e.parent;
+      if (parent && isTag(parent) && (set.has(parent) || parent.name === 'template' || parent.name === 'noscript')) set.add(e);
+    }
+    inertByDoc.set(doc, set);
+  }
+  return set.has(element);
 }
 
 /**
@@ -102,7 +119,7 @@ export function renderBlockingResources(doc: HtmlDocument): BlockingResource[] {
   const found: BlockingResource[] = [];
   for (const element of doc.elements) {
     if (element.name !== 'script' && element.name !== 'link' && element.name !== 'style') continue;
-    if (inert(element) || !inHead(doc, element)) continue;
+    if (inert(doc, element) || !inHead(doc, element)) continue;
     if (element.name === 'script') {
       const url = absolute(doc, attr(element, 'src'));
       if (url === null || hasAttr(element, 'async') || hasAttr(element, 'defer') || hasAttr(element, 'nomodule')) continue;
@@ -127,7 +144,7 @@ export function renderBlockingResources(doc: HtmlDocument): BlockingResource[] {
 
 /** <img> elements a browser would load: not inert, and with a src or srcset that makes a request. */
 export function loadedImages(doc: HtmlDocument): Element[] {
-  return doc.byTag('img').filter((img) => !inert(img) && (absolute(doc, attr(img, 'src')) ?? firstSrcset(doc, img)) !== null);
+  return doc.byTag('img').filter((img) => !inert(doc, img) && (absolute(doc, attr(img, 'src')) ?? firstSrcset(doc, img)) !== null);
 }
 
 function firstSrcset(doc: HtmlDocument, img: Element): string | null {
@@ -139,9 +156,15 @@ export function imageUrl(doc: HtmlDocument, img: Element): string {
   return absolute(doc, attr(img, 'src')) ?? firstSrcset(doc, img) ?? '';
 }
 
-function styleDeclares(element: Element, property: string): boolean {
-  const style = lower(element, 'style');
-  return new RegExp(`(?:^|;)\\s*${property}\\s*:\\s*(?!auto\\b)[^;\\s]`).test(style);
+// An inline declaration of the property with a value other than auto.
+const STYLE_PROPERTY = {
+  width: /(?:^|;)\s*width\s*:\s*(?!auto\b)[^;\s]/,
+  height: /(?:^|;)\s*height\s*:\s*(?!auto\b)[^;\s]/,
+  'aspect-ratio': /(?:^|;)\s*aspect-ratio\s*:\s*(?!auto\b)[^;\s]/,
+} as const;
+
+function styleDeclares(element: Element, property: keyof typeof STYLE_PROPERTY): boolean {
+  return STYLE_PROPERTY[property].test(lower(element, 'style'));
 }
 
 /**
@@ -176,7 +199,7 @@ export function referencedRequests(doc: HtmlDocument, blocking: readonly Blockin
   };
   for (const resource of blocking) add(resource.kind === 'script' ? 'script' : 'stylesheet', resource.url);
   for (const element of doc.elements) {
-    if (inert(element)) continue;
+    if (!REQUEST_TAGS.has(element.name) || inert(doc, element)) continue;
     switch (element.name) {
       case 'script':
         if (isClassicScript(element) || lower(element, 'type') === 'module') add('script', absolute(doc, attr(element, 'src')));

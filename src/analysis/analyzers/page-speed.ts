@@ -8,7 +8,17 @@ import type { Element } from 'domhandler';
 import { makeFinding, type Check, type Evidence, type Finding, type Fix, type Report, type Severity } from '../findings.ts';
 import { parseHtml, snippetOf, type HtmlDocument } from '../html-document.ts';
 import type { PageFacts } from '../page-facts.ts';
-import { buildReport, checkFrom, failed, notApplicable, passed, unknown, type Analyzer, type RuleDefinition } from '../scoring.ts';
+import {
+  MAX_FINDINGS_PER_RULE,
+  buildReport,
+  checkFrom,
+  failed,
+  notApplicable,
+  passed,
+  unknown,
+  type Analyzer,
+  type RuleDefinition,
+} from '../scoring.ts';
 import {
   EAGER_IMAGE_BUDGET,
   MAX_LISTED,
@@ -19,6 +29,7 @@ import {
   loadedImages,
   referencedRequests,
   renderBlockingResources,
+  type BlockingResource,
 } from './page-speed-resources.ts';
 
 const rule = (id: string, weight: number, severity: Severity, title: string): RuleDefinition => ({ id, category: 'performance', weight, severity, title });
@@ -72,19 +83,15 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
     findings.push(makeFinding({ rule: r.id, category: 'performance', severity, location, title: r.title, detail, evidence, fix }));
   const at = (element: Element, url?: string): Evidence => ({ selector: doc.locate(element), snippet: snippetOf(element), line: doc.lineOf(element), ...(url ? { url } : {}) });
 
+  // Per-element rules report the first MAX_FINDINGS_PER_RULE in document order and count the rest
+  // in a note, so a page of 200,000 images costs no more than one of fifty.
+  const capped: string[] = [];
+
   // Render-blocking resources, each its own finding.
   const blocking = renderBlockingResources(doc);
-  for (const resource of blocking) {
+  for (const resource of firstOf(blocking, PAGE_SPEED_RULES.renderBlocking, capped)) {
     const selector = doc.locate(resource.element);
-    const [detail, change] =
-      resource.kind === 'script'
-        ? [`The script ${resource.url} in the head has no async or defer: the parser stops until it is downloaded and run.`,
-           `Add defer to the <script> at ${selector} (or async if it depends on nothing), or move it to the end of <body>.`]
-        : resource.kind === 'stylesheet'
-          ? [`The stylesheet ${resource.url} applies to screens: nothing is painted until it is downloaded.`,
-             `Inline the critical CSS and load ${resource.url} without blocking (media="print" onload swap, or rel="preload" as="style"), or give it a media query that excludes screens if it is for print.`]
-          : [`The <style> at ${selector} imports ${resource.url}: an @import is fetched only after the style is parsed, and blocks the render.`,
-             `Replace the @import of ${resource.url} with a <link rel="stylesheet"> (or inline it).`];
+    const { detail, change } = blockingText(resource, selector);
     add(PAGE_SPEED_RULES.renderBlocking, resource.location, detail, at(resource.element, resource.url), {
       patchType: 'html', change, acceptance: `${resource.url} no longer blocks the render (async, defer, type=module, a non-screen media, or removed).`, roleHint: 'edit',
     });
@@ -94,7 +101,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
   // Images: unsized ones shift the layout when they arrive; eager ones below the fold compete with what is seen.
   const images = loadedImages(doc);
   const unsized = images.filter((img) => !isSized(img));
-  for (const img of unsized) {
+  for (const img of firstOf(unsized, PAGE_SPEED_RULES.unsizedImages, capped)) {
     const selector = doc.locate(img);
     add(PAGE_SPEED_RULES.unsizedImages, selector, `The image ${imageUrl(doc, img)} has no width and height: the browser reserves no space, and the content below jumps when it loads (CLS).`, at(img, imageUrl(doc, img)), {
       patchType: 'html', change: `Add width and height attributes (the image's intrinsic size in pixels) to the <img> at ${selector}; CSS can still scale it.`, acceptance: `The <img> at ${selector} has numeric width and height attributes, or an inline size.`, roleHint: 'edit',
@@ -102,9 +109,10 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
   }
   checks.push(images.length === 0 ? notApplicable(PAGE_SPEED_RULES.unsizedImages) : checkFrom(PAGE_SPEED_RULES.unsizedImages, findings));
   const eager = eagerOffscreenImages(images);
-  for (const img of eager) {
+  const position = new Map(images.map((img, i) => [img, i + 1]));
+  for (const img of firstOf(eager, PAGE_SPEED_RULES.offscreenImages, capped)) {
     const selector = doc.locate(img);
-    add(PAGE_SPEED_RULES.offscreenImages, selector, `The image ${imageUrl(doc, img)} is image ${images.indexOf(img) + 1} of ${images.length}; past the first ${EAGER_IMAGE_BUDGET} it is presumed below the fold, yet it loads with the page.`, at(img, imageUrl(doc, img)), {
+    add(PAGE_SPEED_RULES.offscreenImages, selector, `The image ${imageUrl(doc, img)} is image ${position.get(img) ?? 0} of ${images.length}; past the first ${EAGER_IMAGE_BUDGET} it is presumed below the fold, yet it loads with the page.`, at(img, imageUrl(doc, img)), {
       patchType: 'html', change: `Add loading="lazy" to the <img> at ${selector} (keep the first images of the page eager).`, acceptance: `The <img> at ${selector} has loading="lazy".`, roleHint: 'edit',
     });
   }
@@ -187,7 +195,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
     categories: ['performance'],
     checks,
     findings,
-    notes: doc.notes,
+    notes: [...doc.notes, ...capped],
     details: {
       method: 'proxy',
       renderBlocking: blocking.slice(0, MAX_LISTED).map((r) => ({ kind: r.kind, url: r.url, selector: doc.locate(r.element), line: doc.lineOf(r.element) })),
@@ -202,6 +210,35 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
   });
   // The label is a note, but it does not make the report incomplete: every rule above was judged.
   return { ...report, notes: [PROXY_NOTE, ...report.notes] };
+}
+
+function firstOf<T>(items: readonly T[], r: RuleDefinition, notes: string[]): readonly T[] {
+  if (items.length <= MAX_FINDINGS_PER_RULE) return items;
+  notes.push(`${r.id}: ${items.length} found, the first ${MAX_FINDINGS_PER_RULE} in document order listed`);
+  return items.slice(0, MAX_FINDINGS_PER_RULE);
+}
+
+/** What a render-blocking resource does, and its fix, by kind. */
+function blockingText(resource: BlockingResource, selector: string): { detail: string; change: string } {
+  const { kind, url } = resource;
+  if (kind === 'script') {
+    return {
+      detail: `The script ${url} in the head has no async or defer: the parser stops until it is downloaded and run.`,
+      change: `Add defer to the <script> at ${selector} (or async if it depends on nothing), or move it to the end of <body>.`,
+    };
+  }
+  if (kind === 'stylesheet') {
+    return {
+      detail: `The stylesheet ${url} applies to screens: nothing is painted until it is downloaded.`,
+      change:
+        `Inline the critical CSS and load ${url} without blocking (media="print" onload swap, or rel="preload" as="style"), ` +
+        'or give it a media query that excludes screens if it is for print.',
+    };
+  }
+  return {
+    detail: `The <style> at ${selector} imports ${url}: an @import is fetched only after the style is parsed, and blocks the render.`,
+    change: `Replace the @import of ${url} with a <link rel="stylesheet"> (or inline it).`,
+  };
 }
 
 interface CompressionFacts {

@@ -266,6 +266,16 @@ describe('page-speed analyzer (proxy)', () => {
     assert.deepEqual(findingIds(run(edited)), first);
   });
 
+  it('per-element rules list the first 50 in document order and count the rest in a note', () => {
+    const html = page('', Array.from({ length: 60 }, (_, i) => `<img src="/u${i + 1}.jpg" alt="" loading="lazy">`).join(''));
+    const report = run(html);
+    const unsized = findingsOf(report, 'page-speed-unsized-images');
+    assert.equal(unsized.length, 50);
+    assert.deepEqual(new Set(unsized.map((f) => f.evidence.url)), new Set(Array.from({ length: 50 }, (_, i) => `https://shop.test/u${i + 1}.jpg`)));
+    assert.ok(report.notes.includes('page-speed-unsized-images: 60 found, the first 50 in document order listed'), report.notes.join('; '));
+    assert.equal((report.details.images as { unsized: unknown[] }).unsized.length, 60);
+  });
+
   it('a page of 100,000 nested elements is analysed within the parse limits, with a note', () => {
     const html = `<!doctype html><html><body>${'<div>'.repeat(100_000)}</body></html>`;
     const report = run(html);
