@@ -185,7 +185,7 @@ export interface SitemapRead {
 
 const LOC = /<loc>(?:\s*<!\[CDATA\[([^\]]*)\]\]>\s*|([^<]*))<\/loc>/g;
 const LASTMOD = /<lastmod>([^<]*)<\/lastmod>/g;
-const ROOT = /^(?:\s+|<\?[^>]*\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>)*<([A-Za-z_][\w.:-]*)/;
+const ROOT = /^(?:\s+|<\?[^>]*\?>|<!--[\s\S]*?-->|<!DOCTYPE[^[>]*(?:\[[^\]]*\])?\s*>)*<([A-Za-z_][\w.:-]*)/i;
 
 /** Reads a sitemap's text without an XML parser: the root element, then bounded scans of <loc> and <lastmod>. */
 export function readSitemap(text: string, mediaType: string | null, siteHost: string): SitemapRead {
