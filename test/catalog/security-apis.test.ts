@@ -258,6 +258,13 @@ describe('security-apis through the whole app', () => {
     assert.equal(result.report.scores['security-headers'], 100);
   });
 
+  it('csp-evaluator as format=markdown without a pageUrl says none was given', async () => {
+    const response = await t.app.inject({ method: 'POST', url: cspEvaluatorTool.path, query: { format: 'markdown' }, headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, payload: JSON.stringify({ csp: "script-src 'unsafe-inline'" }) });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.ok(response.body.startsWith('# CSP evaluator\n\nURL: `none given (the policy alone was judged)`'), response.body.slice(0, 200));
+    assert.match(response.body, /csp-unsafe-inline/);
+  });
+
   it('csp-evaluator answers 400 for a pageUrl that is not http(s), and for a policy over 16 KB', async () => {
     const ftp = await t.call(cspEvaluatorTool.path, { csp: STRICT, pageUrl: 'ftp://example.com/' }, apiKey);
     assert.equal(ftp.statusCode, 400);

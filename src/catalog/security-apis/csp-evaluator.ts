@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { evaluateCspPolicy, MAX_CSP_LENGTH } from '../../analysis/analyzers/csp-evaluation.ts';
+import { reportToMarkdown } from '../../analysis/report-markdown.ts';
 import { defineUrlTool, urlReportResultSchema } from '../../core/define-url-tool.ts';
 import { invalidInput } from '../../core/errors.ts';
 
@@ -47,6 +48,8 @@ export const cspEvaluatorTool = defineUrlTool({
     reportOnly: z.boolean().default(false).describe('true when the policy is sent as Content-Security-Policy-Report-Only'),
   }),
   output: urlReportResultSchema,
+  // Without a pageUrl the standard renderer would print an empty URL line.
+  markdown: (result, title) => reportToMarkdown(title, result.finalUrl || 'none given (the policy alone was judged)', result.report),
   examples: [
     {
       title: 'A strict nonce policy',
