@@ -39,7 +39,8 @@ export const pageSpeedAnalyzerTool = defineUrlTool({
     'blocking time, requests, bytes and the requests refused. The report covers render-blocking resources ' +
     '(classic scripts in the head without async/defer, screen stylesheets, CSS @import), images without width and height ' +
     '(layout shift risk), images past the first three not lazy-loaded, DOM size (Lighthouse bands: warn above 800 elements, ' +
-    'fail above 1,400; depth above 32), HTML bytes on the wire and decoded, missing compression (text over 1,400 bytes), ' +
+    'fail above 1,400; depth above 32), HTML bytes (over 100 KiB on the wire or 500 KiB decoded), missing compression ' +
+    '(text over 1,400 bytes that gzip shrinks by 10% or more), ' +
     'missing caching headers, time to first byte above 600 ms, and more than 50 referenced resources, each finding with ' +
     'the element or header and the fix, scored as the performance category.',
   aliases: ['page speed test', 'pagespeed', 'site speed checker', 'render blocking checker', 'core web vitals proxy', 'website performance'],
