@@ -3,9 +3,6 @@ import { defineUrlTool, urlField, urlReportResultSchema } from '../../core/defin
 import { isServiceError } from '../../core/errors.ts';
 import { analyzeRedirects, redirectFailure } from '../../analysis/analyzers/redirect-chain.ts';
 
-/** Only the headers matter, so the page's body is read no further than this. */
-const MAX_BODY_BYTES = 512 * 1024;
-
 const moved = (location: string, status = 301) => ({ status, headers: { location }, body: '' });
 const page = '<!doctype html><html lang="en"><title>Shoes</title><h1>Shoes</h1></html>';
 
@@ -54,7 +51,8 @@ export const redirectChainCheckerTool = defineUrlTool({
   ],
   run: async ({ url }, ctx) => {
     try {
-      const facts = await ctx.fetchPage(url, { limits: { maxBytes: MAX_BODY_BYTES } });
+      // GET with the configured caps (not HEAD, which some servers answer differently): the same response a browser gets.
+      const facts = await ctx.fetchPage(url);
       return { url, finalUrl: facts.finalUrl, status: facts.status, report: analyzeRedirects({ requestedUrl: facts.requestedUrl, facts, failure: null }) };
     } catch (error) {
       // A loop or a broken Location is what this tool reports on, not a failure to analyse.
