@@ -131,13 +131,31 @@ export interface EgressFetchOptions {
 export interface EgressFetcher {
   /** Fetches a URL for an account, in a slot of the supervisor. */
   fetch(url: string | URL, options?: EgressFetchOptions): Promise<PageFacts>;
+  /**
+   * Fetches a URL and hands the page to `use` inside the same slot: a fetched page counts against
+   * the fetch limits until it has been analysed, so a burst cannot pile up pages in memory.
+   */
+  fetchAndUse<T>(url: string | URL, use: (facts: PageFacts) => Promise<T>, options?: EgressFetchOptions): Promise<T>;
   status(): EngineStatus;
 }
 
 /** The one fetcher of the process: the policy and limits of the configuration, under a supervisor. */
 export function createEgressFetcher(fetcherOptions: Omit<FetcherOptions, 'signal'>, supervisorOptions: FetchSupervisorOptions): EgressFetcher {
   const supervisor = new FetchSupervisor(supervisorOptions);
+  const merge = (options: EgressFetchOptions): FetcherOptions => {
+    const { signal, limits, method, headers } = options;
+    return {
+      ...fetcherOptions,
+      limits: tighter(fetcherOptions.limits ?? {}, limits ?? {}),
+      ...(signal === undefined ? {} : { signal }),
+      ...(method === undefined ? {} : { method }),
+      ...(headers === undefined ? {} : { headers }),
+    };
+  };
   return {
+    fetchAndUse(url, use, options = {}) {
+      return supervisor.run(options.account ?? null, async () => use(await fetchPage(url, merge(options))), options.signal);
+    },
     fetch(url, options = {}) {
       const { signal, limits, method, headers } = options;
       const merged: FetcherOptions = {

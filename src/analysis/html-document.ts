@@ -65,7 +65,8 @@ export function parseHtml(html: string, url: string): HtmlDocument {
   const baseHref = tags.get('base')?.find((b) => attr(b, 'href') !== undefined);
   const baseUrl = (baseHref && pageUrl ? parseUrl(attr(baseHref, 'href') ?? '', pageUrl) : null) ?? pageUrl;
   let lineStarts: number[] | null = null;
-  let keyIndex: Map<string, Element[]> | null = null;
+  // An element's place among the elements with its key, counted once for the page on first use.
+  let keyPlace: Map<Element, number> | null = null;
 
   const keyOf = (element: Element): string | null => {
     for (const name of KEY_ATTRIBUTES[element.name] ?? []) {
@@ -94,18 +95,18 @@ export function parseHtml(html: string, url: string): HtmlDocument {
       if (id) return `${element.name}#${id.slice(0, MAX_KEY_VALUE)}`;
       const key = keyOf(element);
       if (key === null) return pathOf(element);
-      if (keyIndex === null) {
-        keyIndex = new Map();
+      if (keyPlace === null) {
+        keyPlace = new Map();
+        const counts = new Map<string, number>();
         for (const e of elements) {
           const k = keyOf(e);
           if (k === null) continue;
-          const list = keyIndex.get(k);
-          if (list) list.push(e);
-          else keyIndex.set(k, [e]);
+          const n = (counts.get(k) ?? 0) + 1;
+          counts.set(k, n);
+          keyPlace.set(e, n);
         }
       }
-      const same = keyIndex.get(key) ?? [];
-      const n = same.indexOf(element) + 1;
+      const n = keyPlace.get(element) ?? 1;
       return n > 1 ? `${key}:nth-match(${n})` : key;
     },
     lineOf(element) {
@@ -265,15 +266,27 @@ function pathOf(element: Element): string {
 // <h3> (the usual fix) leaves the places of the other headings beside it unchanged.
 const HEADING_TAG = /^h[1-6]$/;
 
-function segmentOf(element: Element): string {
-  const parent = element.parent;
-  if (!parent) return element.name;
-  const heading = HEADING_TAG.test(element.name);
-  let k = 0;
-  for (const sibling of parent.children) {
-    if (isTag(sibling) && (heading ? HEADING_TAG.test(sibling.name) : sibling.name === element.name)) k++;
-    if (sibling === element) break;
+/** Each element's place among its like siblings, counted once per parent (so many siblings cost linear time, not quadratic). */
+const siblingPlace = new WeakMap<Element, number>();
+
+function placeAmongSiblings(element: Element): number {
+  const known = siblingPlace.get(element);
+  if (known !== undefined) return known;
+  const counts = new Map<string, number>();
+  for (const sibling of element.parent?.children ?? []) {
+    if (!isTag(sibling)) continue;
+    const kind = HEADING_TAG.test(sibling.name) ? 'h*' : sibling.name;
+    const k = (counts.get(kind) ?? 0) + 1;
+    counts.set(kind, k);
+    siblingPlace.set(sibling, k);
   }
+  return siblingPlace.get(element) ?? 1;
+}
+
+function segmentOf(element: Element): string {
+  if (!element.parent) return element.name;
+  const heading = HEADING_TAG.test(element.name);
+  const k = placeAmongSiblings(element);
   if (k <= 1) return element.name;
   return heading ? `${element.name}:nth-heading(${k})` : `${element.name}:nth-of-type(${k})`;
 }

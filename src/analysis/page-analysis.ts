@@ -2,10 +2,11 @@
 // parse it once, run the tool's analyzers on the one parse, and combine their reports into one.
 // A response that is not HTML (or an error status) is still reported: the header rules are
 // judged, the page rules say why they could not be, and the report is marked incomplete.
-import type { PageFetcher, UrlReportResult } from '../core/define-url-tool.ts';
+import type { UrlReportResult, UrlToolContext } from '../core/define-url-tool.ts';
 import type { Category, Check, Report, ScoreKey, Status } from './findings.ts';
 import { parseHtml, type HtmlDocument } from './html-document.ts';
 import type { PageFacts } from './page-facts.ts';
+import { analyzeOnWorker } from './analysis-pool.ts';
 import { buildReport, categoryScore, statusForScore, type Analyzer } from './scoring.ts';
 
 /** Whether a response's body can be read as a page. */
@@ -34,10 +35,17 @@ export function analyzeFetched(analyzers: readonly Analyzer[], html: string, fac
   return { ...combined, notes: [...extra, ...combined.notes], incomplete: true };
 }
 
-/** Fetches `url` and analyses it: what a GET URL tool answers. */
-export async function fetchAndAnalyze(fetchPage: PageFetcher, url: string, analyzers: readonly Analyzer[]): Promise<UrlReportResult> {
-  const facts = await fetchPage(url);
-  return { url, finalUrl: facts.finalUrl, status: facts.status, report: analyzeFetched(analyzers, facts.text, facts, facts.finalUrl) };
+/**
+ * Fetches `url` and analyses it on an analysis worker (analysis-pool.ts): what a GET URL tool
+ * answers. The page keeps its fetch slot until it is analysed, so the fetch limits bound how
+ * many pages are in memory at once.
+ */
+export function fetchAndAnalyze(ctx: Pick<UrlToolContext, 'withPage' | 'signal'>, url: string, analyzers: readonly Analyzer[]): Promise<UrlReportResult> {
+  return ctx.withPage(url, async (facts) => {
+    const { finalUrl, status } = facts;
+    const report = await analyzeOnWorker(analyzers, facts.text, facts, finalUrl, ctx.signal);
+    return { url, finalUrl, status, report };
+  });
 }
 
 /**

@@ -27,6 +27,8 @@ export type PageFetcher = (url: string, options?: FetchPageOptions) => Promise<P
 
 export interface UrlToolContext extends ToolContext {
   fetchPage: PageFetcher;
+  /** Fetches a page and runs `use` on it while it still holds its fetch slot (see EgressFetcher.fetchAndUse). */
+  withPage<T>(url: string, use: (facts: PageFacts) => Promise<T>, options?: FetchPageOptions): Promise<T>;
   /** the engines (lab mode loads pages in the warm Chromium); absent when the service runs without them */
   engines?: Engines;
 }

@@ -398,6 +398,7 @@ export class Invoker {
     return {
       ...ctx,
       fetchPage: (url, options = {}) => fetcher.fetch(url, { ...options, account: accountId, signal: ctx.signal }),
+      withPage: (url, use, options = {}) => fetcher.fetchAndUse(url, use, { ...options, account: accountId, signal: ctx.signal }),
       ...(this.#deps.engines ? { engines: this.#deps.engines as Engines } : {}),
     };
   }

@@ -49,5 +49,5 @@ export const cookieFlagsCheckerTool = defineUrlTool({
       },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [cookieReportAnalyzer]),
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [cookieReportAnalyzer]),
 });

@@ -52,5 +52,5 @@ export const securityHeadersGraderTool = defineUrlTool({
       },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [securityHeadersAnalyzer]),
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [securityHeadersAnalyzer]),
 });

@@ -47,5 +47,5 @@ export const tlsCertificateCheckerTool = defineUrlTool({
       expect: { fires: ['tls-hsts-short-max-age'], passes: ['tls-hsts-missing', 'tls-hostname-mismatch', 'tls-chain-untrusted'] },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [tlsCertificateAnalyzer]),
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [tlsCertificateAnalyzer]),
 });

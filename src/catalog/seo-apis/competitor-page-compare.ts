@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineUrlTool, urlField, urlReportResultSchema, type PageFetcher } from '../../core/define-url-tool.ts';
+import { defineUrlTool, urlField, urlReportResultSchema, type UrlToolContext } from '../../core/define-url-tool.ts';
 import { ServiceError, isServiceError } from '../../core/errors.ts';
 import { headingStructureAnalyzer } from '../../analysis/analyzers/heading-structure.ts';
 import { imageAltAnalyzer } from '../../analysis/analyzers/image-alt.ts';
@@ -20,9 +20,9 @@ const STRONG = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta
 const WEAK = '<!doctype html><html><head><title>Shoes</title></head><body><h2>Shoes</h2><img src="/a.jpg"></body></html>';
 
 /** Either side's fetch failure, told as that side's. */
-async function side(fetchPage: PageFetcher, field: 'yourUrl' | 'competitorUrl', url: string): Promise<UrlReportResult> {
+async function side(ctx: UrlToolContext, field: 'yourUrl' | 'competitorUrl', url: string): Promise<UrlReportResult> {
   try {
-    return await fetchAndAnalyze(fetchPage, url, ANALYZERS);
+    return await fetchAndAnalyze(ctx, url, ANALYZERS);
   } catch (error) {
     if (!isServiceError(error)) throw error;
     throw new ServiceError(error.status, error.error, `${field}: ${error.message}`, { detail: error.detail, headers: error.headers, extra: { ...error.extra, field }, cause: error });
@@ -66,7 +66,7 @@ export const competitorPageCompareTool = defineUrlTool({
   ],
   markdown: (result, title) => comparisonToMarkdown(result as PageComparison, title),
   async run({ yourUrl, competitorUrl }, ctx) {
-    const [yours, competitor] = await Promise.all([side(ctx.fetchPage, 'yourUrl', yourUrl), side(ctx.fetchPage, 'competitorUrl', competitorUrl)]);
+    const [yours, competitor] = await Promise.all([side(ctx, 'yourUrl', yourUrl), side(ctx, 'competitorUrl', competitorUrl)]);
     return comparePages(yours, competitor);
   },
 });

@@ -31,5 +31,5 @@ export const headingStructureAnalyzerTool = defineUrlTool({
       expect: { fires: ['heading-missing-h1', 'heading-skipped-level', 'heading-empty'], passes: ['heading-multiple-h1'] },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [headingStructureAnalyzer]),
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [headingStructureAnalyzer]),
 });

@@ -31,5 +31,5 @@ export const imageAltAuditTool = defineUrlTool({
       expect: { fires: ['image-alt-missing', 'image-alt-empty-link', 'image-alt-filename'] },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [imageAltAnalyzer]),
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [imageAltAnalyzer]),
 });

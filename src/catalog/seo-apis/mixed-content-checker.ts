@@ -40,5 +40,5 @@ export const mixedContentCheckerTool = defineUrlTool({
       expect: { fires: ['mixed-content-blockable', 'mixed-content-upgradeable'], passes: ['mixed-content-insecure-page'] },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [mixedContentAnalyzer]),
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [mixedContentAnalyzer]),
 });

@@ -88,5 +88,5 @@ export const pageSpeedAnalyzerTool = defineUrlTool({
       },
     },
   ],
-  run: ({ url, mode }, ctx) => (mode === 'lab' ? proxyAndLab(ctx, url, [pageSpeedAnalyzer]) : fetchAndAnalyze(ctx.fetchPage, url, [pageSpeedAnalyzer])),
+  run: ({ url, mode }, ctx) => (mode === 'lab' ? proxyAndLab(ctx, url, [pageSpeedAnalyzer]) : fetchAndAnalyze(ctx, url, [pageSpeedAnalyzer])),
 });

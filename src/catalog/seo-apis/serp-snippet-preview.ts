@@ -33,5 +33,5 @@ export const serpSnippetPreviewTool = defineUrlTool({
       expect: { fires: ['serp-title-truncated', 'serp-description-missing'], passes: ['serp-title-missing'] },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [serpSnippetAnalyzer]),
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [serpSnippetAnalyzer]),
 });

@@ -64,5 +64,5 @@ export const structuredDataValidatorTool = defineUrlTool({
       expect: { fires: ['structured-data-invalid-json'] },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx.fetchPage, url, [structuredDataAnalyzer]),
+  run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [structuredDataAnalyzer]),
 });

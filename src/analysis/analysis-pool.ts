@@ -1,0 +1,181 @@
+// Analyses run on worker threads with heaps of their own (analysis-worker.ts). Parsing a 1 MB
+// page allocates about 25 MB; on the main thread V8 lets that garbage pile up to hundreds of
+// megabytes before collecting it (its limit there is gigabytes), and a long parse stalls every
+// other request. A worker's heap is capped (oldSpaceMb, 96 MB: room for a page of ordinary markup
+// up to the 5 MB fetch cap), so it collects as it goes. A page whose analysis outgrows the cap
+// kills only its worker: that call answers 422 document_too_complex, the worker is replaced, and
+// nothing else fails. The pool is bounded: a few threads, one job each, the rest waiting in order.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { tooComplex } from '../core/errors.ts';
+import type { AnalysisJob } from './analysis-worker.ts';
+import type { Report } from './findings.ts';
+import type { PageFacts } from './page-facts.ts';
+import type { Analyzer } from './scoring.ts';
+
+const WORKER_URL = new URL('./analysis-worker.ts', import.meta.url);
+export interface AnalysisPoolOptions {
+  /** worker threads (default: one per core beyond the one serving requests, at least one, at most two) */
+  workers: number;
+  /** each worker's old-generation heap, in MB */
+  oldSpaceMb: number;
+}
+
+const DEFAULTS: AnalysisPoolOptions = { workers: Math.max(1, Math.min(2, availableParallelism() - 1)), oldSpaceMb: 96 };
+const WORKER_YOUNG_SPACE_MB = 8;
+
+interface Pending {
+  job: AnalysisJob;
+  resolve(report: Report): void;
+  reject(error: unknown): void;
+  signal: AbortSignal | undefined;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: Promise<void>;
+  running: Pending | null;
+}
+
+let nextId = 1;
+
+/** The body's memory, when the body is the whole of it (never a slice of Node's shared pool). */
+function transferable(job: AnalysisJob): ArrayBuffer[] {
+  const body = job.facts?.body;
+  if (!body || body.byteOffset !== 0 || body.byteLength !== body.buffer.byteLength || !(body.buffer instanceof ArrayBuffer)) return [];
+  return [body.buffer];
+}
+
+export class AnalysisPool {
+  readonly #slots: Slot[] = [];
+  readonly #waiting: Pending[] = [];
+  readonly #options: AnalysisPoolOptions;
+
+  constructor(options: Partial<AnalysisPoolOptions> = {}) {
+    this.#options = { ...DEFAULTS, ...options };
+  }
+
+  run(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<Report> {
+    signal?.throwIfAborted();
+    // The page crosses once: its bytes are moved, not copied, when they own their memory, and the
+    // text is decoded again on the worker rather than sent beside them.
+    const job: AnalysisJob = { id: nextId++, analyzers: analyzers.map((a) => a.id), facts: facts === null ? null : { ...facts, text: '' }, html: facts === null ? html : '', url };
+    return new Promise<Report>((resolve, reject) => {
+      const pending: Pending = { job, resolve, reject, signal };
+      const onAbort = () => this.#cancel(pending);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      pending.resolve = (report) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(report);
+      };
+      pending.reject = (error) => {
+        signal?.removeEventListener('abort', onAbort);
+        reject(error);
+      };
+      this.#waiting.push(pending);
+      this.#dispatch();
+    });
+  }
+
+  #dispatch(): void {
+    while (this.#waiting.length > 0) {
+      let slot = this.#slots.find((s) => s.running === null);
+      if (slot === undefined && this.#slots.length < this.#options.workers) slot = this.#spawn();
+      if (slot === undefined) return;
+      const pending = this.#waiting.shift();
+      if (pending === undefined) return;
+      this.#start(slot, pending);
+    }
+  }
+
+  #start(slot: Slot, pending: Pending): void {
+    slot.running = pending;
+    // A worker holds the process open while it works, never while it idles.
+    slot.worker.ref();
+    // The job waits for the worker to have loaded its analyzers; its messages queue until then.
+    slot.ready.then(
+      () => slot.worker.postMessage(pending.job, transferable(pending.job)),
+      (error: unknown) => this.#fail(slot, error),
+    );
+  }
+
+  #spawn(): Slot {
+    const worker = new Worker(WORKER_URL, { resourceLimits: { maxOldGenerationSizeMb: this.#options.oldSpaceMb, maxYoungGenerationSizeMb: WORKER_YOUNG_SPACE_MB } });
+    let markReady: () => void = () => {};
+    let markFailed: (error: unknown) => void = () => {};
+    const ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      markFailed = reject;
+    });
+    ready.catch(() => {});
+    const slot: Slot = { worker, ready, running: null };
+    worker.on('message', (message: { ready?: true; id?: number; report?: Report; error?: string }) => {
+      if (message.ready) return markReady();
+      const pending = slot.running;
+      if (pending === null || message.id !== pending.job.id) return;
+      slot.running = null;
+      slot.worker.unref();
+      if (message.report !== undefined) pending.resolve(message.report);
+      else pending.reject(new Error(`analysis failed: ${message.error ?? 'unknown error'}`));
+      this.#dispatch();
+    });
+    worker.on('error', (error) => {
+      markFailed(error);
+      this.#fail(slot, error);
+    });
+    worker.on('exit', () => {
+      markFailed(new Error('the analysis worker stopped'));
+      this.#fail(slot, new Error('the analysis worker stopped'));
+    });
+    // Idle workers must not keep a finished process alive (after the listeners: adding one refs the worker again).
+    worker.unref();
+    this.#slots.push(slot);
+    return slot;
+  }
+
+  /** The slot's worker is gone (out of memory, crashed, terminated): its job fails, a new worker takes the queue. */
+  #fail(slot: Slot, error: unknown): void {
+    const index = this.#slots.indexOf(slot);
+    if (index < 0) return;
+    this.#slots.splice(index, 1);
+    void slot.worker.terminate();
+    const pending = slot.running;
+    slot.running = null;
+    if (pending !== null) {
+      const outOfMemory = (error as { code?: string } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      pending.reject(
+        outOfMemory
+          ? tooComplex('The page is too large or complex to analyse', `Analysing it needed more than the ${this.#options.oldSpaceMb} MB one analysis may use`)
+          : pending.signal?.aborted
+            ? pending.signal.reason
+            : error,
+      );
+    }
+    this.#dispatch();
+  }
+
+  /** Stops every worker (tests; the process's own pool lives as long as the process). */
+  close(): void {
+    for (const slot of this.#slots.splice(0)) void slot.worker.terminate();
+  }
+
+  /** A call that ended (time limit, caller gone) takes its analysis with it: waiting, or running. */
+  #cancel(pending: Pending): void {
+    const waiting = this.#waiting.indexOf(pending);
+    if (waiting >= 0) {
+      this.#waiting.splice(waiting, 1);
+      pending.reject(pending.signal?.reason);
+      return;
+    }
+    const slot = this.#slots.find((s) => s.running === pending);
+    if (slot) this.#fail(slot, pending.signal?.reason);
+  }
+}
+
+let pool: AnalysisPool | undefined;
+
+/** Runs analyzers on a page on the analysis workers: the same report analyzeFetched gives, off the main thread. */
+export function analyzeOnWorker(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<Report> {
+  pool ??= new AnalysisPool();
+  return pool.run(analyzers, html, facts, url, signal);
+}

@@ -1,0 +1,44 @@
+// Runs analyses in a worker thread (see analysis-pool.ts): the parse of a large page is the
+// biggest allocation the service makes per call, and in a worker with a small heap of its own it
+// is collected at once and can never grow the server's heap, or stall the event loop serving
+// every other request.
+import { parentPort } from 'node:worker_threads';
+import { loadAnalyzers } from './analyzer-registry.ts';
+import { decodeBody } from './charset.ts';
+import { analyzeFetched } from './page-analysis.ts';
+import type { PageFacts } from './page-facts.ts';
+import type { Analyzer } from './scoring.ts';
+
+export interface AnalysisJob {
+  id: number;
+  analyzers: string[];
+  /** null: HTML passed in, no response facts */
+  facts: PageFacts | null;
+  html: string;
+  url: string;
+}
+
+const analyzers = await loadAnalyzers();
+
+parentPort?.on('message', (job: AnalysisJob) => {
+  try {
+    const chosen = job.analyzers.map((id) => {
+      const analyzer = analyzers.get(id);
+      if (!analyzer) throw new Error(`no analyzer with id ${id}`);
+      return analyzer;
+    }) satisfies Analyzer[];
+    // A Buffer arrives as a plain Uint8Array; analyzers read it as a Buffer.
+    let facts: PageFacts | null = null;
+    if (job.facts !== null) {
+      const body = Buffer.from(job.facts.body.buffer, job.facts.body.byteOffset, job.facts.body.byteLength);
+      // The same decoding the fetcher did (charset.ts is deterministic), so the text is not sent twice.
+      const { text } = decodeBody(body, job.facts.headers['content-type'], job.facts.mediaType === null || job.facts.mediaType.includes('html'));
+      facts = { ...job.facts, body, text };
+    }
+    const html = facts === null ? job.html : facts.text;
+    parentPort?.postMessage({ id: job.id, report: analyzeFetched(chosen, html, facts, job.url) });
+  } catch (error) {
+    parentPort?.postMessage({ id: job.id, error: error instanceof Error ? error.message : String(error) });
+  }
+});
+parentPort?.postMessage({ ready: true });
