@@ -43,7 +43,8 @@ describe('security suite, run against every tool route', () => {
       const body = await res.text();
       return { statusCode: res.status, headers: Object.fromEntries(res.headers), body, json: () => JSON.parse(body) };
     }
-    const input = (tool.examples[0]?.input ?? {}) as Record<string, unknown>;
+    // A valid input (a URL tool's example names a page), so that only the caller's standing decides the answer.
+    const input = (tool.examples[0]?.input ?? tool.urlExamples?.[0]?.input ?? {}) as Record<string, unknown>;
     const headers: Record<string, string> = apiKey === undefined ? {} : { 'x-api-key': apiKey };
     if (tool.method === 'GET') return t.app.inject({ method: 'GET', url: tool.path, query: input as Record<string, string>, headers });
     return t.call(tool.path, input, apiKey);
