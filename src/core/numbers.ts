@@ -3,15 +3,31 @@ import { invalidInput } from './errors.ts';
 const POWERS = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
 /**
- * Rounds half away from zero to `digits` decimals as decimal arithmetic would: the product is
- * nudged up by two units in the last place, so 1.005 (stored as 1.00499999999999989…) → 1.01.
- * Cheaper than a toPrecision round trip, which matters on schedules of hundreds of rows.
+ * Rounds half away from zero to `digits` decimals as decimal arithmetic would on the number as
+ * written (its shortest decimal form): 1.005 (stored as 1.00499999999999989…) → 1.01, and
+ * 483513104872.11475 → 483513104872.11. A plain Math.round of the scaled value is right unless
+ * a half lies within the value's representation error; a nudge of two units in the last place
+ * finds those cases cheaply, and only they are decided on the decimal digits (a nudge alone is
+ * too coarse for large values, where it can step over a half that is not there).
  */
 export function roundTo(value: number, digits: number): number {
   const factor = POWERS[digits] ?? 10 ** digits;
-  const shifted = Math.abs(value) * factor;
-  const rounded = Math.round(shifted * (1 + 2 * Number.EPSILON)) / factor;
-  return Math.sign(value) * rounded || 0;
+  const magnitude = Math.abs(value);
+  const shifted = magnitude * factor;
+  // From 2^52 up a double has no fraction left at this scale: nothing to round.
+  if (shifted >= 2 ** 52) return value;
+  const plain = Math.round(shifted);
+  const rounded = Math.round(shifted * (1 + 2 * Number.EPSILON)) === plain ? plain : decimalHalfUp(magnitude, digits, plain);
+  return Math.sign(value) * (rounded / factor) || 0;
+}
+
+/** `magnitude` × 10^digits rounded half up on its shortest decimal digits; `fallback` where those are in exponent form. */
+function decimalHalfUp(magnitude: number, digits: number, fallback: number): number {
+  const text = String(magnitude);
+  if (text.includes('e')) return fallback;
+  const [whole = '0', fraction = ''] = text.split('.');
+  const kept = Number(`${whole}${fraction.slice(0, digits).padEnd(digits, '0')}`);
+  return (fraction.charCodeAt(digits) || 0) >= 53 /* '5' */ ? kept + 1 : kept;
 }
 
 /**

@@ -169,6 +169,12 @@ describe('emi-calculator schedule (issue 8, item 7)', () => {
     );
   });
 
+  it('rounds a principal on its written digits: 483,513,104,872.11475 at 0% over 1 month is 483,513,104,872.11 (a fuzz find)', async () => {
+    await assertAmortizes(483513104872.11475, 0, 1);
+    const r = await emi(483513104872.11475, 0, 1);
+    assert.deepEqual(r.schedule, [{ month: 1, payment: 483513104872.11, principal: 483513104872.11, interest: 0, balance: 0 }]);
+  });
+
   it('the corners amortize exactly too: the largest loan, the highest rate, the longest and shortest tenure, subnormal rates', async () => {
     for (const principal of [0.01, 1, 1e12]) {
       for (const rate of [0, Number.MIN_VALUE, 1e-12, 0.01, 100]) {
