@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore, Caller, Limits } from '../accounts/account-store.ts';
-import { periodBounds, periodResetAt } from '../accounts/periods.ts';
+import { periodResetAt } from '../accounts/periods.ts';
 import type { RateDecision, RateLimiter } from '../accounts/rate-limiter.ts';
 import type { CreditLedger } from '../accounts/credit-ledger.ts';
 import type { UsageRecorder } from '../accounts/usage-recorder.ts';
@@ -9,19 +9,20 @@ import { looksLikeApiKey } from '../accounts/secrets.ts';
 import type { Catalog } from './catalog.ts';
 import type { AnyTool, FileArtifact, FileToolContext, ToolContext, UploadedFile } from './define-tool.ts';
 import type { FilePipeline, ReceivedUpload } from '../files/file-pipeline.ts';
-import { errorEnvelope, successEnvelope, type ErrorEnvelope, type SuccessEnvelope } from './envelope.ts';
 import { ServiceError, isServiceError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
 import { runAsJobOwner } from '../engines/job-owner.ts';
 import { validateInput } from './validate-input.ts';
+import { failure, loadOutcome, storeOutcome, type FailureStage, type InvokeFailure, type Meter, type Outcome } from './outcome.ts';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
 import type { UrlToolContext } from './define-url-tool.ts';
 import type { Engines } from '../engines/index.ts';
 
+/** One call: an authenticated caller (surfaces authenticate; see Invoker.authenticate), a tool, its input. */
 export interface InvokeRequest {
+  caller: Caller;
   operationId: string;
   input: unknown;
-  apiKey: string | undefined;
   idempotencyKey?: string | undefined;
   requestId: string;
   log: FastifyBaseLogger;
@@ -35,12 +36,6 @@ export interface InvokeRequest {
   receive?: ((workDir: string) => Promise<{ fields: Record<string, unknown>; upload: ReceivedUpload | undefined }>) | undefined;
   /** `binary` is the deprecated direct delivery of a file result. */
   delivery?: string | undefined;
-}
-
-export interface InvokeResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: SuccessEnvelope | ErrorEnvelope;
 }
 
 export interface InvokerDeps {
@@ -128,7 +123,7 @@ export class Invoker {
 
   /** Resolves the X-Api-Key secret to a caller, or throws the 401 that says what is wrong. */
   async authenticate(apiKey: string | undefined): Promise<Caller> {
-    const cached = this.#cachedCaller(apiKey);
+    const cached = this.cachedCaller(apiKey);
     if (cached) return cached;
     if (!apiKey) {
       throw new ServiceError(401, 'missing_api_key', 'An API key is required', { detail: 'Send your API key in the X-Api-Key header' });
@@ -139,8 +134,8 @@ export class Invoker {
     return caller;
   }
 
-  /** A cached caller with a live key, found without a promise; anything else goes through authenticate(). */
-  #cachedCaller(apiKey: string | undefined): Caller | undefined {
+  /** A cached caller with a live key, found without a promise (the hot path); anything else goes through authenticate(). */
+  cachedCaller(apiKey: string | undefined): Caller | undefined {
     if (!apiKey || !looksLikeApiKey(apiKey)) return undefined;
     const caller = this.#deps.accounts.cachedCaller(apiKey);
     return caller && caller.key.revokedAt === null ? caller : undefined;
@@ -171,52 +166,66 @@ export class Invoker {
     }
   }
 
-  rateHeaders(limits: Limits, rate: RateDecision | undefined, creditsRemaining: number, nowMs = Date.now()): Record<string, string> {
-    const { startMs, endMs } = periodBounds(nowMs);
-    const periodSeconds = Math.round((endMs - startMs) / 1000);
-    const toReset = Math.max(1, Math.ceil((endMs - nowMs) / 1000));
-    const headers: Record<string, string> = {
-      'RateLimit-Policy': `"minute";q=${limits.requestsPerMinute};w=60, "credits";q=${limits.monthlyCredits};qu="credits";w=${periodSeconds}`,
-      'X-Credits-Remaining': String(creditsRemaining),
-    };
-    const credits = `"credits";r=${creditsRemaining};t=${toReset}`;
-    headers['RateLimit'] = rate ? `"minute";r=${rate.remaining};t=${rate.resetSeconds}, ${credits}` : credits;
-    return headers;
-  }
-
-  /** Rate headers with the credits the account has left right now. */
-  async #headersNow(accountId: string, limits: Limits, rate: RateDecision): Promise<Record<string, string>> {
+  /** The account's standing right now, for an answer that charged nothing. */
+  async #meterNow(accountId: string, limits: Limits, rate: RateDecision): Promise<Meter> {
     const used = await this.#deps.ledger.used(accountId);
-    return this.rateHeaders(limits, rate, Math.max(0, limits.monthlyCredits - used));
+    return { limits, rate, creditsRemaining: Math.max(0, limits.monthlyCredits - used), charged: 0 };
   }
 
-  async invoke(req: InvokeRequest): Promise<InvokeResponse> {
+  /** Resolves the tool and checks the caller may call it: the stages before any limit is touched. */
+  #admit(req: InvokeRequest): { tool: AnyTool; limits: Limits } | InvokeFailure {
     const tool = this.#deps.catalog.get(req.operationId);
-    if (!tool) return this.#fail(new ServiceError(404, 'unknown_tool', `No tool with operationId ${req.operationId}`), req, {});
-
-    let caller: Caller;
-    let limits: Limits;
+    if (!tool) return this.#fail('resolve', new ServiceError(404, 'unknown_tool', `No tool with operationId ${req.operationId}`), req);
     try {
-      // A known key is resolved from the cache without a promise; only a miss waits on the database.
-      caller = this.#cachedCaller(req.apiKey) ?? (await this.authenticate(req.apiKey));
-      limits = this.authorizeAccount(caller);
-      this.authorizeTool(caller, limits, tool);
+      const limits = this.authorizeAccount(req.caller);
+      this.authorizeTool(req.caller, limits, tool);
+      return { tool, limits };
     } catch (err) {
-      return this.#fail(err, req, {});
+      return this.#fail('authorize', err, req);
     }
+  }
+
+  /**
+   * Every check a call would meet before its charge, without taking a rate-limit token or a
+   * credit: for a surface that accepts a job now and runs it later (async runs). A file tool's
+   * upload is checked when it runs. Undefined when the call would be admitted.
+   */
+  async preflight(req: InvokeRequest): Promise<InvokeFailure | undefined> {
+    const admitted = this.#admit(req);
+    if ('ok' in admitted) return admitted;
+    const { tool, limits } = admitted;
+    const accountId = req.caller.account.id;
+    const used = await this.#deps.ledger.used(accountId);
+    const meter: Meter = { limits, rate: undefined, creditsRemaining: Math.max(0, limits.monthlyCredits - used), charged: 0 };
+    if (tool.kind !== 'file') {
+      try {
+        validateInput(tool.input, req.input);
+      } catch (err) {
+        return this.#fail('input', err, req, meter);
+      }
+    }
+    if (meter.creditsRemaining < tool.credits) return this.#fail('quota', this.#quotaExhausted(tool, meter.creditsRemaining), req, meter);
+    return undefined;
+  }
+
+  async invoke(req: InvokeRequest): Promise<Outcome> {
+    const admitted = this.#admit(req);
+    if ('ok' in admitted) return admitted;
+    const { tool, limits } = admitted;
+    const caller = req.caller;
     const accountId = caller.account.id;
 
     const rate = this.#deps.rateLimiter.take(accountId, limits.requestsPerMinute);
     if (!rate.allowed) {
-      const headers = await this.#headersNow(accountId, limits, rate);
       return this.#fail(
+        'rate',
         new ServiceError(429, 'rate_limited', `Rate limit of ${limits.requestsPerMinute} requests per minute exceeded`, {
           detail: `Retry after ${rate.resetSeconds} seconds`,
           headers: { 'Retry-After': String(rate.resetSeconds) },
           extra: { retryAfterSeconds: rate.resetSeconds },
         }),
         req,
-        headers,
+        await this.#meterNow(accountId, limits, rate),
       );
     }
 
@@ -232,7 +241,7 @@ export class Invoker {
         input = { ...(req.input as Record<string, unknown>), ...form.fields };
         received = form.upload;
       } catch (err) {
-        return this.#fail(err, req, await this.#headersNow(accountId, limits, rate));
+        return this.#fail('input', err, req, await this.#meterNow(accountId, limits, rate));
       }
       return await this.#idempotent({ tool, caller, limits, rate, req, input, received, workDir });
     } finally {
@@ -245,17 +254,17 @@ export class Invoker {
     return this.#deps.files;
   }
 
-  #idempotent(call: Call): Promise<InvokeResponse> {
+  #idempotent(call: Call): Promise<Outcome> {
     const key = call.req.idempotencyKey;
     return key === undefined ? this.#chargeAndRun(call) : this.#withIdempotencyKey(key, call);
   }
 
-  async #withIdempotencyKey(idempotencyKey: string, call: Call): Promise<InvokeResponse> {
+  async #withIdempotencyKey(idempotencyKey: string, call: Call): Promise<Outcome> {
     const { tool, caller, limits, rate, req, input, received } = call;
     const { accounts } = this.#deps;
     const accountId = caller.account.id;
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      return this.#fail(new ServiceError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters'), req, {});
+      return this.#fail('input', new ServiceError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters'), req);
     }
     const hash = idempotencyRequestHash(tool.operationId, input, received?.sha256, req.delivery);
     const holder = this.#deps.ledger.holder;
@@ -263,30 +272,25 @@ export class Invoker {
     // stored; a claim far older than that, whose holder's pid cannot tell, is a holder gone.
     const staleMs = 2 * (tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs) + 60_000;
     const claim = await accounts.claimIdempotencyKey(accountId, idempotencyKey, hash, { holder, ttlMs: this.#deps.idempotencyTtlMs, staleMs });
-    if (claim.kind === 'replay') {
-      return {
-        status: claim.status,
-        headers: { ...(await this.#headersNow(accountId, limits, rate)), 'Idempotent-Replayed': 'true' },
-        body: JSON.parse(claim.body) as SuccessEnvelope | ErrorEnvelope,
-      };
-    }
+    if (claim.kind === 'replay') return loadOutcome(claim.body, await this.#meterNow(accountId, limits, rate));
     if (claim.kind === 'mismatch') {
-      return this.#fail(new ServiceError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request', { detail: 'Use a new key for a new request' }), req, {});
+      return this.#fail('input', new ServiceError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request', { detail: 'Use a new key for a new request' }), req);
     }
     if (claim.kind === 'in_progress') {
-      return this.#fail(new ServiceError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } }), req, {});
+      return this.#fail('input', new ServiceError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still running', { headers: { 'Retry-After': '1' } }), req);
     }
 
     if (claim.recovered) req.log.warn({ idempotencyKey, deadHolderPid: claim.recovered.pid }, 'took over the Idempotency-Key claim of a stopped process; running the request');
 
-    const response = await this.#chargeAndRun(call);
+    const outcome = await this.#chargeAndRun(call);
     // Nothing was done for a 5xx or a 429 (quota, engine queue full): its retry must run, not replay the refusal.
-    if (response.status >= 500 || response.status === 429) await accounts.releaseIdempotencyKey(accountId, idempotencyKey, holder);
-    else await accounts.completeIdempotencyKey(accountId, idempotencyKey, holder, response.status, JSON.stringify(response.body));
-    return response;
+    const status = outcome.ok ? 200 : outcome.error.status;
+    if (status >= 500 || status === 429) await accounts.releaseIdempotencyKey(accountId, idempotencyKey, holder);
+    else await accounts.completeIdempotencyKey(accountId, idempotencyKey, holder, status, JSON.stringify(storeOutcome(outcome)));
+    return outcome;
   }
 
-  async #chargeAndRun(call: Call): Promise<InvokeResponse> {
+  async #chargeAndRun(call: Call): Promise<Outcome> {
     const { tool, caller, limits, rate, req, input: rawInput, received, workDir } = call;
     const { metrics } = this.#deps;
     const accountId = caller.account.id;
@@ -303,29 +307,20 @@ export class Invoker {
       }
       input = validateInput(tool.input, rawInput);
     } catch (err) {
-      const response = this.#fail(err, req, await this.#headersNow(accountId, limits, rate));
-      record(0, response.status);
-      return response;
+      const refused = this.#fail('input', err, req, await this.#meterNow(accountId, limits, rate));
+      record(0, refused.error.status);
+      return refused;
     }
 
     // From this process's credit lease without a promise when it covers the cost (nearly always).
     const charge = this.#deps.ledger.chargeFromLease(accountId, tool.credits, limits.monthlyCredits) ?? (await this.#deps.ledger.charge(accountId, tool.credits, limits.monthlyCredits));
     if (!charge.charged) {
-      const resetAt = periodResetAt(new Date()).toISOString();
-      const response = this.#fail(
-        new ServiceError(429, 'quota_exhausted', 'The monthly credit quota is used up', {
-          detail: `${tool.operationId} costs ${tool.credits} credits and ${charge.remaining} remain this period; the quota resets at ${resetAt}`,
-          headers: { 'x-should-retry': 'false' },
-          extra: { resetAt, creditsRequired: tool.credits, creditsRemaining: charge.remaining },
-        }),
-        req,
-        this.rateHeaders(limits, rate, charge.remaining),
-      );
-      record(0, response.status);
-      return response;
+      const refused = this.#fail('quota', this.#quotaExhausted(tool, charge.remaining), req, { limits, rate, creditsRemaining: charge.remaining, charged: 0 });
+      record(0, refused.error.status);
+      return refused;
     }
 
-    let response: InvokeResponse;
+    let outcome: Outcome;
     try {
       const warnings: string[] = [];
       const run = () => this.#run(tool, input, req, accountId, warnings, upload, workDir);
@@ -333,20 +328,27 @@ export class Invoker {
       // between accounts and hold each to its plan's cap (see engines/job-owner.ts); tools never see it.
       let result = tool.kind === 'file' || tool.kind === 'url' ? runAsJobOwner({ id: accountId, maxJobs: limits.plan.engineJobs }, run) : run();
       if (result instanceof Promise) result = await result;
-      response = { status: 200, headers: this.rateHeaders(limits, rate, charge.remaining), body: successEnvelope(result, { warnings }) };
+      outcome = { ok: true, result, warnings, meter: { limits, rate, creditsRemaining: charge.remaining, charged: tool.credits }, replayed: false };
     } catch (err) {
-      const failure = this.#fail(err, req, {});
-      let remaining = charge.remaining;
-      if (isRefunded(failure.status, failure.body.error)) {
-        await this.#deps.ledger.refund(accountId, tool.credits);
-        remaining += tool.credits;
-      }
-      response = { ...failure, headers: { ...this.rateHeaders(limits, rate, remaining), ...failure.headers } };
+      const error = toServiceError(err, req.log);
+      const refunded = isRefunded(error.status, error.error);
+      if (refunded) await this.#deps.ledger.refund(accountId, tool.credits);
+      const meter: Meter = { limits, rate, creditsRemaining: charge.remaining + (refunded ? tool.credits : 0), charged: refunded ? 0 : tool.credits };
+      outcome = failure('run', error, meter);
     }
-    const charged = response.status < 400 || !isRefunded(response.status, response.body.error) ? tool.credits : 0;
+    const charged = outcome.meter?.charged ?? 0;
     if (charged > 0) metrics.chargeCredits(tool.operationId, charged);
-    record(charged, response.status);
-    return response;
+    record(charged, outcome.ok ? 200 : outcome.error.status);
+    return outcome;
+  }
+
+  #quotaExhausted(tool: AnyTool, remaining: number): ServiceError {
+    const resetAt = periodResetAt(new Date()).toISOString();
+    return new ServiceError(429, 'quota_exhausted', 'The monthly credit quota is used up', {
+      detail: `${tool.operationId} costs ${tool.credits} credits and ${remaining} remain this period; the quota resets at ${resetAt}`,
+      headers: { 'x-should-retry': 'false' },
+      extra: { resetAt, creditsRequired: tool.credits, creditsRemaining: remaining },
+    });
   }
 
   /**
@@ -410,9 +412,8 @@ export class Invoker {
     return files.store(artifact);
   }
 
-  #fail(err: unknown, req: InvokeRequest, headers: Record<string, string>): InvokeResponse {
-    const serviceError = toServiceError(err, req.log);
-    return { status: serviceError.status, headers: { ...headers, ...serviceError.headers }, body: errorEnvelope(serviceError, req.requestId) };
+  #fail(stage: FailureStage, err: unknown, req: InvokeRequest, meter?: Meter): InvokeFailure {
+    return failure(stage, toServiceError(err, req.log), meter);
   }
 }
 

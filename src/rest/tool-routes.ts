@@ -2,7 +2,9 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../core/catalog.ts';
 import { ServiceError } from '../core/errors.ts';
-import type { Invoker } from '../core/invoke.ts';
+import { toServiceError, type Invoker } from '../core/invoke.ts';
+import type { Caller } from '../accounts/account-store.ts';
+import { errorToHttp, outcomeToHttp, type HttpAnswer } from './outcome-response.ts';
 import type { FileResult } from '../core/define-tool.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { sendStoredFile } from './file-routes.ts';
@@ -68,17 +70,43 @@ function addToolRoutes(app: FastifyInstance, tools: Catalog['tools'], invoker: I
   }
 }
 
+/**
+ * The caller behind the X-Api-Key header, or the 401 to answer. A known key comes from the cache
+ * without a promise; only a miss waits on the database.
+ */
+async function authenticate(request: FastifyRequest, invoker: Invoker): Promise<Caller | HttpAnswer> {
+  const apiKey = headerValue(request, 'x-api-key');
+  const cached = invoker.cachedCaller(apiKey);
+  if (cached) return cached;
+  try {
+    return await invoker.authenticate(apiKey);
+  } catch (err) {
+    return errorToHttp(toServiceError(err, request.log), request.id);
+  }
+}
+
+function isAnswer(value: Caller | HttpAnswer): value is HttpAnswer {
+  return 'status' in value && 'body' in value;
+}
+
 /** A JSON tool: its fields come in the JSON body (or the query string for GET), its answer is the envelope. */
 function jsonToolHandler(operationId: string, invoker: Invoker) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const response = await invoker.invoke({
-      operationId,
-      input: extractInput(request),
-      apiKey: headerValue(request, 'x-api-key'),
-      idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
-      requestId: request.id,
-      log: request.log,
-    });
+    const input = extractInput(request);
+    const caller = await authenticate(request, invoker);
+    const response = isAnswer(caller)
+      ? caller
+      : outcomeToHttp(
+          await invoker.invoke({
+            caller,
+            operationId,
+            input,
+            idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
+            requestId: request.id,
+            log: request.log,
+          }),
+          request.id,
+        );
     return reply.headers(response.headers).code(response.status).send(response.body);
   };
 }
@@ -112,15 +140,21 @@ function urlToolHandler(tool: Catalog['tools'][number], invoker: Invoker) {
     const input = extractInput(request);
     // GET: among the query fields; POST: in the query string or the body.
     const format = request.method === 'GET' ? takeFormat(input) : (takeFormat({ ...(request.query as Record<string, unknown>) }) ?? takeFormat(input));
-    const response = await invoker.invoke({
-      operationId: tool.operationId,
-      input,
-      apiKey: headerValue(request, 'x-api-key'),
-      idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
-      requestId: request.id,
-      log: request.log,
-      signal: controller.signal,
-    });
+    const caller = await authenticate(request, invoker);
+    const response = isAnswer(caller)
+      ? caller
+      : outcomeToHttp(
+          await invoker.invoke({
+            caller,
+            operationId: tool.operationId,
+            input,
+            idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
+            requestId: request.id,
+            log: request.log,
+            signal: controller.signal,
+          }),
+          request.id,
+        );
     reply.headers(response.headers).code(response.status);
     if (format === undefined || response.status !== 200 || !response.body.status) return reply.send(response.body);
     const result = response.body.result;
@@ -143,17 +177,23 @@ function fileToolHandler(operationId: string, field: string, invoker: Invoker, o
     const query = { ...(request.query as Record<string, unknown>) };
     const delivery = typeof query['delivery'] === 'string' ? query['delivery'] : undefined;
     delete query['delivery'];
-    const response = await invoker.invoke({
-      operationId,
-      input: query,
-      receive: (workDir) => receiveMultipart(request, field, workDir, options.uploadLimitBytes),
-      delivery,
-      apiKey: headerValue(request, 'x-api-key'),
-      idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
-      requestId: request.id,
-      log: request.log,
-      signal: controller.signal,
-    });
+    const caller = await authenticate(request, invoker);
+    const response = isAnswer(caller)
+      ? caller
+      : outcomeToHttp(
+          await invoker.invoke({
+            caller,
+            operationId,
+            input: query,
+            receive: (workDir) => receiveMultipart(request, field, workDir, options.uploadLimitBytes),
+            delivery,
+            idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
+            requestId: request.id,
+            log: request.log,
+            signal: controller.signal,
+          }),
+          request.id,
+        );
     reply.headers(response.headers);
     if (delivery === 'binary' && response.status === 200 && response.body.status && options.store) {
       const result = response.body.result as FileResult;

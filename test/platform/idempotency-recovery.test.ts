@@ -123,10 +123,10 @@ describe('an Idempotency-Key claimed by a process that died is run by the retry'
     assert.equal((await record(accountId, 'still-running')).holder, live.token, 'the live holder keeps its claim');
 
     // The live holder finishes: the retry replays what it answered, and nothing ran here.
-    const answered = { status: true, result: { emi: 1 } };
-    await accounts.completeIdempotencyKey(accountId, 'still-running', live, 200, JSON.stringify(answered));
+    // Records hold the call's outcome (core/outcome.ts), which the replay answers as REST does.
+    await accounts.completeIdempotencyKey(accountId, 'still-running', live, 200, JSON.stringify({ ok: true, result: { emi: 1 }, warnings: [] }));
     const replay = await callEmi(server.base, apiKey, 'still-running');
-    assert.deepEqual([replay.status, replay.replayed, replay.body], [200, true, answered]);
+    assert.deepEqual([replay.status, replay.replayed, replay.body], [200, true, { status: true, code: 200, message: 'OK', result: { emi: 1 }, warnings: [], error: '' }]);
     assert.equal((await usageOf(server.base, apiKey)).used, 0);
   });
 

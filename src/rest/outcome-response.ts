@@ -1,0 +1,38 @@
+// REST's reading of an invoke outcome: the envelope, the status, and the rate and credit headers
+// (IETF RateLimit-Policy / RateLimit, X-Credits-Remaining) from the account's standing.
+import { periodBounds } from '../accounts/periods.ts';
+import { errorEnvelope, successEnvelope, type ErrorEnvelope, type SuccessEnvelope } from '../core/envelope.ts';
+import type { ServiceError } from '../core/errors.ts';
+import type { Meter, Outcome } from '../core/outcome.ts';
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: SuccessEnvelope | ErrorEnvelope;
+}
+
+export function rateHeaders(meter: Meter, nowMs = Date.now()): Record<string, string> {
+  const { limits, rate, creditsRemaining } = meter;
+  const { startMs, endMs } = periodBounds(nowMs);
+  const periodSeconds = Math.round((endMs - startMs) / 1000);
+  const toReset = Math.max(1, Math.ceil((endMs - nowMs) / 1000));
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': `"minute";q=${limits.requestsPerMinute};w=60, "credits";q=${limits.monthlyCredits};qu="credits";w=${periodSeconds}`,
+    'X-Credits-Remaining': String(creditsRemaining),
+  };
+  const credits = `"credits";r=${creditsRemaining};t=${toReset}`;
+  headers['RateLimit'] = rate ? `"minute";r=${rate.remaining};t=${rate.resetSeconds}, ${credits}` : credits;
+  return headers;
+}
+
+export function outcomeToHttp(outcome: Outcome, requestId: string): HttpAnswer {
+  const headers = outcome.meter ? rateHeaders(outcome.meter) : {};
+  if (outcome.replayed) headers['Idempotent-Replayed'] = 'true';
+  if (outcome.ok) return { status: 200, headers, body: successEnvelope(outcome.result, { warnings: outcome.warnings }) };
+  return { status: outcome.error.status, headers: { ...headers, ...outcome.error.headers }, body: errorEnvelope(outcome.error, requestId) };
+}
+
+/** An error before any call (a key that does not authenticate): the envelope, no rate headers. */
+export function errorToHttp(error: ServiceError, requestId: string): HttpAnswer {
+  return { status: error.status, headers: { ...error.headers }, body: errorEnvelope(error, requestId) };
+}
