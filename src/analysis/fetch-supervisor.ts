@@ -127,6 +127,8 @@ export interface EgressFetchOptions {
   limits?: Partial<FetchLimits>;
   method?: FetcherOptions['method'];
   headers?: Record<string, string>;
+  /** with method POST: the body, bounded (see MAX_REQUEST_BODY_BYTES) */
+  body?: FetcherOptions['body'];
 }
 
 export interface EgressFetcher {
@@ -153,13 +155,14 @@ export function createEgressFetcher(fetcherOptions: Omit<FetcherOptions, 'signal
     ...(supervisorOptions.maxQueuedPerAccount === undefined ? {} : { maxQueuedPerAccount: supervisorOptions.maxQueuedPerAccount }),
   });
   const merge = (options: EgressFetchOptions): FetcherOptions => {
-    const { signal, limits, method, headers } = options;
+    const { signal, limits, method, headers, body } = options;
     return {
       ...fetcherOptions,
       limits: tighter(fetcherOptions.limits ?? {}, limits ?? {}),
       ...(signal === undefined ? {} : { signal }),
       ...(method === undefined ? {} : { method }),
       ...(headers === undefined ? {} : { headers }),
+      ...(body === undefined ? {} : { body }),
     };
   };
   return {
@@ -178,15 +181,7 @@ export function createEgressFetcher(fetcherOptions: Omit<FetcherOptions, 'signal
       return pages.run(account, fetchAndUseOnce, options.signal);
     },
     fetch(url, options = {}) {
-      const { signal, limits, method, headers } = options;
-      const merged: FetcherOptions = {
-        ...fetcherOptions,
-        limits: tighter(fetcherOptions.limits ?? {}, limits ?? {}),
-        ...(signal === undefined ? {} : { signal }),
-        ...(method === undefined ? {} : { method }),
-        ...(headers === undefined ? {} : { headers }),
-      };
-      return supervisor.run(options.account ?? null, () => fetchPage(url, merged), signal);
+      return supervisor.run(options.account ?? null, () => fetchPage(url, merge(options)), options.signal);
     },
     status: () => supervisor.status(),
   };

@@ -53,24 +53,51 @@ export interface FetcherOptions {
    */
   extraCa?: string[];
   userAgent?: string;
-  /** GET (default), HEAD or OPTIONS, on every hop */
-  method?: 'GET' | 'HEAD' | 'OPTIONS';
+  /** GET (default), HEAD or OPTIONS, on every hop; POST (with `body`) is sent once and its redirect is not followed */
+  method?: 'GET' | 'HEAD' | 'OPTIONS' | 'POST';
+  /** the request body of a POST, at most MAX_REQUEST_BODY_BYTES (a webhook's JSON) */
+  body?: RequestBody;
   /** extra request headers (an Origin for a CORS check); see FORBIDDEN_HEADERS */
   headers?: Record<string, string>;
   /** aborts the fetch (the caller left) */
   signal?: AbortSignal;
 }
 
+export interface RequestBody {
+  data: Buffer | string;
+  contentType: string;
+}
+
+/** A POST body is a small document (a webhook event), never an upload relayed to a caller's host. */
+export const MAX_REQUEST_BODY_BYTES = 256 * 1024;
+
+/** The body bytes to send, checked: only with POST, within the cap, with a sane content type. */
+function bodyBytes(options: FetcherOptions): Buffer | null {
+  if (options.body === undefined) {
+    if (options.method === 'POST') throw new Error('a POST needs a body');
+    return null;
+  }
+  if (options.method !== 'POST') throw new Error(`the fetcher sends a body only with POST, not ${options.method ?? 'GET'}`);
+  const data = typeof options.body.data === 'string' ? Buffer.from(options.body.data) : options.body.data;
+  if (data.byteLength > MAX_REQUEST_BODY_BYTES) throw new Error(`a request body of ${data.byteLength} bytes is over the ${MAX_REQUEST_BODY_BYTES}-byte cap`);
+  if (!/^[\x20-\x7e]{1,200}$/.test(options.body.contentType)) throw new Error('the request body needs a content type');
+  return data;
+}
+
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Headers a tool may not set: they would change how the fetch itself is framed, routed or decoded. */
 const FORBIDDEN_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'accept-encoding', 'te', 'upgrade', 'keep-alive', 'proxy-authorization', 'expect']);
 
-function requestHeaders(options: FetcherOptions): Record<string, string> {
+function requestHeaders(options: FetcherOptions, body: Buffer | null): Record<string, string> {
   const headers: Record<string, string> = { 'user-agent': options.userAgent ?? DEFAULT_USER_AGENT, accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'accept-encoding': 'gzip, deflate, br' };
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     const lower = name.toLowerCase();
     if (FORBIDDEN_HEADERS.has(lower) || !/^[a-z0-9-]{1,64}$/.test(lower) || /[\r\n\0]/.test(value)) throw new Error(`the fetcher does not send a ${name} header`);
     headers[lower] = value;
+  }
+  if (body !== null && options.body !== undefined) {
+    headers['content-type'] = options.body.contentType;
+    headers['content-length'] = String(body.byteLength);
   }
   return headers;
 }
@@ -122,7 +149,7 @@ async function connectAddresses(host: string, url: URL, options: FetcherOptions,
 }
 
 /** One request, one hop: connects under the checks, records timings and TLS, reads the body within the caps. */
-function requestOnce(url: URL, host: string, options: FetcherOptions, limits: FetchLimits, deadline: number, resolver: Resolver): Promise<HopResult> {
+function requestOnce(url: URL, host: string, options: FetcherOptions, limits: FetchLimits, deadline: number, resolver: Resolver, body: Buffer | null): Promise<HopResult> {
   const secure = url.protocol === 'https:';
   const literal = isIP(host) !== 0;
   return new Promise<HopResult>((resolve, reject) => {
@@ -164,7 +191,7 @@ function requestOnce(url: URL, host: string, options: FetcherOptions, limits: Fe
       port: url.port === '' ? undefined : Number(url.port),
       path: `${url.pathname}${url.search}`,
       method: options.method ?? 'GET',
-      headers: requestHeaders(options),
+      headers: requestHeaders(options, body),
       agent: false,
       lookup,
       ...(secure
@@ -268,7 +295,7 @@ function requestOnce(url: URL, host: string, options: FetcherOptions, limits: Fe
         });
       }
     });
-    request.end();
+    request.end(body ?? undefined);
   });
 }
 
@@ -279,6 +306,7 @@ export async function fetchPage(input: string | URL, options: FetcherOptions): P
   const started = performance.now();
   const deadline = started + limits.totalTimeoutMs;
   const requestedUrl = input instanceof URL ? input : parseTargetUrl(input);
+  const body = bodyBytes(options);
   const redirects: RedirectHop[] = [];
   let url = requestedUrl;
   for (;;) {
@@ -286,8 +314,9 @@ export async function fetchPage(input: string | URL, options: FetcherOptions): P
     // Checked before anything is opened, so a refused URL never reaches a socket.
     if (isIP(host) !== 0) assertAddressAllowed(host, options.policy, undefined, url.href);
     else await preflight(host, url, options, resolver, deadline, limits);
-    const hop = await requestOnce(url, host, options, limits, deadline, resolver);
-    if (hop.location === null) {
+    const hop = await requestOnce(url, host, options, limits, deadline, resolver, body);
+    // A POST is not repeated at another address: its redirect is the answer.
+    if (hop.location === null || options.method === 'POST') {
       const contentType = hop.headers['content-type'];
       const mediaType = contentType?.split(';')[0]?.trim().toLowerCase() || null;
       const { charset, text } = decodeBody(hop.body, contentType, mediaType === null || mediaType.includes('html'));

@@ -141,6 +141,35 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  // Webhooks an account registered (at most 5, see webhook-store.ts). The signing secret is kept
+  // to sign with, so it is stored sealed (AES-256-GCM under a key derived from the service's
+  // signing secret), and only ever returned in the answer that created it. The last_* columns
+  // are the outcome of the latest delivery, for GET /api/v1/webhooks to show.
+  '0005_webhooks': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('webhooks')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('events', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('secret_sealed', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('last_event_id', 'text')
+        .addColumn('last_event_type', 'text')
+        .addColumn('last_outcome', 'text')
+        .addColumn('last_attempts', 'integer')
+        .addColumn('last_status_code', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('last_attempt_at', 'text')
+        .execute();
+      await db.schema.createIndex('webhooks_account').on('webhooks').column('account_id').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table if exists webhooks`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

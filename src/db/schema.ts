@@ -88,6 +88,27 @@ export interface IdempotencyRecordsTable {
   holder_host: string | null;
 }
 
+/** A webhook of an account (see src/runs/webhook-store.ts). */
+export interface WebhooksTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of the event types it receives */
+  events: string;
+  description: string | null;
+  /** The signing secret, sealed with AES-256-GCM (never stored or listed in the clear). */
+  secret_sealed: string;
+  created_at: string;
+  /** The latest delivery: its event, outcome ('delivered', 'retrying', 'failed'), attempts so far, last HTTP status or error, and when. */
+  last_event_id: string | null;
+  last_event_type: string | null;
+  last_outcome: string | null;
+  last_attempts: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -96,4 +117,5 @@ export interface Database {
   usage_counters: UsageCountersTable;
   credit_leases: CreditLeasesTable;
   idempotency_records: IdempotencyRecordsTable;
+  webhooks: WebhooksTable;
 }
