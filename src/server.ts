@@ -31,6 +31,10 @@ import { egressFetcherFromConfig, type EgressFetcher } from './analysis/fetch-su
 import { FilePipeline } from './files/file-pipeline.ts';
 import { LocalFileStore, type FileStore } from './files/file-store.ts';
 import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
+import { webhookRoutes } from './rest/webhook-routes.ts';
+import { WebhookDispatcher } from './runs/webhook-delivery.ts';
+import { SecretBox } from './runs/webhook-signature.ts';
+import { WebhookStore } from './runs/webhook-store.ts';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -48,6 +52,8 @@ export interface Services {
   engines: Engines;
   /** the one way the process fetches a URL (src/analysis/): egress rules, limits, a bounded queue */
   fetcher: EgressFetcher;
+  /** webhook events (runs call webhooks.emit(accountId, { type: 'mcp.job.finished', data }) when a job finishes) */
+  webhooks: WebhookDispatcher;
 }
 
 export interface BuildOptions {
@@ -137,7 +143,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     idempotencyTtlMs: config.idempotencyTtlMs,
     engines,
   });
-  const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines, fetcher };
+  // Webhook secrets are sealed under a key derived from the service's signing secret.
+  const webhookStore = new WebhookStore(db, new SecretBox(loadSigningSecret(config.dataDir, config.fileSigningSecret)));
+  const webhooks = new WebhookDispatcher({ store: webhookStore, fetcher, log: app.log });
+  const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines, fetcher, webhooks };
 
   // A callback-style hook: on every request, an async hook's promise is measurable overhead.
   app.addHook('onRequest', (request, reply, done) => {
@@ -167,6 +176,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
     clearInterval(writer);
+    webhooks.close();
     await ledger.close();
     if (!options.engines) await engines.close();
     await db.destroy();
@@ -179,6 +189,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const routes: RouteSpec[] = [
     ...accountRoutes({ accounts, ledger, usage, invoker, mailer, catalog, publicBaseUrl: config.publicBaseUrl }),
     ...conversionRoutes(catalog, config),
+    ...webhookRoutes({ invoker, webhooks, egress: config.egress }),
   ];
   for (const route of routes) app.route({ method: route.method, url: route.url, handler: route.handler });
   await registerToolRoutes(app, catalog, invoker, {

@@ -256,7 +256,7 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
         'POST tool calls accept `Idempotency-Key`: a retry within 24 h replays the stored response without a second charge.',
     },
     servers: [{ url: options.publicBaseUrl }],
-    tags: catalog.families().map((name) => ({ name })).concat([{ name: 'accounts' }, { name: 'api-keys' }, { name: 'usage' }, { name: 'catalog' }]),
+    tags: catalog.families().map((name) => ({ name })).concat([{ name: 'accounts' }, { name: 'api-keys' }, { name: 'usage' }, { name: 'catalog' }, { name: 'webhooks' }]),
     paths,
     components: {
       securitySchemes: {

@@ -1,0 +1,156 @@
+// /api/v1/webhooks: an account registers, lists, deletes and tests the URLs that receive its
+// events (`mcp.job.finished`). Any key of the account may manage them, like GET /usage; another
+// account's webhook id is not found. The signing secret is answered once, at creation.
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { EgressPolicy } from '../analysis/egress-policy.ts';
+import { successEnvelope } from '../core/envelope.ts';
+import type { Invoker } from '../core/invoke.ts';
+import { validateInput } from '../core/validate-input.ts';
+import type { WebhookDispatcher } from '../runs/webhook-delivery.ts';
+import { MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES, type Webhook } from '../runs/webhook-store.ts';
+import { checkWebhookUrl, MAX_WEBHOOK_URL_CHARS } from '../runs/webhook-url.ts';
+import type { RouteSpec } from './route-spec.ts';
+
+export interface WebhookRouteDeps {
+  invoker: Invoker;
+  webhooks: WebhookDispatcher;
+  /** the egress policy of the configuration: a URL the fetcher would refuse is refused at registration */
+  egress: EgressPolicy;
+}
+
+const createBody = z.object({
+  url: z.string().max(MAX_WEBHOOK_URL_CHARS).describe('Where events are POSTed: an https URL on a public address (http only for hosts the operator allows in EGRESS_ALLOW)'),
+  events: z
+    .array(z.enum(WEBHOOK_EVENT_TYPES))
+    .min(1)
+    .max(WEBHOOK_EVENT_TYPES.length)
+    .optional()
+    .describe('Event types to receive; default ["mcp.job.finished"]'),
+  description: z.string().max(200).optional().describe('A label for the webhook'),
+});
+
+const idParams = z.object({ id: z.uuid().describe('The webhook id') });
+
+const lastDeliveryView = z
+  .object({
+    eventId: z.string(),
+    type: z.string(),
+    outcome: z.enum(['delivered', 'retrying', 'failed']),
+    attempts: z.number().int().describe('attempts made for this event so far'),
+    statusCode: z.number().int().nullable().describe("the receiver's HTTP status on the latest attempt, null when none was received"),
+    error: z.string().nullable(),
+    at: z.string(),
+  })
+  .nullable()
+  .describe('The latest delivery attempt, null before the first');
+
+const webhookView = z.object({
+  id: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  description: z.string().nullable(),
+  createdAt: z.string(),
+  lastDelivery: lastDeliveryView,
+});
+
+const webhookWithSecret = webhookView.extend({
+  secret: z.string().describe('The signing secret (whsec_...): shown only in this response; verify each delivery with it'),
+});
+
+const testResult = z.object({
+  delivered: z.boolean().describe('true when the receiver answered 2xx'),
+  eventId: z.string(),
+  statusCode: z.number().int().nullable(),
+  durationMs: z.number().int(),
+  error: z.string().nullable().describe('why the delivery failed: the HTTP status, a refused address, a timeout'),
+});
+
+function view(webhook: Webhook) {
+  return { ...webhook, events: [...webhook.events] };
+}
+
+function apiKeyOf(request: FastifyRequest): string | undefined {
+  const value = request.headers['x-api-key'];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function webhookRoutes(deps: WebhookRouteDeps): RouteSpec[] {
+  const { invoker, webhooks } = deps;
+  const accountOf = async (request: FastifyRequest): Promise<string> => (await invoker.authenticate(apiKeyOf(request))).account.id;
+
+  return [
+    {
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      operationId: 'webhooks_create',
+      summary: 'Register a webhook',
+      description: `Registers a URL that receives the account's events as signed JSON POSTs (Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature). At most ${MAX_WEBHOOKS_PER_ACCOUNT} per account. The URL must be https and reach a public address (checked now, and again at every delivery). The signing secret is returned once.`,
+      tag: 'webhooks',
+      auth: 'apiKey',
+      body: createBody,
+      success: { status: 201, description: 'The webhook with its signing secret', result: webhookWithSecret },
+      errors: [400, 401, 409],
+      async handler(request, reply) {
+        const accountId = await accountOf(request);
+        const body = validateInput(createBody, request.body ?? {});
+        const url = await checkWebhookUrl(body.url, deps.egress);
+        const { webhook, secret } = await webhooks.store.create(accountId, { url, events: body.events ?? ['mcp.job.finished'], description: body.description });
+        return reply.code(201).send(successEnvelope({ ...view(webhook), secret }, { code: 201, message: 'Webhook registered; store the secret now, it is not shown again' }));
+      },
+    },
+    {
+      method: 'GET',
+      url: '/api/v1/webhooks',
+      operationId: 'webhooks_list',
+      summary: 'List webhooks',
+      description: "The account's webhooks with the outcome of each one's latest delivery. Secrets are never listed.",
+      tag: 'webhooks',
+      auth: 'apiKey',
+      success: { status: 200, description: 'The webhooks', result: z.object({ webhooks: z.array(webhookView) }) },
+      errors: [401],
+      async handler(request) {
+        const accountId = await accountOf(request);
+        return successEnvelope({ webhooks: (await webhooks.store.list(accountId)).map(view) });
+      },
+    },
+    {
+      method: 'DELETE',
+      url: '/api/v1/webhooks/:id',
+      operationId: 'webhooks_delete',
+      summary: 'Delete a webhook',
+      description: 'The webhook receives nothing more; retries of earlier events stop.',
+      tag: 'webhooks',
+      auth: 'apiKey',
+      params: idParams,
+      success: { status: 200, description: 'The deleted webhook', result: webhookView },
+      errors: [400, 401, 404],
+      async handler(request) {
+        const accountId = await accountOf(request);
+        const { id } = validateInput(idParams, request.params);
+        return successEnvelope(view(await webhooks.store.delete(accountId, id)), { message: 'Webhook deleted' });
+      },
+    },
+    {
+      method: 'POST',
+      url: '/api/v1/webhooks/:id/test',
+      operationId: 'webhooks_test',
+      summary: 'Send a test event',
+      description: 'Sends a signed `webhook.test` event to the webhook now, once (no retry), and answers how the delivery went: the HTTP status and time, or the error.',
+      tag: 'webhooks',
+      auth: 'apiKey',
+      params: idParams,
+      success: { status: 200, description: 'The outcome of the test delivery', result: testResult },
+      errors: [400, 401, 404],
+      async handler(request) {
+        const accountId = await accountOf(request);
+        const { id } = validateInput(idParams, request.params);
+        const report = await webhooks.sendTest(accountId, id);
+        return successEnvelope(
+          { delivered: report.outcome === 'delivered', eventId: report.eventId, statusCode: report.statusCode, durationMs: report.durationMs, error: report.error },
+          { message: report.outcome === 'delivered' ? 'Test event delivered' : 'Test event not delivered' },
+        );
+      },
+    },
+  ];
+}
