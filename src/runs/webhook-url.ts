@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { assertAddressAllowed, checkUrl, invalidUrl, parseTargetUrl, refused, type EgressPolicy } from '../analysis/egress-policy.ts';
 import { systemResolver, type Resolver } from '../analysis/fetcher.ts';
-import { isServiceError } from '../core/errors.ts';
+import { isServiceError, type ServiceError } from '../core/errors.ts';
 
 export const MAX_WEBHOOK_URL_CHARS = 2000;
 const RESOLVE_TIMEOUT_MS = 5000;
@@ -21,12 +21,15 @@ export async function checkWebhookUrl(input: string, policy: EgressPolicy, resol
   const url = parseTargetUrl(input);
   const host = checkUrl(url, policy);
   if (url.hash !== '') throw invalidUrl('A webhook URL has no #fragment');
-  const addresses = isIP(host) !== 0 ? [host] : await resolve(host, url, policy, resolver);
-  if (url.protocol === 'http:') {
-    // http is for the operator's own receivers: a host or range named in EGRESS_ALLOW.
-    const opened = policy.allowHosts.has(host) || addresses.every((address) => inAllowedRange(address, policy));
-    if (!opened) throw refused('a webhook URL must use https (http only for hosts in EGRESS_ALLOW)', 'scheme', url.href);
-  }
+  // http is for the operator's own receivers: a host or range named in EGRESS_ALLOW.
+  const httpRefused = (): ServiceError => refused('a webhook URL must use https (http only for hosts in EGRESS_ALLOW)', 'scheme', url.href);
+  const plainHttp = url.protocol === 'http:' && !policy.allowHosts.has(host);
+  const literal = isIP(host) !== 0;
+  // A literal private address is named as such, before its scheme is judged.
+  if (literal) assertAddressAllowed(host, policy, undefined, url.href);
+  if (plainHttp && (literal ? !inAllowedRange(host, policy) : policy.allowRanges.length === 0)) throw httpRefused();
+  const addresses = literal ? [host] : await resolve(host, url, policy, resolver);
+  if (plainHttp && !addresses.every((address) => inAllowedRange(address, policy))) throw httpRefused();
   for (const address of addresses) assertAddressAllowed(address, policy, host, url.href);
   return url.href;
 }
