@@ -25,6 +25,7 @@ import { buildOpenApi } from './rest/openapi.ts';
 import type { RouteSpec } from './rest/route-spec.ts';
 import { RequestObserver } from './rest/request-observer.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
+import { registerMcpRoutes } from './mcp/mcp-routes.ts';
 import { registerDownloadRoute } from './rest/file-routes.ts';
 import { createEngines, type Engines } from './engines/index.ts';
 import { egressFetcherFromConfig, type EgressFetcher } from './analysis/fetch-supervisor.ts';
@@ -200,6 +201,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     publicBaseUrl: config.publicBaseUrl,
   });
   registerDownloadRoute(app, store, signer);
+  registerMcpRoutes(app, { catalog, invoker, publicBaseUrl: config.publicBaseUrl, version: VERSION });
 
   const openapi = buildOpenApi(catalog, routes, { publicBaseUrl: config.publicBaseUrl, version: VERSION });
   await app.register(swagger, { mode: 'static', specification: { document: openapi as never } });

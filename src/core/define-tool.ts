@@ -59,6 +59,8 @@ export interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
   output: O;
   examples: readonly ToolExample<z.input<I>, z.output<O>>[];
   limits?: ToolLimits;
+  /** Offered on the website only: not listed or callable over MCP (false by default). */
+  websiteOnly?: boolean;
   run(input: z.output<I>, ctx: ToolContext): Promise<z.output<O>> | z.output<O>;
 }
 

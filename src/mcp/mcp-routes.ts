@@ -1,0 +1,140 @@
+// The MCP surface on the one Fastify app, built on the official SDK's transports:
+//   POST /mcp, POST /mcp/http   Streamable HTTP, stateless: every request gets a fresh server and
+//                               transport, so any process on the same database answers any request.
+//   GET /mcp                    the legacy HTTP+SSE transport: an SSE stream whose `endpoint` event
+//                               names POST /mcp/messages?sessionId=…. That session lives in the
+//                               process holding the stream (the transport's design), so its POSTs
+//                               must reach the same process; a GET carrying Mcp-Session-Id is
+//                               Streamable HTTP's, which keeps no sessions here: 405.
+// Every request needs an API key (X-Api-Key, or Authorization: Bearer for clients that can only
+// send that): 401 JSON before any MCP processing. A browser Origin other than the service's own
+// is refused (DNS-rebinding protection); the SDK checks the protocol-version header.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Caller } from '../accounts/account-store.ts';
+import type { Catalog } from '../core/catalog.ts';
+import { errorEnvelope } from '../core/envelope.ts';
+import { ServiceError } from '../core/errors.ts';
+import { toServiceError, type Invoker } from '../core/invoke.ts';
+import { registerMetaTools } from './meta-tools.ts';
+
+export interface McpRouteOptions {
+  catalog: Catalog;
+  invoker: Invoker;
+  publicBaseUrl: string;
+  version: string;
+  /** extra capabilities registered on every server (list_skills, get_run… as they come) */
+  extend?: (server: McpServer, caller: Caller, request: FastifyRequest) => void;
+}
+
+const INSTRUCTIONS =
+  'Utility tool service. Find an operation with discover_tools, read its schema with get_tool_schema, call it with invoke_tool. ' +
+  'Calls are billed from the account credits as REST calls are; discover_tools and get_tool_schema are free.';
+
+function apiKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-api-key'];
+  const key = Array.isArray(header) ? header[0] : header;
+  if (key) return key;
+  const auth = request.headers.authorization;
+  const bearer = typeof auth === 'string' ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
+  return bearer?.[1];
+}
+
+function sendError(reply: FastifyReply, request: FastifyRequest, error: ServiceError): FastifyReply {
+  return reply.code(error.status).headers(error.headers).send(errorEnvelope(error, request.id));
+}
+
+/** A browser page on another site must not drive the API with the user's network position. */
+function originAllowed(request: FastifyRequest, publicBaseUrl: string): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  const own = new Set([new URL(publicBaseUrl).origin]);
+  const host = request.headers.host;
+  if (host) {
+    own.add(`http://${host}`);
+    own.add(`https://${host}`);
+  }
+  return own.has(origin);
+}
+
+export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): void {
+  const sse = new Map<string, { transport: SSEServerTransport; accountId: string }>();
+
+  const buildServer = (caller: Caller, request: FastifyRequest): McpServer => {
+    const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+    registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, log: request.log, requestId: request.id });
+    options.extend?.(server, caller, request);
+    return server;
+  };
+
+  /** The caller, or the 401/403 already sent. */
+  const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<Caller | undefined> => {
+    if (!originAllowed(request, options.publicBaseUrl)) {
+      sendError(reply, request, new ServiceError(403, 'origin_not_allowed', 'Requests from this Origin are not accepted', { detail: `Origin ${request.headers.origin} is not the service's own` }));
+      return undefined;
+    }
+    try {
+      const apiKey = apiKeyOf(request);
+      return options.invoker.cachedCaller(apiKey) ?? (await options.invoker.authenticate(apiKey));
+    } catch (err) {
+      sendError(reply, request, toServiceError(err, request.log));
+      return undefined;
+    }
+  };
+
+  const streamable = async (request: FastifyRequest, reply: FastifyReply) => {
+    const caller = await admit(request, reply);
+    if (!caller) return reply;
+    const server = buildServer(caller, request);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    reply.hijack();
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+    return reply;
+  };
+
+  app.post('/mcp', streamable);
+  app.post('/mcp/http', streamable);
+
+  app.get('/mcp', async (request, reply) => {
+    if (request.headers['mcp-session-id'] !== undefined) {
+      return sendError(reply.header('Allow', 'POST'), request, new ServiceError(405, 'method_not_allowed', 'This Streamable HTTP endpoint keeps no sessions: send every message as a POST', { detail: 'Stateless server: GET streams and DELETE are not used' }));
+    }
+    const caller = await admit(request, reply);
+    if (!caller) return reply;
+    reply.hijack();
+    const transport = new SSEServerTransport('/mcp/messages', reply.raw);
+    sse.set(transport.sessionId, { transport, accountId: caller.account.id });
+    const server = buildServer(caller, request);
+    reply.raw.on('close', () => {
+      sse.delete(transport.sessionId);
+      void server.close();
+    });
+    await server.connect(transport);
+    return reply;
+  });
+
+  app.post('/mcp/messages', async (request, reply) => {
+    const caller = await admit(request, reply);
+    if (!caller) return reply;
+    const sessionId = (request.query as Record<string, unknown>)['sessionId'];
+    const session = typeof sessionId === 'string' ? sse.get(sessionId) : undefined;
+    // Another account's session is as unknown as a session that does not exist.
+    if (!session || session.accountId !== caller.account.id) {
+      return sendError(reply, request, new ServiceError(404, 'session_not_found', 'No SSE session with this sessionId here', { detail: 'Open GET /mcp again; an SSE session lives in the process holding its stream' }));
+    }
+    reply.hijack();
+    await session.transport.handlePostMessage(request.raw, reply.raw, request.body);
+    return reply;
+  });
+
+  app.delete('/mcp', async (request, reply) =>
+    sendError(reply.header('Allow', 'POST'), request, new ServiceError(405, 'method_not_allowed', 'This Streamable HTTP endpoint keeps no sessions to delete')),
+  );
+}

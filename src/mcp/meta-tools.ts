@@ -1,0 +1,203 @@
+// The MCP meta-tools of part 1: discover_tools and get_tool_schema (free: the catalog, searched and
+// read), and invoke_tool (billed: one REST operation through core/invoke, the same charge, limits
+// and refunds as REST). A failed call is a tool result with isError and the code, never a protocol
+// error: the agent reads why and what to do. Tools never see keys; the caller comes from the HTTP
+// layer, authenticated once per request.
+import type { FastifyBaseLogger } from 'fastify';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Caller } from '../accounts/account-store.ts';
+import type { Catalog } from '../core/catalog.ts';
+import type { AnyTool } from '../core/define-tool.ts';
+import type { Invoker } from '../core/invoke.ts';
+import type { Outcome } from '../core/outcome.ts';
+import { searchTools } from './tool-search.ts';
+
+export interface MetaToolContext {
+  caller: Caller;
+  catalog: Catalog;
+  invoker: Invoker;
+  log: FastifyBaseLogger;
+  requestId: string;
+}
+
+/** Why a catalog tool cannot be called over MCP, or null when it can. */
+export function notCallableReason(tool: AnyTool): string | null {
+  if (tool.websiteOnly) return 'This tool is offered on the website only.';
+  if (tool.kind === 'file') return `File tools take an upload: call POST ${tool.path} over REST with the file as multipart/form-data (field "${tool.upload?.field ?? 'file'}"). File sources over MCP (base64, URL) are not available yet.`;
+  return null;
+}
+
+/** The structured result and its text mirror (for clients that read only text). */
+function result(structured: Record<string, unknown>, isError = false): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
+}
+
+function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {
+  return result({ status: 'error', error: code, message, ...extra }, true);
+}
+
+/** Close operationIds, for a name an agent misspelt. */
+function suggestions(catalog: Catalog, operationId: string): string[] {
+  return searchTools(catalog.tools, { query: operationId.replace(/_/g, ' '), pageSize: 3 }).tools.map((t) => t.operationId);
+}
+
+const executionSchema = z.object({
+  runId: z.string().nullable().describe('The run, when the call was submitted as one (async)'),
+  intentId: z.string().describe('Names this call in logs and in the webhook'),
+  intentType: z.string(),
+  idempotencyKey: z.string().nullable(),
+  projectScope: z.string().nullable(),
+});
+
+const invokeOutput = {
+  status: z.enum(['ok', 'error']),
+  operationId: z.string(),
+  result: z.unknown().optional().describe("The operation's result, as REST's envelope carries it"),
+  warnings: z.array(z.string()).optional(),
+  credits: z.object({ charged: z.number().int(), remaining: z.number().int() }).optional(),
+  error: z.string().optional().describe('The error code, as REST names it (quota_exhausted, rate_limited, validation_error...)'),
+  message: z.string().optional(),
+  detail: z.string().optional(),
+  stage: z.string().optional().describe('Where the call stopped: resolve, authorize, rate, input, quota or run'),
+  retryAfterSeconds: z.number().optional().describe('Present when retrying later can succeed'),
+  execution: executionSchema,
+};
+
+export function outcomeResult(operationId: string, outcome: Outcome, execution: z.infer<typeof executionSchema>): CallToolResult {
+  const credits = outcome.meter ? { charged: outcome.meter.charged, remaining: outcome.meter.creditsRemaining } : undefined;
+  if (outcome.ok) return result({ status: 'ok', operationId, result: outcome.result, warnings: outcome.warnings, ...(credits ? { credits } : {}), execution });
+  const { error } = outcome;
+  return result(
+    {
+      status: 'error',
+      operationId,
+      error: error.error,
+      message: error.message,
+      detail: error.detail,
+      stage: outcome.stage,
+      ...(outcome.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: outcome.retryAfterSeconds }),
+      ...(credits ? { credits } : {}),
+      ...(Object.keys(error.extra).length > 0 ? { details: error.extra } : {}),
+      execution,
+    },
+    true,
+  );
+}
+
+export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void {
+  const { catalog, invoker } = ctx;
+  const families = catalog.families();
+
+  server.registerTool(
+    'discover_tools',
+    {
+      title: 'Discover tools',
+      description:
+        'Search the catalog of operations by a few words (what you want done, e.g. "pdf to word", "security headers", "emi loan"), ' +
+        'optionally within one family. Answers a ranked, paged list of operationIds with a one-line summary and the credits each ' +
+        'costs. Free. Next: get_tool_schema for the one you want, then invoke_tool.',
+      inputSchema: {
+        query: z.string().max(200).optional().describe('Words describing the task; leave out to list everything'),
+        family: z.enum(families as [string, ...string[]]).optional().describe('Only tools of this family'),
+        page: z.number().int().min(1).max(1000).optional().describe('Page number, from 1'),
+        pageSize: z.number().int().min(1).max(50).optional().describe('Results per page (default 10, at most 50)'),
+      },
+      outputSchema: {
+        tools: z.array(z.object({ operationId: z.string(), family: z.string(), title: z.string(), summary: z.string(), credits: z.number(), kind: z.string(), method: z.string() })),
+        total: z.number().int(),
+        page: z.number().int(),
+        pageSize: z.number().int(),
+        nextPage: z.number().int().nullable(),
+      },
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (args) => {
+      const page = searchTools(catalog.tools.filter((t) => !t.websiteOnly), args);
+      return result(page as unknown as Record<string, unknown>);
+    },
+  );
+
+  server.registerTool(
+    'get_tool_schema',
+    {
+      title: 'Get a tool schema',
+      description:
+        "One operation's input and output JSON Schema, its credits, examples, and whether it can be called over MCP (and if not, how " +
+        'to call it). Free. Call it before invoke_tool to build a valid input.',
+      inputSchema: { operationId: z.string().min(1).max(200).describe('The operationId, as discover_tools lists it (e.g. calculators_emi_calculator)') },
+      outputSchema: {
+        operationId: z.string(),
+        title: z.string(),
+        description: z.string(),
+        family: z.string(),
+        credits: z.number(),
+        kind: z.string(),
+        inputSchema: z.record(z.string(), z.unknown()),
+        outputSchema: z.record(z.string(), z.unknown()),
+        examples: z.array(z.object({ title: z.string(), input: z.unknown() })),
+        mcpCallable: z.boolean(),
+        notCallableReason: z.string().nullable(),
+      },
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    ({ operationId }) => {
+      const tool = catalog.get(operationId);
+      if (!tool || tool.websiteOnly) return errorResult('unknown_tool', `No tool with operationId ${operationId}`, { suggestions: suggestions(catalog, operationId) });
+      const reason = notCallableReason(tool);
+      return result({
+        operationId: tool.operationId,
+        title: tool.title,
+        description: tool.description,
+        family: tool.family,
+        credits: tool.credits,
+        kind: tool.kind,
+        inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+        outputSchema: z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>,
+        examples: [...tool.examples, ...(tool.urlExamples ?? [])].map((e) => ({ title: e.title, input: e.input })),
+        mcpCallable: reason === null,
+        notCallableReason: reason,
+      });
+    },
+  );
+
+  server.registerTool(
+    'invoke_tool',
+    {
+      title: 'Invoke one operation',
+      description:
+        'Call one catalog operation by operationId with its input (the fields its schema names, as a JSON object). Billed: it costs ' +
+        'exactly what the same REST call costs, from the same monthly credits, and failures the service caused are refunded. A ' +
+        'failure is a result with isError: read `error` (quota_exhausted: no retry until the quota resets; rate_limited: retry after ' +
+        '`retryAfterSeconds`; validation_error: fix the fields named in `details.issues`). Pass an idempotencyKey to make a retry ' +
+        'replay the first answer instead of charging again.',
+      inputSchema: {
+        operationId: z.string().min(1).max(200).describe('The operation to call (see discover_tools)'),
+        input: z.record(z.string(), z.unknown()).default({}).describe("The operation's fields (see get_tool_schema)"),
+        idempotencyKey: z.string().min(1).max(255).optional().describe('The same key with the same input replays the first answer, never charging twice'),
+      },
+      outputSchema: invokeOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    async ({ operationId, input, idempotencyKey }, extra) => {
+      const execution = { runId: null, intentId: ctx.requestId, intentType: 'invoke_tool', idempotencyKey: idempotencyKey ?? null, projectScope: null };
+      const tool = catalog.get(operationId);
+      if (!tool || tool.websiteOnly) {
+        return errorResult('unknown_tool', `No tool with operationId ${operationId}; search with discover_tools`, { operationId, suggestions: suggestions(catalog, operationId), execution });
+      }
+      const reason = notCallableReason(tool);
+      if (reason !== null) return errorResult('not_callable_over_mcp', reason, { operationId, execution });
+      const outcome = await invoker.invoke({
+        caller: ctx.caller,
+        operationId,
+        input,
+        idempotencyKey,
+        requestId: ctx.requestId,
+        log: ctx.log,
+        signal: extra.signal,
+      });
+      return outcomeResult(operationId, outcome, execution);
+    },
+  );
+}
