@@ -2,7 +2,7 @@
 // parse it once, run the tool's analyzers on the one parse, and combine their reports into one.
 // A response that is not HTML (or an error status) is still reported: the header rules are
 // judged, the page rules say why they could not be, and the report is marked incomplete.
-import type { UrlReportResult, UrlToolContext } from '../core/define-url-tool.ts';
+import type { PageAccess, UrlReportResult } from './url-report.ts';
 import type { Category, Check, Report, ScoreKey, Status } from './findings.ts';
 import { parseHtml, type HtmlDocument } from './html-document.ts';
 import type { PageFacts } from './page-facts.ts';
@@ -40,7 +40,7 @@ export function analyzeFetched(analyzers: readonly Analyzer[], html: string, fac
  * answers. The page keeps its fetch slot until it is analysed, so the fetch limits bound how
  * many pages are in memory at once.
  */
-export function fetchAndAnalyze(ctx: Pick<UrlToolContext, 'withPage' | 'signal'>, url: string, analyzers: readonly Analyzer[]): Promise<UrlReportResult> {
+export function fetchAndAnalyze(ctx: Pick<PageAccess, 'withPage' | 'signal'>, url: string, analyzers: readonly Analyzer[]): Promise<UrlReportResult> {
   return ctx.withPage(url, async (facts) => {
     const { finalUrl, status } = facts;
     const report = await analyzeOnWorker(analyzers, facts.text, facts, finalUrl, ctx.signal);

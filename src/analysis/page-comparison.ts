@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { CATEGORIES, categorySchema, type Category, type Report } from './findings.ts';
 import { code, escapeText, reportToMarkdown } from './report-markdown.ts';
-import type { UrlReportResult } from '../core/define-url-tool.ts';
+import type { UrlReportResult } from './url-report.ts';
 
 export const sideSchema = z.enum(['yours', 'competitor', 'tie', 'unknown']);
 

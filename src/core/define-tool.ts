@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MarkdownRenderer, UrlToolExample } from './define-url-tool.ts';
+import { fileResultSchema, type FileArtifact, type UploadedFile } from '../files/file-types.ts';
+
+export { fileResultSchema, type FileArtifact, type FileResult, type UploadedFile } from '../files/file-types.ts';
 
 export type HttpMethod = 'GET' | 'POST';
 
@@ -20,25 +23,6 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Non-fatal notes for the envelope's `warnings`. */
   warn(message: string): void;
-}
-
-/** An upload, streamed to disk by the surface and typed by its content, never by its name. */
-export interface UploadedFile {
-  path: string;
-  sizeBytes: number;
-  /** The name the client gave; only used to name the result. */
-  originalName: string;
-  /** What the content is, from its magic bytes (see files/file-kind.ts). */
-  kind: string;
-  mimeType: string;
-  sha256: string;
-}
-
-/** What a file tool returns: a file it wrote inside its work folder. The platform stores and signs it. */
-export interface FileArtifact {
-  path: string;
-  fileName: string;
-  mimeType: string;
 }
 
 export interface ToolLimits {
@@ -162,18 +146,6 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolS
     aliases: spec.aliases ?? [],
   };
 }
-
-/** The result of a file tool as the envelope's `result`: a presigned link, not the bytes. */
-export const fileResultSchema = z.object({
-  fileId: z.uuid().describe('Id of the stored result'),
-  downloadUrl: z.url().describe('Presigned GET link, no key needed, valid 1 hour'),
-  expiresAt: z.iso.datetime().describe('When the link stops working'),
-  fileName: z.string(),
-  mimeType: z.string(),
-  sizeBytes: z.number().int().min(0),
-});
-
-export type FileResult = z.infer<typeof fileResultSchema>;
 
 export function defineFileTool<I extends z.ZodType, E = unknown>(spec: FileToolSpec<I, E>): ToolDefinition<I, typeof fileResultSchema> {
   checkIdentity(spec);

@@ -6,32 +6,21 @@
 // examples suite serves each example's pages on loopback under their names and checks which
 // rules fire and which pass, since a live fetch has timings no fixed output could match.
 import { z } from 'zod';
-import type { FetchLimits } from '../analysis/fetcher.ts';
-import { reportSchema, type Report, type ScoreKey } from '../analysis/findings.ts';
-import type { PageFacts } from '../analysis/page-facts.ts';
-import { reportToMarkdown } from '../analysis/report-markdown.ts';
-import type { Engines } from '../engines/index.ts';
+import type { ScoreKey } from '../analysis/findings.ts';
+import { standardMarkdown, type MarkdownRenderer, type PageAccess } from '../analysis/url-report.ts';
+
+export {
+  standardMarkdown,
+  urlReportResultSchema,
+  type FetchPageOptions,
+  type MarkdownRenderer,
+  type PageAccess,
+  type PageFetcher,
+  type UrlReportResult,
+} from '../analysis/url-report.ts';
 import { defineTool, type HttpMethod, type ToolContext, type ToolDefinition, type ToolLimits, type ToolSpec } from './define-tool.ts';
 
-export interface FetchPageOptions {
-  /** tighter limits for this fetch (a robots.txt, a linked page); never looser than the configured ones */
-  limits?: Partial<FetchLimits>;
-  /** GET (default), HEAD or OPTIONS */
-  method?: 'GET' | 'HEAD' | 'OPTIONS';
-  /** extra request headers (e.g. Origin for a CORS check); hop-by-hop and Host are not allowed */
-  headers?: Record<string, string>;
-}
-
-/** The egress-safe fetcher as a tool sees it: one URL in, the facts of its response out. */
-export type PageFetcher = (url: string, options?: FetchPageOptions) => Promise<PageFacts>;
-
-export interface UrlToolContext extends ToolContext {
-  fetchPage: PageFetcher;
-  /** Fetches a page and runs `use` on it while it still holds its fetch slot (see EgressFetcher.fetchAndUse). */
-  withPage<T>(url: string, use: (facts: PageFacts) => Promise<T>, options?: FetchPageOptions): Promise<T>;
-  /** the engines (lab mode loads pages in the warm Chromium); absent when the service runs without them */
-  engines?: Engines;
-}
+export interface UrlToolContext extends ToolContext, PageAccess {}
 
 /** A page the examples suite serves: on the example's host (any port), http and https alike. */
 export interface ExamplePage {
@@ -69,30 +58,12 @@ export interface UrlToolSpec<I extends z.ZodType, O extends z.ZodType> extends O
   run(input: z.output<I>, ctx: UrlToolContext): Promise<z.output<O>> | z.output<O>;
 }
 
-/** The result most URL tools answer: where the fetch ended, and the report. */
-export const urlReportResultSchema = z.object({
-  url: z.string().describe('The URL asked for'),
-  finalUrl: z.string().describe('Where it led, after redirects'),
-  status: z.number().int().nullable().describe('HTTP status of the final response; null when nothing was fetched'),
-  report: reportSchema,
-});
-export type UrlReportResult = z.infer<typeof urlReportResultSchema>;
-
 /** The `url` field every GET URL tool takes. */
 export const urlField = z
   .string()
   .min(1)
   .max(2048)
   .describe('The page to analyse: an absolute http or https URL (public addresses only)');
-
-/** Renders a result for format=markdown: a tool's own renderer, or the standard one for { finalUrl, report }. */
-export type MarkdownRenderer = (result: unknown, title: string) => string;
-
-export function standardMarkdown(result: unknown, title: string): string {
-  const r = result as Partial<UrlReportResult>;
-  if (!r || typeof r !== 'object' || !r.report) throw new Error('standardMarkdown needs a { finalUrl, report } result');
-  return reportToMarkdown(title, r.finalUrl ?? r.url ?? '', r.report as Report);
-}
 
 export function defineUrlTool<I extends z.ZodType, O extends z.ZodType>(spec: UrlToolSpec<I, O>): ToolDefinition<I, O> {
   const { examples, markdown, run, method, ...rest } = spec;

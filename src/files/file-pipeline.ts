@@ -1,12 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AnyTool, FileArtifact, FileResult, UploadedFile } from '../core/define-tool.ts';
+import type { FileArtifact, FileResult, UploadedFile } from './file-types.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import { assertSafeDocument } from './document-safety.ts';
 import { detectFileKind, kindMatches, type AcceptedKind, type FileKind } from './file-kind.ts';
 import type { FileStore } from './file-store.ts';
 import type { LinkSigner } from './signed-links.ts';
+
+/** The file tool an upload is for, as far as the pipeline needs to know it. */
+export interface UploadTarget {
+  operationId: string;
+  upload?: { field: string; accept: readonly string[] } | undefined;
+}
 
 /** An upload as the surface wrote it, before the pipeline has looked at its content. */
 export interface ReceivedUpload {
@@ -67,7 +73,7 @@ export class FilePipeline {
    * Types the upload by its content and checks it is what the tool takes. These checks run
    * before any charge: a missing, empty or mistyped file costs nothing.
    */
-  async inspect(tool: AnyTool, received: ReceivedUpload | undefined): Promise<UploadedFile> {
+  async inspect(tool: UploadTarget, received: ReceivedUpload | undefined): Promise<UploadedFile> {
     const upload = tool.upload;
     if (!upload) throw new Error(`${tool.operationId} is not a file tool`);
     if (!received) {

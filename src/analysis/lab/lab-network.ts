@@ -6,7 +6,7 @@
 // as they would for a visitor), and a redirected subresource is answered with its final bytes.
 import type { Route, WebSocketRoute } from 'playwright-core';
 import { isServiceError } from '../../core/errors.ts';
-import type { PageFetcher } from '../../core/define-url-tool.ts';
+import type { PageFetcher } from '../url-report.ts';
 import type { PageFacts } from '../page-facts.ts';
 import type { LabRequestEntry } from './lab-result.ts';
 

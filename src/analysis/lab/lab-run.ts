@@ -7,7 +7,7 @@
 // and by the engine's own job timeout behind them.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BrowserContext } from 'playwright-core';
-import type { PageFetcher } from '../../core/define-url-tool.ts';
+import type { PageFetcher } from '../url-report.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { ChromiumEngine } from '../../engines/chromium.ts';
 import type { PageFacts } from '../page-facts.ts';

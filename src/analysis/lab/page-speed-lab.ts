@@ -1,7 +1,7 @@
 // page-speed-analyzer's lab mode: the proxy report as in proxy mode, on the one fetch of the page,
 // and beside it `lab`, the same response loaded in the warm Chromium and measured (lab-run.ts).
 import { z } from 'zod';
-import { standardMarkdown, urlReportResultSchema, type UrlReportResult, type UrlToolContext } from '../../core/define-url-tool.ts';
+import { standardMarkdown, urlReportResultSchema, type PageAccess, type UrlReportResult } from '../url-report.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { analyzeFetched } from '../page-analysis.ts';
 import { code, escapeText } from '../report-markdown.ts';
@@ -22,7 +22,7 @@ export const pageSpeedResultSchema = urlReportResultSchema.extend({
 export type PageSpeedResult = z.infer<typeof pageSpeedResultSchema>;
 
 /** Fetches the page once, analyses it as proxy mode does, and measures the same response in the browser. */
-export async function proxyAndLab(ctx: UrlToolContext, url: string, analyzers: readonly Analyzer[]): Promise<UrlReportResult & { lab: LabResult }> {
+export async function proxyAndLab(ctx: PageAccess, url: string, analyzers: readonly Analyzer[]): Promise<UrlReportResult & { lab: LabResult }> {
   const chromium = ctx.engines?.chromium;
   if (chromium === undefined) {
     throw new ServiceError(503, 'engine_unavailable', 'Lab mode needs the Chromium engine, which this server does not run; use mode=proxy', {
