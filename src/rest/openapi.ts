@@ -236,6 +236,31 @@ function routeOperation(route: RouteSpec): Record<string, unknown> {
   return operation;
 }
 
+/** The MCP endpoints: not REST operations, but /docs should say where an agent connects and how. */
+const MCP_CLIENT_JSON = '{"mcpServers": {"tool-service": {"url": "<base>/mcp", "headers": {"X-Api-Key": "<API_KEY>"}}}}';
+const MCP_COMMON =
+  'Auth: `X-Api-Key: <key>` or `Authorization: Bearer <key>`; a missing or bad key is a 401 JSON error before any MCP processing, a foreign browser `Origin` a 403. ' +
+  'Tools: discover_tools and get_tool_schema (free), invoke_tool (charged what the same REST call costs, from the same credits and rate limit). ' +
+  `Client configuration: \`${MCP_CLIENT_JSON}\`.`;
+const MCP_OPERATIONS: readonly { path: string; method: 'get' | 'post'; operationId: string; summary: string; description: string; response: string }[] = [
+  { path: '/mcp', method: 'post', operationId: 'mcp_streamable_http', summary: 'MCP over Streamable HTTP', description: 'The Model Context Protocol endpoint (Streamable HTTP, stateless: one JSON-RPC message per POST, answered as JSON or an SSE stream; no Mcp-Session-Id is issued).', response: 'The JSON-RPC response (application/json or text/event-stream)' },
+  { path: '/mcp/http', method: 'post', operationId: 'mcp_streamable_http_alias', summary: 'MCP over Streamable HTTP (alias of POST /mcp)', description: 'The same Streamable HTTP endpoint as POST /mcp, for clients configured with an explicit /mcp/http URL.', response: 'The JSON-RPC response (application/json or text/event-stream)' },
+  { path: '/mcp', method: 'get', operationId: 'mcp_legacy_sse', summary: 'MCP over the legacy HTTP+SSE transport', description: 'Opens an SSE stream whose first `endpoint` event names POST /mcp/messages?sessionId=… where the client sends its messages; the answers come on the stream. The session lives in the process holding the stream. A GET carrying Mcp-Session-Id answers 405 (the Streamable endpoint keeps no sessions).', response: 'An SSE stream (text/event-stream)' },
+];
+
+function mcpOperation(op: (typeof MCP_OPERATIONS)[number]): Record<string, unknown> {
+  const media = op.method === 'get' ? 'text/event-stream' : 'application/json';
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    description: `${op.description}\n\n${MCP_COMMON}`,
+    tags: ['mcp'],
+    security: [{ ApiKeyAuth: [] }, { BearerAuth: [] }],
+    ...(op.method === 'post' ? { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', description: 'A JSON-RPC 2.0 message (initialize, tools/list, tools/call, …)' } } } } } : {}),
+    responses: { '200': { description: op.response, content: { [media]: { schema: op.method === 'get' ? { type: 'string' } : { type: 'object' } } } }, ...errorResponses([401, 403]) },
+  };
+}
+
 /** The OpenAPI 3.1 document, generated from the catalog and the route specs: never hand-written. */
 export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], options: { publicBaseUrl: string; version: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -245,6 +270,7 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
   };
   for (const route of routes) add(route.url, route.method, routeOperation(route));
   for (const tool of catalog.tools) add(tool.path, tool.method, toolOperation(tool));
+  for (const op of MCP_OPERATIONS) add(op.path, op.method, mcpOperation(op));
   return {
     openapi: '3.1.0',
     info: {
@@ -256,12 +282,13 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
         'POST tool calls accept `Idempotency-Key`: a retry within 24 h replays the stored response without a second charge.',
     },
     servers: [{ url: options.publicBaseUrl }],
-    tags: catalog.families().map((name) => ({ name })).concat([{ name: 'accounts' }, { name: 'api-keys' }, { name: 'usage' }, { name: 'catalog' }, { name: 'webhooks' }]),
+    tags: catalog.families().map((name) => ({ name })).concat([{ name: 'accounts' }, { name: 'api-keys' }, { name: 'usage' }, { name: 'catalog' }, { name: 'webhooks' }, { name: 'mcp' }]),
     paths,
     components: {
       securitySchemes: {
         ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key secret (starts with uts_live_)' },
         BasicAuth: { type: 'http', scheme: 'basic', description: 'Account e-mail and password; only for key management' },
+        BearerAuth: { type: 'http', scheme: 'bearer', description: 'The same API key as a Bearer token; accepted on the MCP endpoints for clients that can only send Authorization' },
       },
       parameters: {
         IdempotencyKey: {
