@@ -17,12 +17,12 @@ import { Metrics } from './core/metrics.ts';
 import { changeCounter, migrateToLatest, openDatabase, type Db } from './db/database.ts';
 import { CreditLedger } from './accounts/credit-ledger.ts';
 import { UsageRecorder } from './accounts/usage-recorder.ts';
-import { accountRoutes } from './rest/account-routes.ts';
+import { accountRoutes, ownerAuthenticator } from './rest/account-routes.ts';
 import { conversionRoutes } from './rest/conversion-routes.ts';
 import { installBodyParsers } from './rest/body-parsers.ts';
 import { MAX_PATH_SEGMENT_CHARS, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './rest/http-errors.ts';
 import { buildOpenApi } from './rest/openapi.ts';
-import type { RouteSpec } from './rest/route-spec.ts';
+import { mountRoutes, type RouteSpec } from './rest/route-spec.ts';
 import { RequestObserver } from './rest/request-observer.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
 import { registerMcpRoutes } from './mcp/mcp-routes.ts';
@@ -192,7 +192,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     ...conversionRoutes(catalog, config),
     ...webhookRoutes({ invoker, webhooks, egress: config.egress }),
   ];
-  for (const route of routes) app.route({ method: route.method, url: route.url, handler: route.handler });
+  mountRoutes(app, routes, {
+    apiKey: (request) => {
+      const key = request.headers['x-api-key'];
+      return invoker.authenticate(Array.isArray(key) ? key[0] : key);
+    },
+    apiKeyOrPassword: ownerAuthenticator({ accounts, invoker }),
+  });
   await registerToolRoutes(app, catalog, invoker, {
     uploadLimitBytes: config.uploadLimitBytes,
     store,

@@ -9,7 +9,6 @@ import type { Catalog } from '../core/catalog.ts';
 import { successEnvelope } from '../core/envelope.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import type { Invoker } from '../core/invoke.ts';
-import { validateInput } from '../core/validate-input.ts';
 import type { RouteSpec } from './route-spec.ts';
 
 export interface AccountRouteDeps {
@@ -70,14 +69,14 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
-  const { accounts, invoker, mailer } = deps;
-
+/** The authenticator of `apiKeyOrPassword` routes (see mountRoutes). */
+export function ownerAuthenticator(deps: Pick<AccountRouteDeps, 'accounts' | 'invoker'>): (request: FastifyRequest) => Promise<{ account: Account; via: Caller | null }> {
+  const { accounts, invoker } = deps;
   /**
    * Key management proves ownership of the account: a key allowed to manage keys, or the
    * account's e-mail and password (HTTP Basic, or `email`/`password` in a JSON body).
    */
-  async function owner(request: FastifyRequest): Promise<{ account: Account; via: Caller | null }> {
+  return async function owner(request: FastifyRequest): Promise<{ account: Account; via: Caller | null }> {
     const apiKey = header(request, 'x-api-key');
     if (apiKey) {
       const caller = await invoker.authenticate(apiKey);
@@ -111,7 +110,17 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
     const account = await accounts.authenticatePassword(email, password);
     if (!account) throw new ServiceError(401, 'invalid_credentials', 'The e-mail or password is wrong');
     return { account, via: null };
-  }
+  };
+}
+
+/** The context value the route helper guarantees for this route's auth. */
+function required<T>(value: T | null, what: string): T {
+  if (value === null) throw new Error(`the route helper did not establish ${what}`);
+  return value;
+}
+
+export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
+  const { accounts, mailer } = deps;
 
   const routes: RouteSpec[] = [
     {
@@ -129,8 +138,8 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
         result: z.object({ accountId: z.string(), email: z.string(), plan: z.string(), emailVerified: z.boolean() }),
       },
       errors: [400, 409],
-      async handler(request, reply) {
-        const body = validateInput(signupBody, request.body ?? {});
+      async handler(_request, reply, ctx) {
+        const body = ctx.body as z.output<typeof signupBody>;
         const account = await accounts.createAccount({ email: body.email, password: body.password, plan: 'free' });
         const token = await accounts.createVerificationToken(account.id);
         const link = `${deps.publicBaseUrl}/api/v1/accounts/verify?token=${encodeURIComponent(token)}`;
@@ -158,8 +167,8 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       query: z.object({ token: z.string().min(1).max(200) }),
       success: { status: 200, description: 'E-mail verified', result: z.object({ accountId: z.string(), email: z.string(), emailVerified: z.boolean() }) },
       errors: [400],
-      async handler(request) {
-        const { token } = validateInput(z.object({ token: z.string().min(1).max(200) }), request.query);
+      async handler(_request, _reply, ctx) {
+        const { token } = ctx.query as { token: string };
         const account = await accounts.verifyEmail(token);
         return successEnvelope({ accountId: account.id, email: account.email, emailVerified: account.emailVerified }, { message: 'E-mail verified' });
       },
@@ -176,9 +185,9 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       body: createKeyBody,
       success: { status: 201, description: 'The new key with its secret', result: keyWithSecret },
       errors: [400, 401, 403],
-      async handler(request, reply) {
-        const { account, via } = await owner(request);
-        const body = validateInput(createKeyBody, request.body ?? {});
+      async handler(_request, reply, ctx) {
+        const { account, via } = required(ctx.owner, 'the owner');
+        const body = ctx.body as z.output<typeof createKeyBody>;
         if (body.tools) {
           const unknown = body.tools.filter((id) => !deps.catalog.get(id));
           if (unknown.length > 0) throw invalidInput('Unknown operationIds in tools', [{ field: 'tools', message: `unknown: ${unknown.join(', ')}` }]);
@@ -202,8 +211,8 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       auth: 'apiKeyOrPassword',
       success: { status: 200, description: 'The keys', result: z.object({ keys: z.array(keyView) }) },
       errors: [401, 403],
-      async handler(request) {
-        const { account } = await owner(request);
+      async handler(_request, _reply, ctx) {
+        const { account } = required(ctx.owner, 'the owner');
         return successEnvelope({ keys: (await accounts.listKeys(account.id)).map(viewKey) });
       },
     },
@@ -218,9 +227,9 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       params: keyIdParams,
       success: { status: 200, description: 'The revoked key', result: keyView },
       errors: [400, 401, 403, 404],
-      async handler(request) {
-        const { account } = await owner(request);
-        const { keyId } = validateInput(keyIdParams, request.params);
+      async handler(_request, _reply, ctx) {
+        const { account } = required(ctx.owner, 'the owner');
+        const { keyId } = ctx.params as z.output<typeof keyIdParams>;
         return successEnvelope(viewKey(await accounts.revokeKey(keyId, account.id)), { message: 'Key revoked' });
       },
     },
@@ -236,9 +245,9 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       body: z.object(credentials),
       success: { status: 200, description: 'The key with its new secret', result: keyWithSecret },
       errors: [400, 401, 403, 404],
-      async handler(request) {
-        const { account } = await owner(request);
-        const { keyId } = validateInput(keyIdParams, request.params);
+      async handler(_request, _reply, ctx) {
+        const { account } = required(ctx.owner, 'the owner');
+        const { keyId } = ctx.params as z.output<typeof keyIdParams>;
         const { key, secret } = await accounts.rotateKey(keyId, account.id);
         return successEnvelope({ ...viewKey(key), apiKey: secret }, { message: 'Key rotated; store the new secret now' });
       },
@@ -267,8 +276,8 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
         }),
       },
       errors: [401],
-      async handler(request) {
-        const caller = await invoker.authenticate(header(request, 'x-api-key'));
+      async handler(_request, _reply, ctx) {
+        const caller = required(ctx.caller, 'the caller');
         await deps.usage.flush();
         return successEnvelope(await accounts.usageSummary(caller.account, await deps.ledger.used(caller.account.id)));
       },

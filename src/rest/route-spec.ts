@@ -1,5 +1,7 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { Account, Caller } from '../accounts/account-store.ts';
+import { validateInput } from '../core/validate-input.ts';
 
 export type RouteAuth = 'none' | 'apiKey' | 'apiKeyOrPassword';
 
@@ -24,5 +26,46 @@ export interface RouteSpec {
   success: { status: number; description: string; result: z.ZodType };
   /** Error statuses this route can answer besides the common ones. */
   errors: readonly number[];
-  handler(request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+  handler(request: FastifyRequest, reply: FastifyReply, ctx: RouteContext): Promise<unknown>;
+}
+
+/** What the route helper established before the handler runs: who calls, and the validated input. */
+export interface RouteContext {
+  /** auth 'apiKey': the key's caller */
+  caller: Caller | null;
+  /** auth 'apiKeyOrPassword': the account proven by a key-managing key or the password, and the key if one was used */
+  owner: { account: Account; via: Caller | null } | null;
+  /** the body, query and path parameters parsed by the route's own schemas (the ones OpenAPI shows) */
+  body: unknown;
+  query: unknown;
+  params: unknown;
+}
+
+export interface RouteAuthenticators {
+  apiKey(request: FastifyRequest): Promise<Caller>;
+  apiKeyOrPassword(request: FastifyRequest): Promise<{ account: Account; via: Caller | null }>;
+}
+
+/**
+ * Mounts described routes. The helper, not the handler, enforces what the description says: the
+ * caller authenticates as `auth` names (401/403 before any input is read), then the body, query
+ * and path parameters are validated by the declared schemas (400 naming the field). A handler
+ * cannot forget either, and what OpenAPI shows is what is checked.
+ */
+export function mountRoutes(app: FastifyInstance, routes: readonly RouteSpec[], auth: RouteAuthenticators): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: route.url,
+      handler: async (request, reply) => {
+        const ctx: RouteContext = { caller: null, owner: null, body: request.body, query: request.query, params: request.params };
+        if (route.auth === 'apiKey') ctx.caller = await auth.apiKey(request);
+        else if (route.auth === 'apiKeyOrPassword') ctx.owner = await auth.apiKeyOrPassword(request);
+        if (route.params) ctx.params = validateInput(route.params, request.params ?? {});
+        if (route.query) ctx.query = validateInput(route.query, request.query ?? {});
+        if (route.body) ctx.body = validateInput(route.body, request.body ?? {});
+        return route.handler(request, reply, ctx);
+      },
+    });
+  }
 }

@@ -1,16 +1,14 @@
 // /api/v1/webhooks: an account registers, lists, deletes and tests the URLs that receive its
 // events (`mcp.job.finished`). Any key of the account may manage them, like GET /usage; another
 // account's webhook id is not found. The signing secret is answered once, at creation.
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { EgressPolicy } from '../analysis/egress-policy.ts';
 import { successEnvelope } from '../core/envelope.ts';
 import type { Invoker } from '../core/invoke.ts';
-import { validateInput } from '../core/validate-input.ts';
 import type { WebhookDispatcher } from '../runs/webhook-delivery.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES, type Webhook } from '../runs/webhook-store.ts';
 import { checkWebhookUrl, MAX_WEBHOOK_URL_CHARS } from '../runs/webhook-url.ts';
-import type { RouteSpec } from './route-spec.ts';
+import type { RouteContext, RouteSpec } from './route-spec.ts';
 
 export interface WebhookRouteDeps {
   invoker: Invoker;
@@ -70,14 +68,13 @@ function view(webhook: Webhook) {
   return { ...webhook, events: [...webhook.events] };
 }
 
-function apiKeyOf(request: FastifyRequest): string | undefined {
-  const value = request.headers['x-api-key'];
-  return Array.isArray(value) ? value[0] : value;
-}
-
 export function webhookRoutes(deps: WebhookRouteDeps): RouteSpec[] {
-  const { invoker, webhooks } = deps;
-  const accountOf = async (request: FastifyRequest): Promise<string> => (await invoker.authenticate(apiKeyOf(request))).account.id;
+  const { webhooks } = deps;
+  // The route helper authenticated the key (auth 'apiKey'): the webhooks are its account's.
+  const accountOf = (ctx: RouteContext): string => {
+    if (ctx.caller === null) throw new Error('webhook routes are mounted with auth apiKey');
+    return ctx.caller.account.id;
+  };
 
   return [
     {
@@ -91,9 +88,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteSpec[] {
       body: createBody,
       success: { status: 201, description: 'The webhook with its signing secret', result: webhookWithSecret },
       errors: [400, 401, 409],
-      async handler(request, reply) {
-        const accountId = await accountOf(request);
-        const body = validateInput(createBody, request.body ?? {});
+      async handler(_request, reply, ctx) {
+        const accountId = accountOf(ctx);
+        const body = ctx.body as z.output<typeof createBody>;
         const url = await checkWebhookUrl(body.url, deps.egress);
         const { webhook, secret } = await webhooks.store.create(accountId, { url, events: body.events ?? ['mcp.job.finished'], description: body.description });
         return reply.code(201).send(successEnvelope({ ...view(webhook), secret }, { code: 201, message: 'Webhook registered; store the secret now, it is not shown again' }));
@@ -109,8 +106,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteSpec[] {
       auth: 'apiKey',
       success: { status: 200, description: 'The webhooks', result: z.object({ webhooks: z.array(webhookView) }) },
       errors: [401],
-      async handler(request) {
-        const accountId = await accountOf(request);
+      async handler(_request, _reply, ctx) {
+        const accountId = accountOf(ctx);
         return successEnvelope({ webhooks: (await webhooks.store.list(accountId)).map(view) });
       },
     },
@@ -125,9 +122,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteSpec[] {
       params: idParams,
       success: { status: 200, description: 'The deleted webhook', result: webhookView },
       errors: [400, 401, 404],
-      async handler(request) {
-        const accountId = await accountOf(request);
-        const { id } = validateInput(idParams, request.params);
+      async handler(_request, _reply, ctx) {
+        const accountId = accountOf(ctx);
+        const { id } = ctx.params as z.output<typeof idParams>;
         return successEnvelope(view(await webhooks.store.delete(accountId, id)), { message: 'Webhook deleted' });
       },
     },
@@ -142,9 +139,9 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteSpec[] {
       params: idParams,
       success: { status: 200, description: 'The outcome of the test delivery', result: testResult },
       errors: [400, 401, 404],
-      async handler(request) {
-        const accountId = await accountOf(request);
-        const { id } = validateInput(idParams, request.params);
+      async handler(_request, _reply, ctx) {
+        const accountId = accountOf(ctx);
+        const { id } = ctx.params as z.output<typeof idParams>;
         const report = await webhooks.sendTest(accountId, id);
         return successEnvelope(
           { delivered: report.outcome === 'delivered', eventId: report.eventId, statusCode: report.statusCode, durationMs: report.durationMs, error: report.error },
