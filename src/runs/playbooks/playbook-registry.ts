@@ -78,13 +78,13 @@ export function editDistance(a: string, b: string, max = 64): number {
   return prev[b.length] ?? 0;
 }
 
-/** Up to `limit` candidates close to `wanted`: within a third of its length, or sharing its first word. */
+/** Up to `limit` candidates close to `wanted`: within a third of its length in edits, or extending it ("seo" -> "seo-audit"). */
 export function closest(wanted: string, candidates: Iterable<string>, limit = 3): string[] {
   const w = wanted.toLowerCase();
   const scored: { id: string; d: number }[] = [];
   for (const id of candidates) {
     const d = editDistance(w, id);
-    const sameStem = w.length >= 3 && (id.startsWith(w) || w.startsWith(id) || id.split(/[-_]/)[0] === w.split(/[-_]/)[0]);
+    const sameStem = w.length >= 3 && (id.startsWith(w) || w.startsWith(id));
     if (d <= Math.max(2, Math.floor(w.length / 3)) || sameStem) scored.push({ id, d: sameStem ? Math.min(d, 3) : d });
   }
   return scored.sort((a, b) => a.d - b.d || a.id.localeCompare(b.id)).slice(0, limit).map((s) => s.id);
