@@ -1,0 +1,209 @@
+/**
+ * MCP against REST for the same call: `invoke_tool` of calculators_emi_calculator over Streamable
+ * HTTP with the SDK's own Client, against POST /api/v1/calculators/emi-calculator with fetch, on
+ * the real app. Sequential (one call at a time) and at 20 concurrent clients; p50 and p99 latency
+ * of each and the ratio MCP/REST (target: MCP <= 2x REST).
+ *
+ * The server runs in a child process (this file with --serve), so the load generator and the
+ * server each get a core of their own. Only tools/call is timed: every MCP client connects
+ * (initialize) before the clock starts, as an agent's session does once; after that the stateless
+ * Streamable HTTP transport costs one POST per call on a kept-alive connection, as REST does.
+ * REST and MCP alternate in rounds so the VM's drift hits both alike. Every answer is checked
+ * (status and the exact result). The whole run is bounded by DEADLINE_MS and stops by itself.
+ *
+ *   npm run bench:mcp
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { benchApiKey } from './support/bench-account.ts';
+import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
+import { fmtRatio, loadAverage, percentile, table, verdict } from './support/stats.ts';
+
+const HOST = '127.0.0.1';
+const OPERATION = 'calculators_emi_calculator';
+const REST_PATH = '/api/v1/calculators/emi-calculator';
+const INPUT = { principal: 100000, rate: 10, tenure: 12 };
+const SEQUENTIAL_CALLS = 500;
+const CONCURRENT_CLIENTS = 20;
+const CONCURRENT_CALLS_PER_CLIENT = 50;
+const ROUNDS = 5;
+const WARMUP_CALLS = 100;
+const DEADLINE_MS = 5 * 60_000;
+const TARGET_RATIO = 2;
+
+interface Ready {
+  kind: 'ready';
+  port: number;
+  apiKey: string;
+}
+
+// ---- the server child -------------------------------------------------------------------------
+
+async function serve(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-bench-mcp-'));
+  try {
+    const { loadConfig } = await import('../src/config.ts');
+    const { buildApp } = await import('../src/server.ts');
+    // Production log level (the parent sends stdout to /dev/null: every line is still written).
+    // The engines are not needed for a calculator: not warming them keeps their start-up CPU out.
+    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' });
+    const { app, services } = await buildApp(config);
+    const apiKey = await benchApiKey(services);
+    await app.listen({ port: 0, host: HOST });
+    const address = app.server.address();
+    const ready: Ready = { kind: 'ready', port: typeof address === 'object' && address ? address.port : 0, apiKey };
+    serveUntilStopped(ready, () => app.close(), dataDir);
+  } catch (err) {
+    failStart('mcp-vs-rest server', dataDir, err);
+  }
+}
+
+function startServer(): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
+    execArgv: ['--disable-warning=ExperimentalWarning'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the server did not report ready within 60 s'));
+    }, 60_000);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited before it was ready (${code ?? signal})`));
+    });
+    child.once('message', (message: Ready) => {
+      clearTimeout(timer);
+      if (message?.kind === 'ready') resolve({ child, ready: message });
+      else reject(new Error(`unexpected message from the server: ${JSON.stringify(message)}`));
+    });
+  });
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.send('stop');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---- the two ways of making the call ----------------------------------------------------------
+
+/** One call's latency in ms; throws when the answer is not the expected result. */
+type Caller = () => Promise<number>;
+
+function restCaller(base: string, apiKey: string, expected: unknown, signal: AbortSignal): Caller {
+  const body = JSON.stringify(INPUT);
+  return async () => {
+    const started = performance.now();
+    const res = await fetch(`${base}${REST_PATH}`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body, signal });
+    const json = (await res.json()) as { status?: boolean; result?: unknown };
+    const elapsed = performance.now() - started;
+    if (res.status !== 200 || json.status !== true || !isDeepStrictEqual(json.result, expected)) {
+      throw new Error(`REST answered ${res.status}: ${JSON.stringify(json).slice(0, 300)}`);
+    }
+    return elapsed;
+  };
+}
+
+async function mcpClient(base: string, apiKey: string): Promise<Client> {
+  const client = new Client({ name: 'bench-mcp-vs-rest', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'x-api-key': apiKey } } }));
+  return client;
+}
+
+function mcpCaller(client: Client, expected: unknown, signal: AbortSignal): Caller {
+  return async () => {
+    const started = performance.now();
+    const answer = await client.callTool({ name: 'invoke_tool', arguments: { operationId: OPERATION, input: INPUT } }, undefined, { signal });
+    const elapsed = performance.now() - started;
+    const structured = answer.structuredContent as { status?: string; result?: unknown } | undefined;
+    if (answer.isError || structured?.status !== 'ok' || !isDeepStrictEqual(structured.result, expected)) {
+      throw new Error(`MCP answered: ${JSON.stringify(answer).slice(0, 300)}`);
+    }
+    return elapsed;
+  };
+}
+
+/** `callers.length` clients at once, each making `calls` calls one after another. */
+async function runClients(callers: readonly Caller[], calls: number, into: number[]): Promise<void> {
+  await Promise.all(
+    callers.map(async (call) => {
+      for (let i = 0; i < calls; i++) into.push(await call());
+    }),
+  );
+}
+
+interface Row {
+  mode: string;
+  rest: number[];
+  mcp: number[];
+}
+
+/** REST and MCP alternate, ROUNDS times, each round a share of the calls. */
+async function measure(rest: readonly Caller[], mcp: readonly Caller[], callsPerClient: number): Promise<{ rest: number[]; mcp: number[] }> {
+  const out = { rest: [] as number[], mcp: [] as number[] };
+  const perRound = Math.ceil(callsPerClient / ROUNDS);
+  for (let round = 0; round < ROUNDS; round++) {
+    const calls = Math.min(perRound, callsPerClient - round * perRound);
+    if (calls <= 0) break;
+    // Which goes first alternates too: neither always follows the other's garbage.
+    const order = round % 2 === 0 ? ([['rest', rest], ['mcp', mcp]] as const) : ([['mcp', mcp], ['rest', rest]] as const);
+    for (const [name, callers] of order) await runClients(callers, calls, out[name]);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const deadline = AbortSignal.timeout(DEADLINE_MS);
+  const { child, ready } = await startServer();
+  const clients: Client[] = [];
+  try {
+    const base = `http://${HOST}:${ready.port}`;
+    const first = await fetch(`${base}${REST_PATH}`, { method: 'POST', headers: { 'x-api-key': ready.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(INPUT) });
+    const expected = ((await first.json()) as { result: unknown }).result;
+    if (first.status !== 200 || !expected) throw new Error(`the reference REST call answered ${first.status}`);
+
+    for (let i = 0; i < CONCURRENT_CLIENTS; i++) clients.push(await mcpClient(base, ready.apiKey));
+    const rest = clients.map(() => restCaller(base, ready.apiKey, expected, deadline));
+    const mcp = clients.map((client) => mcpCaller(client, expected, deadline));
+
+    // Warm-up: JIT, connection pools, the key cache; not measured.
+    await runClients(rest, WARMUP_CALLS / CONCURRENT_CLIENTS, []);
+    await runClients(mcp, WARMUP_CALLS / CONCURRENT_CLIENTS, []);
+
+    const rows: Row[] = [];
+    const sequential = await measure(rest.slice(0, 1), mcp.slice(0, 1), SEQUENTIAL_CALLS);
+    rows.push({ mode: 'sequential (1 client)', ...sequential });
+    const concurrent = await measure(rest, mcp, CONCURRENT_CALLS_PER_CLIENT);
+    rows.push({ mode: `${CONCURRENT_CLIENTS} concurrent clients`, ...concurrent });
+
+    const ms = (v: number) => v.toFixed(2);
+    const lines: string[][] = [['mode', 'calls', 'REST p50', 'MCP p50', 'ratio p50', 'REST p99', 'MCP p99', 'ratio p99', `MCP <= ${TARGET_RATIO}x REST`]];
+    for (const row of rows) {
+      const [r50, m50, r99, m99] = [percentile(row.rest, 50), percentile(row.mcp, 50), percentile(row.rest, 99), percentile(row.mcp, 99)];
+      lines.push([row.mode, String(row.rest.length), ms(r50), ms(m50), fmtRatio(m50 / r50), ms(r99), ms(m99), fmtRatio(m99 / r99), verdict(m50 / r50 <= TARGET_RATIO && m99 / r99 <= TARGET_RATIO)]);
+    }
+    console.log(`MCP invoke_tool vs REST, ${OPERATION}, latency in ms; every answer checked (load average ${loadAverage()})\n`);
+    console.log(table(lines));
+  } finally {
+    await Promise.allSettled(clients.map((client) => client.close()));
+    await stopServer(child);
+  }
+}
+
+if (process.argv.includes('--serve')) void serve();
+else {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exitCode = 1;
+  });
+}
