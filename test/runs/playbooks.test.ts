@@ -12,6 +12,7 @@ import { inputSchemaOf } from '../../src/runs/playbooks/playbook-schema.ts';
 import { loadPlaybookRegistry, PlaybookLoadError, SkillNotFoundError, type PlaybookRegistry } from '../../src/runs/playbooks/playbook-registry.ts';
 import { resolveStep, stepApplies } from '../../src/runs/playbooks/playbook-steps.ts';
 
+const ALL_IDS = ['competitor-comparison', 'page-speed-audit', 'security-baseline', 'seo-audit', 'ship-check', 'test-word-stats'];
 let catalog: Catalog;
 let registry: PlaybookRegistry;
 const tempDirs: string[] = [];
@@ -68,8 +69,8 @@ function withStep(step: Record<string, unknown>, extra: Record<string, unknown> 
 }
 
 describe('shipped playbooks', () => {
-  it('load against the real catalog: the three site playbooks and the test one', () => {
-    assert.deepEqual(registry.ids(), ['security-baseline', 'seo-audit', 'ship-check', 'test-word-stats']);
+  it('load against the real catalog: the site playbooks and the test one', () => {
+    assert.deepEqual(registry.ids(), ALL_IDS);
     for (const id of registry.ids()) {
       const playbook = registry.get(id);
       assert.ok(playbook);
@@ -128,6 +129,8 @@ describe('load_skill', () => {
     assert.equal(registry.load('security-baseline').estimatedCredits.total, 11);
     assert.equal(registry.load('ship-check').estimatedCredits.total, 10);
     assert.equal(registry.load('test-word-stats').estimatedCredits.total, 2);
+    assert.equal(registry.load('page-speed-audit').estimatedCredits.total, 6);
+    assert.equal(registry.load('competitor-comparison').estimatedCredits.total, 4);
   });
 
   it("answers the input's JSON Schema: url required, nothing else accepted", () => {
@@ -144,6 +147,10 @@ describe('load_skill', () => {
     assert.deepEqual(input.safeParse({}).error?.issues.map((i) => i.path), [['url']]);
     assert.equal(input.safeParse({ url: 'ftp://example.com/' }).success, false);
     assert.equal(input.safeParse({ url: 'https://example.com/', depth: 2 }).error?.issues[0]?.code, 'unrecognized_keys');
+    const speed = inputSchemaOf(registry.load('page-speed-audit').playbook);
+    assert.equal(speed.safeParse({ url: 'https://example.com/', mode: 'lab' }).success, true);
+    assert.equal(speed.safeParse({ url: 'https://example.com/', mode: 'turbo' }).error?.issues[0]?.path[0], 'mode');
+    assert.deepEqual(registry.load('competitor-comparison').inputSchema.required, ['url', 'competitorUrl']);
   });
 
   it('names close ids for an unknown one, as a typed 404 skill_not_found', () => {
@@ -173,7 +180,7 @@ describe('load_skill', () => {
 describe('list_skills', () => {
   it('lists every playbook by id without a query, as small entries', () => {
     const all = registry.list();
-    assert.deepEqual(all.map((e) => e.id), ['security-baseline', 'seo-audit', 'ship-check', 'test-word-stats']);
+    assert.deepEqual(all.map((e) => e.id), ALL_IDS);
     const ship = all.find((e) => e.id === 'ship-check');
     assert.deepEqual(Object.keys(ship ?? {}).sort(), ['estimatedCredits', 'gatePolicy', 'id', 'summary', 'tags', 'title']);
     assert.equal(ship?.summary, 'Decides whether a page is ready to ship, with the ship gate: TLS, security headers, HTTP status and mixed content must be good.');
@@ -200,6 +207,10 @@ describe('list_skills', () => {
     assert.equal(first('cookie flags'), 'security-baseline');
     assert.equal(first('structured data and image alt'), 'seo-audit');
     assert.equal(first('word stats'), 'test-word-stats');
+    assert.equal(first('why is my page slow'), 'page-speed-audit');
+    assert.equal(first('compare with rival'), 'competitor-comparison');
+    assert.deepEqual(registry.list({ query: 'core web vitals' }).map((e) => e.id), ['page-speed-audit']);
+    assert.deepEqual(registry.list({ query: 'cookie flags' }).map((e) => e.id), ['security-baseline']);
     assert.deepEqual(registry.list({ query: 'quarterly tax filing' }), []);
     assert.deepEqual(registry.list({ query: 'the and of' }).map((e) => e.id), registry.ids(), 'only stop words: same as no query');
   });

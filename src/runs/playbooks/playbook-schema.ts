@@ -20,6 +20,7 @@ export const playbookInputSchema = z
     description: z.string().min(1).max(300).describe('What the agent should pass, in one sentence'),
     required: z.boolean().default(false).describe('Whether a run needs it'),
     maxLength: z.number().int().min(1).max(5_000_000).optional().describe('For string types: the longest value accepted'),
+    enum: z.array(z.string().min(1).max(100)).min(1).max(20).optional().describe('For type string: the only values accepted'),
   })
   .strict();
 
@@ -35,7 +36,7 @@ export const playbookStepSchema = z
     operationId: z.string().regex(/^[a-z0-9_]+$/, 'an operationId is lower-case words joined by _').describe('The catalog operation the step calls'),
     purpose: z.string().min(1).max(300).describe('Why the step is there, for the agent reading the plan'),
     input: z.record(z.string(), jsonValueSchema).default({}).describe('The tool input: literals and {{input.<name>}} / {{steps.<id>.result.<path>}} references'),
-    file: z.string().optional().describe('File tools only: the file source, {{input.<file input>}} or {{steps.<id>.result.downloadUrl}}'),
+    file: z.string().optional().describe("File tools only: the file source, {{input.<file input>}} or an earlier file step's {{steps.<id>.result.fileId}}"),
     when: z.string().regex(INPUT_NAME).optional().describe('Run the step only when this optional input is given'),
   })
   .strict();
@@ -131,6 +132,7 @@ function structuralProblems(p: Playbook): Problem[] {
   for (const [name, spec] of Object.entries(p.inputs)) {
     if (spec.maxLength !== undefined && !['string', 'html', 'text'].includes(spec.type))
       problems.push({ path: ['inputs', name, 'maxLength'], message: `input "${name}" has maxLength but is of type ${spec.type}` });
+    if (spec.enum !== undefined && spec.type !== 'string') problems.push({ path: ['inputs', name, 'enum'], message: `input "${name}" has enum but is of type ${spec.type}` });
   }
   if (!Object.values(p.inputs).some((i) => i.required)) problems.push({ path: ['inputs'], message: 'a playbook declares at least one required input' });
   const scored = new Set(p.scores);
@@ -166,6 +168,8 @@ function zodForInput(spec: PlaybookInput): z.ZodType {
         return z.boolean();
       case 'file':
         return FILE_SOURCE;
+      case 'string':
+        return spec.enum === undefined ? z.string().max(spec.maxLength ?? 1_000_000) : z.enum(spec.enum as [string, ...string[]]);
       default:
         return z.string().max(spec.maxLength ?? 1_000_000);
     }
