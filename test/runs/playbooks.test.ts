@@ -170,6 +170,7 @@ describe('load_skill', () => {
     assert.equal(error.message, 'No playbook has the id "ship-chek". Did you mean "ship-check"?');
     assert.throws(() => registry.load('seo'), { name: 'SkillNotFoundError', suggestions: ['seo-audit'] });
     assert.throws(() => registry.load('security-basline'), { suggestions: ['security-baseline'] });
+    assert.throws(() => registry.load('x'.repeat(100_000)), { suggestions: [] });
     assert.throws(() => registry.load('quarterly-tax-filing'), {
       suggestions: [],
       message: 'No playbook has the id "quarterly-tax-filing". Call list_skills to see the playbooks.',

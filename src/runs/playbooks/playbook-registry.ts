@@ -80,6 +80,8 @@ export function editDistance(a: string, b: string, max = 64): number {
 
 /** Up to `limit` candidates close to `wanted`: within a third of its length in edits, or extending it ("seo" -> "seo-audit"). */
 export function closest(wanted: string, candidates: Iterable<string>, limit = 3): string[] {
+  // An id is at most 60 characters; a longer request is not a typo of one, and would cost O(n*m).
+  if (wanted.length > 120) return [];
   const w = wanted.toLowerCase();
   const scored: { id: string; d: number }[] = [];
   for (const id of candidates) {
