@@ -44,6 +44,9 @@ const envSchema = z.object({
   FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
   FETCH_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
   FETCH_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(32),
+  MCP_PAYLOAD_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(3600_000),
+  RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  RUN_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(100),
 });
 
 export interface Config {
@@ -89,6 +92,11 @@ export interface Config {
     perAccount: number;
     maxQueued: number;
   };
+  /** How long a stored payload (responseMode dataRef, an oversize result) can be read with fetch_payload. */
+  payloadTtlMs: number;
+  /** Async runs executing at once in this process, and waiting beyond those (more are refused with runs_busy). */
+  runConcurrency: number;
+  runQueueLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -153,6 +161,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perAccount: e.FETCH_CONCURRENCY_PER_ACCOUNT,
       maxQueued: e.FETCH_QUEUE_LIMIT,
     },
+    payloadTtlMs: e.MCP_PAYLOAD_TTL_MS,
+    runConcurrency: e.RUN_CONCURRENCY,
+    runQueueLimit: e.RUN_QUEUE_LIMIT,
   };
 }
 

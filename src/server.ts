@@ -36,6 +36,9 @@ import { webhookRoutes } from './rest/webhook-routes.ts';
 import { WebhookDispatcher } from './runs/webhook-delivery.ts';
 import { SecretBox } from './runs/webhook-signature.ts';
 import { WebhookStore } from './runs/webhook-store.ts';
+import { PayloadStore } from './runs/payload-store.ts';
+import { RunExecutor } from './runs/run-executor.ts';
+import { RunStore } from './runs/run-store.ts';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -55,6 +58,11 @@ export interface Services {
   fetcher: EgressFetcher;
   /** webhook events (runs call webhooks.emit(accountId, { type: 'mcp.job.finished', data }) when a job finishes) */
   webhooks: WebhookDispatcher;
+  /** async runs (invoke_tool async: true): stored in `runs`, executed in this process by runExecutor */
+  runs: RunStore;
+  runExecutor: RunExecutor;
+  /** results kept for fetch_payload */
+  payloads: PayloadStore;
 }
 
 export interface BuildOptions {
@@ -147,7 +155,15 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Webhook secrets are sealed under a key derived from the service's signing secret.
   const webhookStore = new WebhookStore(db, new SecretBox(loadSigningSecret(config.dataDir, config.fileSigningSecret)));
   const webhooks = new WebhookDispatcher({ store: webhookStore, fetcher, log: app.log });
-  const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines, fetcher, webhooks };
+  const runs = new RunStore(db);
+  const payloads = new PayloadStore(db, { ttlMs: config.payloadTtlMs });
+  const runExecutor = new RunExecutor({ invoker, runs, webhooks, holder: ledger.holder, log: app.log, concurrency: config.runConcurrency, maxQueued: config.runQueueLimit });
+  // Runs a killed process left `accepted` are closed as `error` (and announced) before any new one.
+  for (const run of await runs.sweepDead()) {
+    app.log.warn({ runId: run.runId }, 'closed a run left in flight by a stopped process');
+    runExecutor.announce(run.accountId, run);
+  }
+  const services: Services = { config, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, engines, fetcher, webhooks, runs, runExecutor, payloads };
 
   // A callback-style hook: on every request, an async hook's promise is measurable overhead.
   app.addHook('onRequest', (request, reply, done) => {
@@ -172,11 +188,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const sweeper = setInterval(() => {
     store.sweep().catch((err: unknown) => app.log.error({ err }, 'file sweep failed'));
     files.sweepWorkDirs().catch((err: unknown) => app.log.error({ err }, 'work folder sweep failed'));
+    payloads.sweep().catch((err: unknown) => app.log.error({ err }, 'payload sweep failed'));
   }, sweepEveryMs);
   sweeper.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
     clearInterval(writer);
+    await runExecutor.close();
     webhooks.close();
     await ledger.close();
     if (!options.engines) await engines.close();
@@ -207,7 +225,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     publicBaseUrl: config.publicBaseUrl,
   });
   registerDownloadRoute(app, store, signer);
-  registerMcpRoutes(app, { catalog, invoker, publicBaseUrl: config.publicBaseUrl, version: VERSION });
+  registerMcpRoutes(app, { catalog, invoker, publicBaseUrl: config.publicBaseUrl, version: VERSION, runs: { executor: runExecutor, runs, payloads } });
 
   const openapi = buildOpenApi(catalog, routes, { publicBaseUrl: config.publicBaseUrl, version: VERSION });
   await app.register(swagger, { mode: 'static', specification: { document: openapi as never } });

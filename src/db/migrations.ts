@@ -170,6 +170,47 @@ const migrations: Record<string, Migration> = {
       await sql`drop table if exists webhooks`.execute(db);
     },
   },
+  // Async runs (invoke_tool with async: true) and the payloads kept for fetch_payload, both
+  // scoped to an account. A run records its holder (the same holder as the credit leases, see
+  // lease-holder.ts) so that the next start can tell a run left `accepted` by a dead process and
+  // mark it `error`. The outcome is the stored Outcome (core/outcome.ts storeOutcome) as JSON.
+  '0006_runs': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('runs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('operation_id', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('result_status', 'text')
+        .addColumn('outcome', 'text')
+        .addColumn('error_reason', 'text')
+        .addColumn('credits', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('holder_pid', 'integer', (c) => c.notNull())
+        .addColumn('holder_host', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('started_at', 'text')
+        .addColumn('finished_at', 'text')
+        .execute();
+      await db.schema.createIndex('runs_status').on('runs').column('status').execute();
+      await db.schema
+        .createTable('payloads')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('chars', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('payloads_expires').on('payloads').column('expires_at').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table if exists payloads`.execute(db);
+      await sql`drop table if exists runs`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -109,6 +109,42 @@ export interface WebhooksTable {
   last_attempt_at: string | null;
 }
 
+/** An async run (see src/runs/run-store.ts). */
+export interface RunsTable {
+  id: string;
+  account_id: string;
+  /** what ran: 'invoke_tool' (playbook, solve and verify runs later) */
+  kind: string;
+  operation_id: string | null;
+  /** accepted (queued or running), completed (the job finished, whatever the tool answered), partial, error (could not finish) */
+  status: string;
+  /** 'ok' or the error code the tool answered */
+  result_status: string | null;
+  /** the StoredOutcome as JSON, once finished */
+  outcome: string | null;
+  /** why a run ended in `error` */
+  error_reason: string | null;
+  credits: number;
+  /** the lease holder (see lease-holder.ts) running it */
+  holder: string;
+  holder_pid: number;
+  holder_host: string;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** A result kept for fetch_payload until `expires_at` (see src/runs/payload-store.ts). */
+export interface PayloadsTable {
+  id: string;
+  account_id: string;
+  /** the payload as JSON text */
+  body: string;
+  chars: number;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -118,4 +154,6 @@ export interface Database {
   credit_leases: CreditLeasesTable;
   idempotency_records: IdempotencyRecordsTable;
   webhooks: WebhooksTable;
+  runs: RunsTable;
+  payloads: PayloadsTable;
 }

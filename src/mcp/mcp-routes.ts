@@ -19,12 +19,15 @@ import { errorEnvelope } from '../core/envelope.ts';
 import { ServiceError } from '../core/errors.ts';
 import { toServiceError, type Invoker } from '../core/invoke.ts';
 import { registerMetaTools } from './meta-tools.ts';
+import type { McpRunServices } from './run-tools.ts';
 
 export interface McpRouteOptions {
   catalog: Catalog;
   invoker: Invoker;
   publicBaseUrl: string;
   version: string;
+  /** async runs, get_run and fetch_payload (src/runs/) */
+  runs?: McpRunServices;
   /** extra capabilities registered on every server (list_skills, get_run… as they come) */
   extend?: (server: McpServer, caller: Caller, request: FastifyRequest) => void;
 }
@@ -64,7 +67,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
 
   const buildServer = (caller: Caller, request: FastifyRequest): McpServer => {
     const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
-    registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, log: request.log, requestId: request.id });
+    registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, log: request.log, requestId: request.id, runs: options.runs });
     options.extend?.(server, caller, request);
     return server;
   };

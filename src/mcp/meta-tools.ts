@@ -12,6 +12,8 @@ import type { Catalog } from '../core/catalog.ts';
 import type { AnyTool } from '../core/define-tool.ts';
 import type { Invoker } from '../core/invoke.ts';
 import type { Outcome } from '../core/outcome.ts';
+import { RESPONSE_MODES, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
+import { registerRunTools, type McpRunServices } from './run-tools.ts';
 import { searchTools } from './tool-search.ts';
 
 export interface MetaToolContext {
@@ -20,6 +22,8 @@ export interface MetaToolContext {
   invoker: Invoker;
   log: FastifyBaseLogger;
   requestId: string;
+  /** async runs, get_run and fetch_payload, payloads for dataRef and oversize results */
+  runs?: McpRunServices | undefined;
 }
 
 /** Why a catalog tool cannot be called over MCP, or null when it can. */
@@ -52,9 +56,17 @@ const executionSchema = z.object({
 });
 
 const invokeOutput = {
-  status: z.enum(['ok', 'error']),
+  status: z.enum(['ok', 'error', 'accepted']).describe('accepted: an async run was queued; poll get_run with runId'),
   operationId: z.string(),
-  result: z.unknown().optional().describe("The operation's result, as REST's envelope carries it"),
+  runId: z.string().optional().describe('The run to poll with get_run (async: true)'),
+  result: z.unknown().optional().describe("The operation's result, as REST's envelope carries it (absent when sent by dataRefId)"),
+  dataRefId: z.string().optional().describe('The stored result, for fetch_payload (responseMode dataRef, or a result too large to send whole)'),
+  summary: z.string().optional().describe("One line on the stored result's fields"),
+  truncated: z.boolean().optional().describe('true when the result was over the size bound and only `preview` is sent'),
+  preview: z.string().optional().describe('The first characters of the JSON of a result too large to send whole'),
+  payloadChars: z.number().int().optional(),
+  payloadExpiresAt: z.string().optional(),
+  notes: z.array(z.string()).optional(),
   warnings: z.array(z.string()).optional(),
   credits: z.object({ charged: z.number().int(), remaining: z.number().int() }).optional(),
   error: z.string().optional().describe('The error code, as REST names it (quota_exhausted, rate_limited, validation_error...)'),
@@ -65,9 +77,12 @@ const invokeOutput = {
   execution: executionSchema,
 };
 
-export function outcomeResult(operationId: string, outcome: Outcome, execution: z.infer<typeof executionSchema>): CallToolResult {
+/** The result fields of a success: the result itself, or its reference (see runs/response-mode.ts). */
+type ResultFields = Record<string, unknown>;
+
+export function outcomeResult(operationId: string, outcome: Outcome, execution: z.infer<typeof executionSchema>, shaped?: ResultFields): CallToolResult {
   const credits = outcome.meter ? { charged: outcome.meter.charged, remaining: outcome.meter.creditsRemaining } : undefined;
-  if (outcome.ok) return result({ status: 'ok', operationId, result: outcome.result, warnings: outcome.warnings, ...(credits ? { credits } : {}), execution });
+  if (outcome.ok) return result({ status: 'ok', operationId, ...(shaped ?? { result: outcome.result }), warnings: outcome.warnings, ...(credits ? { credits } : {}), execution });
   const { error } = outcome;
   return result(
     {
@@ -171,16 +186,22 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         'exactly what the same REST call costs, from the same monthly credits, and failures the service caused are refunded. A ' +
         'failure is a result with isError: read `error` (quota_exhausted: no retry until the quota resets; rate_limited: retry after ' +
         '`retryAfterSeconds`; validation_error: fix the fields named in `details.issues`). Pass an idempotencyKey to make a retry ' +
-        'replay the first answer instead of charging again.',
+        'replay the first answer instead of charging again. async: true checks the call now and answers {status: "accepted", ' +
+        'runId} at once; the operation runs in the background: poll get_run with the runId (the account\'s webhooks get ' +
+        'mcp.job.finished). responseMode: compact (default) and full send the result (they differ for workflows only); dataRef ' +
+        'stores it and sends a dataRefId and a summary for fetch_payload. A result over about 25,000 tokens is always sent as a ' +
+        'preview with a dataRefId.',
       inputSchema: {
         operationId: z.string().min(1).max(200).describe('The operation to call (see discover_tools)'),
         input: z.record(z.string(), z.unknown()).default({}).describe("The operation's fields (see get_tool_schema)"),
         idempotencyKey: z.string().min(1).max(255).optional().describe('The same key with the same input replays the first answer, never charging twice'),
+        async: z.boolean().default(false).describe('true: answer {status: "accepted", runId} at once and run in the background; read the outcome with get_run'),
+        responseMode: z.enum(RESPONSE_MODES).default('compact').describe('compact (default) or full: the result itself; dataRef: a dataRefId and a summary, the result kept for fetch_payload'),
       },
       outputSchema: invokeOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    async ({ operationId, input, idempotencyKey }, extra) => {
+    async ({ operationId, input, idempotencyKey, async: runAsync, responseMode }, extra) => {
       const execution = { runId: null, intentId: ctx.requestId, intentType: 'invoke_tool', idempotencyKey: idempotencyKey ?? null, projectScope: null };
       const tool = catalog.get(operationId);
       if (!tool || tool.websiteOnly) {
@@ -188,16 +209,26 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
       }
       const reason = notCallableReason(tool);
       if (reason !== null) return errorResult('not_callable_over_mcp', reason, { operationId, execution });
-      const outcome = await invoker.invoke({
-        caller: ctx.caller,
-        operationId,
-        input,
-        idempotencyKey,
-        requestId: ctx.requestId,
-        log: ctx.log,
-        signal: extra.signal,
-      });
-      return outcomeResult(operationId, outcome, execution);
+      const call = { caller: ctx.caller, operationId, input, idempotencyKey, requestId: ctx.requestId, log: ctx.log };
+      if (runAsync) {
+        if (!ctx.runs) return errorResult('async_unavailable', 'Async runs are not available on this server; call without async', { operationId, execution });
+        const submitted = await ctx.runs.executor.submit(call);
+        if (!submitted.accepted) return outcomeResult(operationId, submitted.refusal, execution);
+        return result({ status: 'accepted', operationId, runId: submitted.runId, execution: { ...execution, runId: submitted.runId } });
+      }
+      // Progress for clients that asked for it (a progressToken): one at the start, one at the end.
+      const progressToken = extra._meta?.progressToken;
+      const progress = async (done: number, message: string) => {
+        if (progressToken === undefined) return;
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total: 1, message } }).catch((err: unknown) => ctx.log.warn({ err }, 'progress notification not sent'));
+      };
+      await progress(0, `Running ${operationId}`);
+      const outcome = await invoker.invoke({ ...call, signal: extra.signal });
+      const shaped = outcome.ok && ctx.runs ? await shapeResult(ctx.runs.payloads, ctx.caller.account.id, outcome.result, responseMode as ResponseMode) : undefined;
+      await progress(1, outcome.ok ? `${operationId} finished` : `${operationId} failed: ${outcome.error.error}`);
+      return outcomeResult(operationId, outcome, execution, shaped as Record<string, unknown> | undefined);
     },
   );
+
+  if (ctx.runs) registerRunTools(server, { caller: ctx.caller, services: ctx.runs });
 }
