@@ -56,7 +56,7 @@ describe('MCP surface', () => {
       const client = await connect(make);
       const { tools } = await client.listTools();
       const names = tools.map((tool) => tool.name).sort();
-      assert.deepEqual(names, ['discover_tools', 'get_tool_schema', 'invoke_tool']);
+      assert.deepEqual(names, ['discover_tools', 'fetch_payload', 'get_run', 'get_tool_schema', 'invoke_tool']);
       for (const tool of tools) {
         assert.match(tool.name, /^[A-Za-z0-9_.-]{1,64}$/);
         assert.ok(tool.description && tool.description.length > 80, `${tool.name} is described for an agent`);
