@@ -319,7 +319,18 @@ describe('MCP async runs: the bounded backlog', () => {
       assert.deepEqual(done.body['result'], { n: 2 });
       await t.services.usage.flush();
       assert.equal(await t.services.accounts.usedCredits(accountId), 2, 'the refused submit charged nothing');
+
+      // Shutdown with a run in flight: it is closed as error (and announced), not left accepted.
+      const inFlight = await call(c, 'invoke_tool', { operationId: 'testing_gated', input: { n: 4 }, async: true });
+      await gated.started(3);
+      await c.close();
+      const closing = t.close();
+      const stopped = await waitRun(inFlight.body['runId']);
+      await closing;
+      assert.equal(stopped.status, 'error');
+      assert.match(stopped.errorReason ?? '', /service stopped before the run finished/);
     } finally {
+      gated.open();
       await c.close();
       await t.close();
     }
