@@ -26,6 +26,7 @@ import { mountRoutes, type RouteSpec } from './rest/route-spec.ts';
 import { RequestObserver } from './rest/request-observer.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
 import { registerMcpRoutes } from './mcp/mcp-routes.ts';
+import { loadPlaybookRegistry } from './runs/playbooks/playbook-registry.ts';
 import { registerDownloadRoute } from './rest/file-routes.ts';
 import { createEngines, type Engines } from './engines/index.ts';
 import { egressFetcherFromConfig, type EgressFetcher } from './analysis/fetch-supervisor.ts';
@@ -225,7 +226,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     publicBaseUrl: config.publicBaseUrl,
   });
   registerDownloadRoute(app, store, signer);
-  registerMcpRoutes(app, { catalog, invoker, publicBaseUrl: config.publicBaseUrl, version: VERSION, runs: { executor: runExecutor, runs, payloads } });
+  // Playbooks are checked against the catalog here: a broken one stops the start, naming its file.
+  const skills = await loadPlaybookRegistry(catalog);
+  registerMcpRoutes(app, { catalog, invoker, publicBaseUrl: config.publicBaseUrl, version: VERSION, runs: { executor: runExecutor, runs, payloads }, skills });
 
   const openapi = buildOpenApi(catalog, routes, { publicBaseUrl: config.publicBaseUrl, version: VERSION });
   await app.register(swagger, { mode: 'static', specification: { document: openapi as never } });

@@ -19,6 +19,8 @@ import { errorEnvelope } from '../core/envelope.ts';
 import { ServiceError } from '../core/errors.ts';
 import { toServiceError, type Invoker } from '../core/invoke.ts';
 import { registerMetaTools } from './meta-tools.ts';
+import { registerSkillTools } from './skill-tools.ts';
+import type { PlaybookRegistry } from '../runs/playbooks/playbook-registry.ts';
 import type { McpRunServices } from './run-tools.ts';
 
 export interface McpRouteOptions {
@@ -28,6 +30,8 @@ export interface McpRouteOptions {
   version: string;
   /** async runs, get_run and fetch_payload (src/runs/) */
   runs?: McpRunServices;
+  /** the playbooks, for list_skills and load_skill */
+  skills?: PlaybookRegistry;
   /** extra capabilities registered on every server (list_skills, get_run… as they come) */
   extend?: (server: McpServer, caller: Caller, request: FastifyRequest) => void;
 }
@@ -49,17 +53,44 @@ function sendError(reply: FastifyReply, request: FastifyRequest, error: ServiceE
   return reply.code(error.status).headers(error.headers).send(errorEnvelope(error, request.id));
 }
 
-/** A browser page on another site must not drive the API with the user's network position. */
-function originAllowed(request: FastifyRequest, publicBaseUrl: string): boolean {
-  const origin = request.headers.origin;
-  if (origin === undefined) return true;
-  const own = new Set([new URL(publicBaseUrl).origin]);
-  const host = request.headers.host;
-  if (host) {
-    own.add(`http://${host}`);
-    own.add(`https://${host}`);
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function hostnameOf(hostHeader: string | undefined): string | null {
+  if (!hostHeader) return null;
+  try {
+    return new URL(`http://${hostHeader}`).hostname;
+  } catch {
+    return null;
   }
-  return own.has(origin);
+}
+
+/**
+ * A browser page on another site must not drive the API from the user's machine (DNS
+ * rebinding: evil.example resolving to 127.0.0.1 sends Host and Origin evil.example, which agree
+ * with each other, so agreement proves nothing). A request with an Origin is accepted only from the
+ * service's own public origin, or, on a loopback address, from a loopback page (a local client's
+ * browser UI). Clients that are not browsers send no Origin.
+ */
+export function originAllowed(origin: string | undefined, hostHeader: string | undefined, publicBaseUrl: string): boolean {
+  if (origin === undefined) return true;
+  if (origin === new URL(publicBaseUrl).origin) return true;
+  let originHost: string;
+  try {
+    originHost = new URL(origin).hostname;
+  } catch {
+    return false;
+  }
+  const host = hostnameOf(hostHeader);
+  return host !== null && LOOPBACK_NAMES.has(host) && LOOPBACK_NAMES.has(originHost);
+}
+
+/** Whether a message (or a batch) carries a progress token, so its answer must be an event stream. */
+function wantsProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const meta = (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+    return meta?.progressToken !== undefined;
+  });
 }
 
 export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): void {
@@ -68,13 +99,14 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
   const buildServer = (caller: Caller, request: FastifyRequest): McpServer => {
     const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
     registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, log: request.log, requestId: request.id, runs: options.runs });
+    if (options.skills) registerSkillTools(server, options.skills);
     options.extend?.(server, caller, request);
     return server;
   };
 
   /** The caller, or the 401/403 already sent. */
   const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<Caller | undefined> => {
-    if (!originAllowed(request, options.publicBaseUrl)) {
+    if (!originAllowed(request.headers.origin, request.headers.host, options.publicBaseUrl)) {
       sendError(reply, request, new ServiceError(403, 'origin_not_allowed', 'Requests from this Origin are not accepted', { detail: `Origin ${request.headers.origin} is not the service's own` }));
       return undefined;
     }
@@ -91,7 +123,9 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     const caller = await admit(request, reply);
     if (!caller) return reply;
     const server = buildServer(caller, request);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // A plain JSON answer unless the client asked for progress (which needs the event stream):
+    // framing one answer as a stream costs more than the call itself for most tools.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(request.body) });
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();

@@ -25,9 +25,7 @@ const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-pro
  * request's own Host, so Host: evil.example.com with Origin: http://evil.example.com, which is
  * what a DNS-rebinding page sends, is let through.
  */
-const KNOWN_FAILURES: Readonly<Record<string, string>> = {
-  'localhost-host-rebinding-rejected': 'Expected HTTP 4xx for invalid Host/Origin headers, got 200',
-};
+const KNOWN_FAILURES: Readonly<Record<string, string>> = {};
 
 const SCENARIO_TIMEOUT_MS = 60_000;
 

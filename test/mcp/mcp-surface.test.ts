@@ -56,7 +56,7 @@ describe('MCP surface', () => {
       const client = await connect(make);
       const { tools } = await client.listTools();
       const names = tools.map((tool) => tool.name).sort();
-      assert.deepEqual(names, ['discover_tools', 'fetch_payload', 'get_run', 'get_tool_schema', 'invoke_tool']);
+      assert.deepEqual(names, ['discover_tools', 'fetch_payload', 'get_run', 'get_tool_schema', 'invoke_tool', 'list_skills', 'load_skill']);
       for (const tool of tools) {
         assert.match(tool.name, /^[A-Za-z0-9_.-]{1,64}$/);
         assert.ok(tool.description && tool.description.length > 80, `${tool.name} is described for an agent`);
@@ -87,6 +87,20 @@ describe('MCP surface', () => {
       assert.equal((out['execution'] as { intentType: string }).intentType, 'invoke_tool');
     });
   }
+
+  it('list_skills and load_skill read the playbooks; an unknown id is an isError naming close ids', async () => {
+    const client = await connect(() => streamableClient(base, { 'x-api-key': apiKey }));
+    const listed = (await client.callTool({ name: 'list_skills', arguments: { query: 'security' } })).structuredContent as { skills: { id: string; estimatedCredits: number }[] };
+    assert.equal(listed.skills[0]?.id, 'security-baseline');
+    const loaded = (await client.callTool({ name: 'load_skill', arguments: { skillId: 'security-baseline' } })).structuredContent as { steps: { operationId: string; credits: number }[]; estimatedCredits: { total: number } };
+    assert.equal(loaded.estimatedCredits.total, loaded.steps.reduce((sum, step) => sum + step.credits, 0));
+    assert.equal(loaded.estimatedCredits.total, listed.skills[0]?.estimatedCredits);
+    for (const step of loaded.steps) assert.ok(t.services.catalog.get(step.operationId), step.operationId);
+    const missing = await client.callTool({ name: 'load_skill', arguments: { skillId: 'security-baseline2' } });
+    assert.equal(missing.isError, true);
+    assert.equal((missing.structuredContent as Structured)['error'], 'skill_not_found');
+    assert.deepEqual((missing.structuredContent as Structured)['suggestions'], ['security-baseline']);
+  });
 
   it('one credit pool: REST and MCP calls alternate on one quota and both end exactly at zero', async () => {
     const { apiKey: key, accountId } = await t.account({ quota: 6 });
