@@ -7,6 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { configOnce } from './tool-config-cache.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import type { Catalog } from '../core/catalog.ts';
 import type { AnyTool } from '../core/define-tool.ts';
@@ -107,7 +108,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
 
   server.registerTool(
     'discover_tools',
-    {
+    configOnce(catalog, 'discover_tools', () => ({
       title: 'Discover tools',
       description:
         'Search the catalog of operations by a few words (what you want done, e.g. "pdf to word", "security headers", "emi loan"), ' +
@@ -127,7 +128,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         nextPage: z.number().int().nullable(),
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
+    })),
     (args) => {
       const page = searchTools(catalog.tools.filter((t) => !t.websiteOnly), args);
       return result(page as unknown as Record<string, unknown>);
@@ -136,7 +137,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
 
   server.registerTool(
     'get_tool_schema',
-    {
+    configOnce(catalog, 'get_tool_schema', () => ({
       title: 'Get a tool schema',
       description:
         "One operation's input and output JSON Schema, its credits, examples, and whether it can be called over MCP (and if not, how " +
@@ -156,7 +157,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         notCallableReason: z.string().nullable(),
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
+    })),
     ({ operationId }) => {
       const tool = catalog.get(operationId);
       if (!tool || tool.websiteOnly) return errorResult('unknown_tool', `No tool with operationId ${operationId}`, { suggestions: suggestions(catalog, operationId) });
@@ -179,7 +180,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
 
   server.registerTool(
     'invoke_tool',
-    {
+    configOnce(catalog, 'invoke_tool', () => ({
       title: 'Invoke one operation',
       description:
         'Call one catalog operation by operationId with its input (the fields its schema names, as a JSON object). Billed: it costs ' +
@@ -200,7 +201,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
       },
       outputSchema: invokeOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    },
+    })),
     async ({ operationId, input, idempotencyKey, async: runAsync, responseMode }, extra) => {
       const execution = { runId: null, intentId: ctx.requestId, intentType: 'invoke_tool', idempotencyKey: idempotencyKey ?? null, projectScope: null };
       const tool = catalog.get(operationId);

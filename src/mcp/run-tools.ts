@@ -5,6 +5,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { configOnce } from './tool-config-cache.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import { MAX_PAGE_CHARS, type PayloadStore } from '../runs/payload-store.ts';
 import { RESPONSE_MODES, shapeResult } from '../runs/response-mode.ts';
@@ -58,7 +59,7 @@ export function registerRunTools(server: McpServer, ctx: { caller: Caller; servi
 
   server.registerTool(
     'get_run',
-    {
+    configOnce(ctx.services, 'get_run', () => ({
       title: 'Get a run',
       description:
         'The state of a run that invoke_tool accepted with async: true, by its runId. status: accepted (waiting or running: ask ' +
@@ -91,7 +92,7 @@ export function registerRunTools(server: McpServer, ctx: { caller: Caller; servi
         credits: z.number().int(),
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
+    })),
     async ({ runId, responseMode }) => {
       const run = RUN_ID.test(runId) ? await runs.get(accountId, runId) : undefined;
       if (!run) return result({ status: 'error', error: 'run_not_found', message: `No run ${runId} in this account`, detail: 'Use the runId invoke_tool answered with async: true, with the same account\'s key' }, true);
@@ -101,7 +102,7 @@ export function registerRunTools(server: McpServer, ctx: { caller: Caller; servi
 
   server.registerTool(
     'fetch_payload',
-    {
+    configOnce(ctx.services, 'fetch_payload', () => ({
       title: 'Fetch a stored payload',
       description:
         'Reads a stored result by the dataRefId that invoke_tool or get_run answered (responseMode dataRef, or a result too large ' +
@@ -123,7 +124,7 @@ export function registerRunTools(server: McpServer, ctx: { caller: Caller; servi
         expiresAt: z.string(),
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
+    })),
     async ({ dataRefId, offset, limit }) => {
       const read = await payloads.read(accountId, dataRefId, { offset, limit });
       if (read.kind === 'not_found') return result({ status: 'error', error: 'payload_not_found', message: `No payload ${dataRefId} in this account`, detail: 'Use a dataRefId answered to this account' }, true);

@@ -3,6 +3,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { configOnce } from './tool-config-cache.ts';
 import { isServiceError } from '../core/errors.ts';
 import type { PlaybookRegistry } from '../runs/playbooks/playbook-registry.ts';
 
@@ -13,7 +14,7 @@ function result(structured: Record<string, unknown>, isError = false): CallToolR
 export function registerSkillTools(server: McpServer, registry: PlaybookRegistry): void {
   server.registerTool(
     'list_skills',
-    {
+    configOnce(registry, 'list_skills', () => ({
       title: 'List playbooks',
       description:
         'The playbooks (skills): named, outcome-based sequences of catalog operations with a gate that says when the outcome is ' +
@@ -27,13 +28,13 @@ export function registerSkillTools(server: McpServer, registry: PlaybookRegistry
         skills: z.array(z.object({ id: z.string(), title: z.string(), summary: z.string(), estimatedCredits: z.number(), tags: z.array(z.string()), gatePolicy: z.string() })),
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
+    })),
     (args) => result({ skills: registry.list(args) }),
   );
 
   server.registerTool(
     'load_skill',
-    {
+    configOnce(registry, 'load_skill', () => ({
       title: 'Load a playbook',
       description:
         "One playbook whole: its steps (each a catalog operation with the input it is given), the JSON Schema of the playbook's " +
@@ -46,7 +47,7 @@ export function registerSkillTools(server: McpServer, registry: PlaybookRegistry
         steps: z.array(z.record(z.string(), z.unknown())),
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    },
+    })),
     ({ skillId }) => {
       try {
         return result(registry.load(skillId) as unknown as Record<string, unknown>);
