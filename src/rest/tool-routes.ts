@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../core/catalog.ts';
 import { ServiceError } from '../core/errors.ts';
-import { toServiceError, type Invoker } from '../core/invoke.ts';
+import { toServiceError, type InvokeRequest, type Invoker } from '../core/invoke.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import { errorToHttp, outcomeToHttp, type HttpAnswer } from './outcome-response.ts';
 import type { FileResult } from '../core/define-tool.ts';
@@ -89,24 +89,35 @@ function isAnswer(value: Caller | HttpAnswer): value is HttpAnswer {
   return 'status' in value && 'body' in value;
 }
 
+/**
+ * One tool call over HTTP: the key authenticated (a 401 answered as it is), then the call through
+ * the invoke path with REST's own fields (Idempotency-Key on POST), its outcome as the envelope.
+ */
+async function invokeOverHttp(
+  request: FastifyRequest,
+  invoker: Invoker,
+  call: Omit<InvokeRequest, 'caller' | 'idempotencyKey' | 'requestId' | 'log'>,
+): Promise<HttpAnswer> {
+  const caller = await authenticate(request, invoker);
+  if (isAnswer(caller)) return caller;
+  const outcome = await invoker.invoke({
+    ...call,
+    caller,
+    idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
+    requestId: request.id,
+    log: request.log,
+  });
+  return outcomeToHttp(outcome, request.id);
+}
+
 /** A JSON tool: its fields come in the JSON body (or the query string for GET), its answer is the envelope. */
 function jsonToolHandler(operationId: string, invoker: Invoker) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const input = extractInput(request);
-    const caller = await authenticate(request, invoker);
-    const response = isAnswer(caller)
-      ? caller
-      : outcomeToHttp(
-          await invoker.invoke({
-            caller,
-            operationId,
-            input,
-            idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
-            requestId: request.id,
-            log: request.log,
-          }),
-          request.id,
-        );
+    const response = await invokeOverHttp(request, invoker, {
+      operationId,
+      input,
+    });
     return reply.headers(response.headers).code(response.status).send(response.body);
   };
 }
@@ -140,21 +151,11 @@ function urlToolHandler(tool: Catalog['tools'][number], invoker: Invoker) {
     const input = extractInput(request);
     // GET: among the query fields; POST: in the query string or the body.
     const format = request.method === 'GET' ? takeFormat(input) : (takeFormat({ ...(request.query as Record<string, unknown>) }) ?? takeFormat(input));
-    const caller = await authenticate(request, invoker);
-    const response = isAnswer(caller)
-      ? caller
-      : outcomeToHttp(
-          await invoker.invoke({
-            caller,
-            operationId: tool.operationId,
-            input,
-            idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
-            requestId: request.id,
-            log: request.log,
-            signal: controller.signal,
-          }),
-          request.id,
-        );
+    const response = await invokeOverHttp(request, invoker, {
+      operationId: tool.operationId,
+      input,
+      signal: controller.signal,
+    });
     reply.headers(response.headers).code(response.status);
     if (format === undefined || response.status !== 200 || !response.body.status) return reply.send(response.body);
     const result = response.body.result;
@@ -177,23 +178,13 @@ function fileToolHandler(operationId: string, field: string, invoker: Invoker, o
     const query = { ...(request.query as Record<string, unknown>) };
     const delivery = typeof query['delivery'] === 'string' ? query['delivery'] : undefined;
     delete query['delivery'];
-    const caller = await authenticate(request, invoker);
-    const response = isAnswer(caller)
-      ? caller
-      : outcomeToHttp(
-          await invoker.invoke({
-            caller,
-            operationId,
-            input: query,
-            receive: (workDir) => receiveMultipart(request, field, workDir, options.uploadLimitBytes),
-            delivery,
-            idempotencyKey: request.method === 'POST' ? headerValue(request, 'idempotency-key') : undefined,
-            requestId: request.id,
-            log: request.log,
-            signal: controller.signal,
-          }),
-          request.id,
-        );
+    const response = await invokeOverHttp(request, invoker, {
+      operationId,
+      input: query,
+      receive: (workDir) => receiveMultipart(request, field, workDir, options.uploadLimitBytes),
+      delivery,
+      signal: controller.signal,
+    });
     reply.headers(response.headers);
     if (delivery === 'binary' && response.status === 200 && response.body.status && options.store) {
       const result = response.body.result as FileResult;
