@@ -30,9 +30,10 @@ describe('competitor-page-compare', () => {
     ({ apiKey } = await t.account({ quota: 100 }));
     web.serve({ 'https://example.com/': { body: WEAK }, 'https://rival.example.com/': { body: STRONG } });
   });
+  // Each closed if it was started, so a failed start cannot leave a server holding the run open.
   after(async () => {
-    await t.close();
-    await web.close();
+    await (t as TestApp | undefined)?.close();
+    await (web as ExampleWeb | undefined)?.close();
   });
 
   it('names the winner of each category and the rules the loser fails that the winner passes', async () => {

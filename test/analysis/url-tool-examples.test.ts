@@ -40,9 +40,10 @@ describe('URL tools: examples are tests, through the whole app and the real fetc
     t = await startTestApp({ fetcher: web.fetcher });
     ({ apiKey } = await t.account({ plan: 'business', quota: 1_000_000 }));
   });
+  // Each closed if it was started, so a failed start cannot leave a server holding the run open.
   after(async () => {
-    await t.close();
-    await web.close();
+    await (t as TestApp | undefined)?.close();
+    await (web as ExampleWeb | undefined)?.close();
   });
 
   it('there are URL tools, each with examples', () => {
