@@ -228,7 +228,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   registerDownloadRoute(app, store, signer);
   // Playbooks are checked against the catalog here: a broken one stops the start, naming its file.
   const skills = await loadPlaybookRegistry(catalog);
-  registerMcpRoutes(app, { catalog, invoker, publicBaseUrl: config.publicBaseUrl, version: VERSION, runs: { executor: runExecutor, runs, payloads }, skills });
+  registerMcpRoutes(app, { catalog, invoker, publicBaseUrl: config.publicBaseUrl, version: VERSION, runs: { executor: runExecutor, runs, payloads }, skills, files: { uploadLimitBytes: config.uploadLimitBytes, fetcher } });
 
   const openapi = buildOpenApi(catalog, routes, { publicBaseUrl: config.publicBaseUrl, version: VERSION });
   await app.register(swagger, { mode: 'static', specification: { document: openapi as never } });

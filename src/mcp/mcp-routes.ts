@@ -20,6 +20,7 @@ import { ServiceError } from '../core/errors.ts';
 import { toServiceError, type Invoker } from '../core/invoke.ts';
 import { registerMetaTools } from './meta-tools.ts';
 import { registerSkillTools } from './skill-tools.ts';
+import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
 import type { PlaybookRegistry } from '../runs/playbooks/playbook-registry.ts';
 import type { McpRunServices } from './run-tools.ts';
 
@@ -30,6 +31,8 @@ export interface McpRouteOptions {
   version: string;
   /** async runs, get_run and fetch_payload (src/runs/) */
   runs?: McpRunServices;
+  /** file sources for file tools over MCP (see file-source.ts) */
+  files?: { uploadLimitBytes: number; fetcher: EgressFetcher };
   /** the playbooks, for list_skills and load_skill */
   skills?: PlaybookRegistry;
   /** extra capabilities registered on every server (list_skills, get_run… as they come) */
@@ -98,7 +101,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
 
   const buildServer = (caller: Caller, request: FastifyRequest): McpServer => {
     const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
-    registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, log: request.log, requestId: request.id, runs: options.runs });
+    registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, log: request.log, requestId: request.id, runs: options.runs, files: options.files });
     if (options.skills) registerSkillTools(server, options.skills);
     options.extend?.(server, caller, request);
     return server;

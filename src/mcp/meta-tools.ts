@@ -8,6 +8,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { configOnce } from './tool-config-cache.ts';
+import { fileSourceSchema, receiveFileSource } from './file-source.ts';
+import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import type { Catalog } from '../core/catalog.ts';
 import type { AnyTool } from '../core/define-tool.ts';
@@ -25,12 +27,14 @@ export interface MetaToolContext {
   requestId: string;
   /** async runs, get_run and fetch_payload, payloads for dataRef and oversize results */
   runs?: McpRunServices | undefined;
+  /** file sources for file tools (base64 or URL); without them file tools are not MCP-callable */
+  files?: { uploadLimitBytes: number; fetcher: EgressFetcher } | undefined;
 }
 
 /** Why a catalog tool cannot be called over MCP, or null when it can. */
-export function notCallableReason(tool: AnyTool): string | null {
+export function notCallableReason(tool: AnyTool, filesOverMcp: boolean): string | null {
   if (tool.websiteOnly) return 'This tool is offered on the website only.';
-  if (tool.kind === 'file') return `File tools take an upload: call POST ${tool.path} over REST with the file as multipart/form-data (field "${tool.upload?.field ?? 'file'}"). File sources over MCP (base64, URL) are not available yet.`;
+  if (tool.kind === 'file' && !filesOverMcp) return `File tools take an upload: call POST ${tool.path} over REST with the file as multipart/form-data (field "${tool.upload?.field ?? 'file'}").`;
   return null;
 }
 
@@ -155,13 +159,14 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         examples: z.array(z.object({ title: z.string(), input: z.unknown() })),
         mcpCallable: z.boolean(),
         notCallableReason: z.string().nullable(),
+        fileInput: z.string().optional().describe('For file tools: how to give the file'),
       },
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     })),
     ({ operationId }) => {
       const tool = catalog.get(operationId);
       if (!tool || tool.websiteOnly) return errorResult('unknown_tool', `No tool with operationId ${operationId}`, { suggestions: suggestions(catalog, operationId) });
-      const reason = notCallableReason(tool);
+      const reason = notCallableReason(tool, ctx.files !== undefined);
       return result({
         operationId: tool.operationId,
         title: tool.title,
@@ -174,6 +179,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         examples: [...tool.examples, ...(tool.urlExamples ?? [])].map((e) => ({ title: e.title, input: e.input })),
         mcpCallable: reason === null,
         notCallableReason: reason,
+        ...(tool.kind === 'file' ? { fileInput: `Give the file in invoke_tool's \`file\`: {base64} or {url}, one of ${tool.upload?.accept.join(', ') ?? 'the accepted kinds'}; the result is a downloadUrl.` } : {}),
       });
     },
   );
@@ -197,20 +203,28 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         input: z.record(z.string(), z.unknown()).default({}).describe("The operation's fields (see get_tool_schema)"),
         idempotencyKey: z.string().min(1).max(255).optional().describe('The same key with the same input replays the first answer, never charging twice'),
         async: z.boolean().default(false).describe('true: answer {status: "accepted", runId} at once and run in the background; read the outcome with get_run'),
+        file: fileSourceSchema.optional().describe("File tools only: the file, as {base64} (within the request size limit) or {url} (fetched by the service, public addresses only)"),
         responseMode: z.enum(RESPONSE_MODES).default('compact').describe('compact (default) or full: the result itself; dataRef: a dataRefId and a summary, the result kept for fetch_payload'),
       },
       outputSchema: invokeOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     })),
-    async ({ operationId, input, idempotencyKey, async: runAsync, responseMode }, extra) => {
+    async ({ operationId, input, idempotencyKey, async: runAsync, responseMode, file }, extra) => {
       const execution = { runId: null, intentId: ctx.requestId, intentType: 'invoke_tool', idempotencyKey: idempotencyKey ?? null, projectScope: null };
       const tool = catalog.get(operationId);
       if (!tool || tool.websiteOnly) {
         return errorResult('unknown_tool', `No tool with operationId ${operationId}; search with discover_tools`, { operationId, suggestions: suggestions(catalog, operationId), execution });
       }
-      const reason = notCallableReason(tool);
+      const reason = notCallableReason(tool, ctx.files !== undefined);
       if (reason !== null) return errorResult('not_callable_over_mcp', reason, { operationId, execution });
-      const call = { caller: ctx.caller, operationId, input, idempotencyKey, requestId: ctx.requestId, log: ctx.log };
+      if (tool.kind === 'file' && file === undefined) {
+        return errorResult('file_required', `${operationId} converts a file: give it in \`file\` as {base64} or {url}`, { operationId, accept: tool.upload?.accept ?? [], execution });
+      }
+      const receive =
+        tool.kind === 'file' && file !== undefined && ctx.files
+          ? receiveFileSource(file, { ...ctx.files, accountId: ctx.caller.account.id }, runAsync ? undefined : extra.signal)
+          : undefined;
+      const call = { caller: ctx.caller, operationId, input, idempotencyKey, requestId: ctx.requestId, log: ctx.log, receive };
       if (runAsync) {
         if (!ctx.runs) return errorResult('async_unavailable', 'Async runs are not available on this server; call without async', { operationId, execution });
         const submitted = await ctx.runs.executor.submit(call);

@@ -10,7 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../accounts/account-store.ts';
 import type { LeaseHolder } from '../accounts/lease-holder.ts';
 import { ServiceError } from '../core/errors.ts';
-import type { Invoker } from '../core/invoke.ts';
+import type { Invoker, InvokeRequest } from '../core/invoke.ts';
 import { failure, storeOutcome, type InvokeFailure, type Outcome } from '../core/outcome.ts';
 import type { WebhookDispatcher } from './webhook-delivery.ts';
 import { newRunId, type Run, type RunStore } from './run-store.ts';
@@ -22,6 +22,8 @@ export interface RunSubmit {
   idempotencyKey?: string | undefined;
   requestId: string;
   log: FastifyBaseLogger;
+  /** a file tool's file, read into the run's work folder when the run starts */
+  receive?: InvokeRequest['receive'];
 }
 
 export type SubmitAnswer = { accepted: true; runId: string; createdAt: string } | { accepted: false; refusal: InvokeFailure };
@@ -114,6 +116,7 @@ export class RunExecutor {
         requestId: job.requestId,
         log: job.log,
         signal: job.controller.signal,
+        receive: job.receive,
       });
     } catch (err) {
       internal = err;

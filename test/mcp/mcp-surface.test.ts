@@ -148,7 +148,7 @@ describe('MCP surface', () => {
     assert.deepEqual(issues.map((i) => i.field), ['principal']);
 
     const file = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_docx_to_pdf', input: {} } });
-    assert.equal((file.structuredContent as Structured)['error'], 'not_callable_over_mcp');
+    assert.equal((file.structuredContent as Structured)['error'], 'file_required');
 
     const { apiKey: scoped } = await t.account({ tools: ['calculators_gst_calculator'] });
     const scopedClient = await connect(() => streamableClient(base, { 'x-api-key': scoped }));

@@ -1,0 +1,89 @@
+// File tools over MCP: the file as base64 or as a URL the service fetches through the egress-safe
+// fetcher, into the same pipeline as a multipart upload, answered with the same downloadUrl.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { listen } from '../support/http.ts';
+import { startExampleWeb, type ExampleWeb } from '../analysis/support/example-web.ts';
+
+interface Structured {
+  [key: string]: unknown;
+}
+
+describe('file tools over MCP', () => {
+  let web: ExampleWeb;
+  let t: TestApp;
+  let base: string;
+  let client: Client;
+  let accountId: string;
+  before(async () => {
+    web = await startExampleWeb();
+    t = await startTestApp({ fetcher: web.fetcher, env: { UPLOAD_LIMIT_BYTES: '4096' } });
+    base = await listen(t);
+    const account = await t.account({ quota: 100 });
+    accountId = account.accountId;
+    client = new Client({ name: 'file-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'x-api-key': account.apiKey } } }));
+  });
+  after(async () => {
+    await (client as Client | undefined)?.close();
+    await (t as TestApp | undefined)?.close();
+    await (web as ExampleWeb | undefined)?.close();
+  });
+
+  const used = async () => {
+    await t.services.usage.flush();
+    return t.services.accounts.usedCredits(accountId);
+  };
+  const download = async (url: string) => {
+    const link = new URL(url);
+    return (await fetch(`${base}${link.pathname}${link.search}`)).text();
+  };
+
+  it('get_tool_schema says how to give the file', async () => {
+    const schema = (await client.callTool({ name: 'get_tool_schema', arguments: { operationId: 'documents_txt_to_md' } })).structuredContent as Structured;
+    assert.equal(schema['mcpCallable'], true);
+    assert.match(String(schema['fileInput']), /\{base64\} or \{url\}/);
+  });
+
+  it('converts a base64 file and answers a working downloadUrl, charged like REST', async () => {
+    const before = await used();
+    const text = 'Quarterly notes\n\nSales rose in every region.\n';
+    const r = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { base64: Buffer.from(text).toString('base64'), name: 'notes.txt' } } });
+    assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+    const result = (r.structuredContent as { result: { downloadUrl: string; fileName: string } }).result;
+    assert.equal(result.fileName, 'notes.md');
+    assert.match(await download(result.downloadUrl), /Sales rose in every region\./);
+    assert.equal((await used()) - before, t.services.catalog.get('documents_txt_to_md')!.credits);
+  });
+
+  it('fetches a file by URL through the fetcher, and refuses a metadata address uncharged', async () => {
+    web.serve({ 'https://example.com/files/minutes.txt': { headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Minutes of the board meeting\n' } });
+    const r = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { url: web.rewrite('https://example.com/files/minutes.txt') } } });
+    assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+    const result = (r.structuredContent as { result: { downloadUrl: string; fileName: string } }).result;
+    assert.equal(result.fileName, 'minutes.md');
+    assert.match(await download(result.downloadUrl), /Minutes of the board meeting/);
+
+    const before = await used();
+    const refused = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { url: 'http://169.254.169.254/latest/meta-data' } } });
+    assert.equal(refused.isError, true);
+    assert.equal((refused.structuredContent as Structured)['error'], 'url_not_allowed');
+    assert.equal(await used(), before);
+  });
+
+  it('answers file_required, a bad base64, both sources and an oversized file as isError results', async () => {
+    const call = (file?: Record<string, unknown>) => client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, ...(file ? { file } : {}) } });
+    const codeOf = async (file?: Record<string, unknown>) => {
+      const r = await call(file);
+      assert.equal(r.isError, true);
+      return (r.structuredContent as Structured)['error'];
+    };
+    assert.equal(await codeOf(), 'file_required');
+    assert.equal(await codeOf({ base64: 'not base64!' }), 'validation_error');
+    assert.equal(await codeOf({ base64: 'aGk=', url: 'https://example.com/x' }), 'validation_error');
+    assert.equal(await codeOf({ base64: Buffer.alloc(6000, 'a').toString('base64') }), 'payload_too_large');
+  });
+});
