@@ -8,6 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { configOnce } from './tool-config-cache.ts';
+import { errorResult, result } from './tool-result.ts';
 import { fileSourceSchema, receiveFileSource } from './file-source.ts';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
 import type { Caller } from '../accounts/account-store.ts';
@@ -36,15 +37,6 @@ export function notCallableReason(tool: AnyTool, filesOverMcp: boolean): string 
   if (tool.websiteOnly) return 'This tool is offered on the website only.';
   if (tool.kind === 'file' && !filesOverMcp) return `File tools take an upload: call POST ${tool.path} over REST with the file as multipart/form-data (field "${tool.upload?.field ?? 'file'}").`;
   return null;
-}
-
-/** The structured result and its text mirror (for clients that read only text). */
-function result(structured: Record<string, unknown>, isError = false): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
-}
-
-function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {
-  return result({ status: 'error', error: code, message, ...extra }, true);
 }
 
 /** Close operationIds, for a name an agent misspelt. */

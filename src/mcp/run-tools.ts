@@ -3,9 +3,9 @@
 // and scoped to the caller's account: another account's runId or dataRefId is not found, exactly
 // as one that never existed.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { configOnce } from './tool-config-cache.ts';
+import { result } from './tool-result.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import { MAX_PAGE_CHARS, type PayloadStore } from '../runs/payload-store.ts';
 import { RESPONSE_MODES, shapeResult } from '../runs/response-mode.ts';
@@ -17,10 +17,6 @@ export interface McpRunServices {
   executor: RunExecutor;
   runs: RunStore;
   payloads: PayloadStore;
-}
-
-function result(structured: Record<string, unknown>, isError = false): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
 }
 
 const RUN_ID = /^run_[0-9a-f]{32}$/;

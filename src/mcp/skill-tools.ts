@@ -1,15 +1,11 @@
 // list_skills and load_skill (free): the playbooks an agent can run, read from the registry that
 // checked them against the catalog at start (src/runs/playbooks/). Running them is part 2.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { configOnce } from './tool-config-cache.ts';
+import { result } from './tool-result.ts';
 import { isServiceError } from '../core/errors.ts';
 import type { PlaybookRegistry } from '../runs/playbooks/playbook-registry.ts';
-
-function result(structured: Record<string, unknown>, isError = false): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
-}
 
 export function registerSkillTools(server: McpServer, registry: PlaybookRegistry): void {
   server.registerTool(
