@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { loadConfig } from '../src/config.ts';
-import { buildApp } from '../src/server.ts';
+import { createApp } from '../src/server.ts';
 import { benchApiKey } from './support/bench-account.ts';
 import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
 
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   await logged.listen({ port: 0, host: HOST });
 
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false' });
-  const { app, services } = await buildApp(config);
+  const { app, services } = await createApp(config);
   // The app warms its engines (LibreOffice, Chromium) at start, as in production; wait for that
   // to finish so their start-up CPU does not land inside either measurement.
   await services.engines.warm();

@@ -15,7 +15,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
-import { buildApp } from '../src/server.ts';
+import { createApp } from '../src/server.ts';
 import { benchApiKey } from './support/bench-account.ts';
 import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
 
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     HOST,
     BOOTSTRAP_ACCOUNT: 'false',
   });
-  const { app, services } = await buildApp(config);
+  const { app, services } = await createApp(config);
   const secret = await benchApiKey(services);
   await app.listen({ port: 0, host: HOST });
   const address = app.server.address();

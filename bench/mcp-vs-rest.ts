@@ -49,11 +49,11 @@ async function serve(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-bench-mcp-'));
   try {
     const { loadConfig } = await import('../src/config.ts');
-    const { buildApp } = await import('../src/server.ts');
+    const { createApp } = await import('../src/server.ts');
     // Production log level (the parent sends stdout to /dev/null: every line is still written).
     // The engines are not needed for a calculator: not warming them keeps their start-up CPU out.
     const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' });
-    const { app, services } = await buildApp(config);
+    const { app, services } = await createApp(config);
     const apiKey = await benchApiKey(services);
     await app.listen({ port: 0, host: HOST });
     const address = app.server.address();

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { loadCatalog } from './core/catalog.ts';
 import { isServiceError } from './core/errors.ts';
 import { migrateToLatest, openDatabase } from './db/database.ts';
-import { buildApp } from './server.ts';
+import { createApp } from './server.ts';
 
 const USAGE = `Usage: tool-service <command>
 
@@ -48,7 +48,7 @@ async function withStore<T>(config: Config, fn: (store: AccountStore) => Promise
 }
 
 async function serve(config: Config): Promise<void> {
-  const { app, services } = await buildApp(config);
+  const { app, services } = await createApp(config);
   if (config.bootstrapAccount) {
     const boot = await bootstrapAccount(services.accounts, { dataDir: config.dataDir, email: config.bootstrapEmail });
     if (boot) {

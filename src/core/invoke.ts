@@ -13,6 +13,7 @@ import { ServiceError, isServiceError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
 import { runAsJobOwner } from '../engines/job-owner.ts';
 import { validateInput } from './validate-input.ts';
+import { receiveFileSource, type FileSource } from './file-sources.ts';
 import { failure, loadOutcome, storeOutcome, type FailureStage, type InvokeFailure, type Meter, type Outcome } from './outcome.ts';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
 import type { UrlToolContext } from './define-url-tool.ts';
@@ -28,13 +29,15 @@ export interface InvokeRequest {
   log: FastifyBaseLogger;
   /** Aborted when the caller goes away. */
   signal?: AbortSignal | undefined;
+  /** File tools: where the file comes from (read only once the call is admitted; see file-sources.ts). */
+  file?: FileSource | undefined;
   /**
-   * File tools: reads the upload (to disk, into `workDir`) and the form fields. Called only once
-   * the caller is authenticated, authorized and within its rate limit, so an anonymous client
-   * cannot make the service write 100 MB.
+   * File tools: the caller's work folder (FilePipeline.createWorkDir). The caller owns it and
+   * removes it when it is done with the call (a request when it answered, a run when it ended),
+   * so a run's file outlives the request that submitted it.
    */
-  receive?: ((workDir: string) => Promise<{ fields: Record<string, unknown>; upload: ReceivedUpload | undefined }>) | undefined;
-  /** `binary` is the deprecated direct delivery of a file result. */
+  workDir?: string | undefined;
+  /** Opaque to core: how the surface will deliver the result, bound into the Idempotency-Key's request hash. */
   delivery?: string | undefined;
 }
 
@@ -50,8 +53,10 @@ export interface InvokerDeps {
   files?: FilePipeline;
   /** Handed to file tools as ctx.engines. */
   engines?: unknown;
-  /** Handed to URL tools as ctx.fetchPage, bound to the calling account and the call's signal. */
+  /** Handed to URL tools as ctx.fetchPage, bound to the calling account and the call's signal; fetches URL file sources. */
   fetcher?: EgressFetcher;
+  /** The largest file a base64 or URL file source may bring (the REST upload limit). */
+  uploadLimitBytes?: number;
 }
 
 /** One call on its way through the invoke path, once the caller is known and within its rate limit. */
@@ -231,22 +236,20 @@ export class Invoker {
 
     if (tool.kind !== 'file') return this.#idempotent({ tool, caller, limits, rate, req, input: req.input });
 
-    const files = this.#files();
-    const workDir = await files.createWorkDir();
+    const workDir = req.workDir;
+    if (workDir === undefined) throw new Error(`${tool.operationId} is a file tool: its caller gives the call a work folder`);
+    let input: unknown;
+    let received: ReceivedUpload | undefined;
     try {
-      let input: unknown;
-      let received: ReceivedUpload | undefined;
-      try {
-        const form = req.receive ? await req.receive(workDir) : { fields: {}, upload: undefined };
-        input = { ...(req.input as Record<string, unknown>), ...form.fields };
-        received = form.upload;
-      } catch (err) {
-        return this.#fail('input', err, req, await this.#meterNow(accountId, limits, rate));
-      }
-      return await this.#idempotent({ tool, caller, limits, rate, req, input, received, workDir });
-    } finally {
-      await files.removeWorkDir(workDir);
+      const form = req.file
+        ? await receiveFileSource(req.file, { files: this.#files(), fetcher: this.#deps.fetcher, uploadLimitBytes: this.#deps.uploadLimitBytes ?? Number.MAX_SAFE_INTEGER }, { workDir, accountId, signal: req.signal })
+        : { fields: {}, upload: undefined };
+      input = { ...(req.input as Record<string, unknown>), ...form.fields };
+      received = form.upload;
+    } catch (err) {
+      return this.#fail('input', err, req, await this.#meterNow(accountId, limits, rate));
     }
+    return this.#idempotent({ tool, caller, limits, rate, req, input, received, workDir });
   }
 
   #files(): FilePipeline {
@@ -301,10 +304,7 @@ export class Invoker {
     let upload: UploadedFile | undefined;
     try {
       // For a file tool the file itself is the first thing a caller needs to hear about.
-      if (tool.kind === 'file') {
-        this.#files().checkDelivery(req.delivery);
-        upload = await this.#files().inspect(tool, received);
-      }
+      if (tool.kind === 'file') upload = await this.#files().inspect(tool, received);
       input = validateInput(tool.input, rawInput);
     } catch (err) {
       const refused = this.#fail('input', err, req, await this.#meterNow(accountId, limits, rate));
@@ -364,7 +364,7 @@ export class Invoker {
       pending = Promise.resolve(tool.run(input, this.#urlContext(ctx, accountId)));
     } else if (tool.kind === 'file') {
       if (!upload || workDir === undefined) throw new Error('file tool without an upload');
-      pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines });
+      pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines }, accountId);
     } else {
       const result: unknown = tool.run(input, ctx);
       if (!(result instanceof Promise)) return result;
@@ -405,11 +405,11 @@ export class Invoker {
     };
   }
 
-  async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext): Promise<unknown> {
+  async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext, accountId: string): Promise<unknown> {
     const files = this.#files();
     await files.assertSafe(ctx.upload);
     const artifact = (await tool.run(input, ctx)) as FileArtifact;
-    return files.store(artifact);
+    return files.store(artifact, accountId);
   }
 
   #fail(stage: FailureStage, err: unknown, req: InvokeRequest, meter?: Meter): InvokeFailure {

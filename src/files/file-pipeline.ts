@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileArtifact, FileResult, UploadedFile } from './file-types.ts';
@@ -30,7 +32,6 @@ export interface FilePipelineOptions {
   urlTtlSeconds: number;
   retentionMs: number;
   outputLimitBytes: number;
-  binaryDeliverySunsetAt: Date;
 }
 
 /**
@@ -97,21 +98,27 @@ export class FilePipeline {
     await assertSafeDocument(upload.path, upload.kind as FileKind);
   }
 
-  /** `delivery=binary` is deprecated; after its sunset it answers 410 before anything is charged. */
-  checkDelivery(delivery: string | undefined, now = new Date()): void {
-    if (delivery === undefined || delivery === 'json') return;
-    if (delivery !== 'binary') {
-      throw invalidInput('Unknown delivery', [{ field: 'delivery', message: 'must be one of: json, binary', allowed: ['json', 'binary'] }]);
-    }
-    if (now >= this.#o.binaryDeliverySunsetAt) {
-      throw new ServiceError(410, 'delivery_binary_gone', 'delivery=binary is no longer supported', {
-        detail: `It was sunset on ${this.#o.binaryDeliverySunsetAt.toISOString().slice(0, 10)}; use the default JSON answer and GET its downloadUrl`,
+  /**
+   * Copies a stored result of `ownerId`'s into a work folder, as the upload of a new call (a
+   * converted file converted again). Another account's file, an expired one and an unknown id are
+   * all the same 404, so a fileId says nothing about files that are not the caller's.
+   */
+  async receiveStored(fileId: string, ownerId: string, workDir: string): Promise<ReceivedUpload> {
+    const stored = await this.#o.store.get(fileId);
+    if (!stored || stored.ownerId !== ownerId) {
+      throw new ServiceError(404, 'file_not_found', `No stored file ${fileId} for this account`, {
+        detail: 'A fileId names a result of one of your own calls, until it expires; upload the file instead',
       });
     }
+    const path = join(workDir, 'upload');
+    await this.#o.store.copyTo(fileId, path);
+    const hash = createHash('sha256');
+    await pipeline(createReadStream(path), hash);
+    return { path, sizeBytes: stored.sizeBytes, originalName: stored.fileName, sha256: hash.digest('hex') };
   }
 
-  /** Stores the tool's output and answers with a signed link to it. */
-  async store(artifact: FileArtifact): Promise<FileResult> {
+  /** Stores the tool's output for the account whose call made it, and answers with a signed link to it. */
+  async store(artifact: FileArtifact, ownerId?: string): Promise<FileResult> {
     const info = await stat(artifact.path).catch(() => undefined);
     if (!info?.isFile()) throw new ServiceError(500, 'missing_output', 'The conversion produced no file');
     if (info.size > this.#o.outputLimitBytes) {
@@ -119,7 +126,7 @@ export class FilePipeline {
         detail: `The result has ${info.size} bytes; the limit is ${this.#o.outputLimitBytes}`,
       });
     }
-    const stored = await this.#o.store.put(artifact.path, { fileName: artifact.fileName, mimeType: artifact.mimeType, retentionMs: this.#o.retentionMs });
+    const stored = await this.#o.store.put(artifact.path, { fileName: artifact.fileName, mimeType: artifact.mimeType, retentionMs: this.#o.retentionMs, ...(ownerId === undefined ? {} : { ownerId }) });
     const expires = Math.floor(Date.now() / 1000) + this.#o.urlTtlSeconds;
     return {
       fileId: stored.fileId,

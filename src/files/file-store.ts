@@ -11,14 +11,18 @@ export interface StoredFile {
   createdAt: string;
   /** When the store deletes the file (retention), not when its link expires. */
   deleteAt: string;
+  /** The account whose call made it: only that account may use it again as a stored file source by fileId. */
+  ownerId?: string;
 }
 
 /** Where results live until they are downloaded or expire. Local disk now; S3 later, same interface. */
 export interface FileStore {
   /** Takes ownership of the file at `sourcePath` (moved, not copied, when possible). */
-  put(sourcePath: string, meta: { fileName: string; mimeType: string; retentionMs: number }): Promise<StoredFile>;
+  put(sourcePath: string, meta: { fileName: string; mimeType: string; retentionMs: number; ownerId?: string }): Promise<StoredFile>;
   get(fileId: string): Promise<StoredFile | undefined>;
   open(fileId: string): ReadStream;
+  /** Copies the stored bytes to a local path (a work folder), for a call that takes the file as its input. */
+  copyTo(fileId: string, destPath: string): Promise<void>;
   delete(fileId: string): Promise<void>;
   /** Deletes every file past its retention, including files left from before a restart. */
   sweep(now?: Date): Promise<number>;
@@ -38,7 +42,7 @@ export class LocalFileStore implements FileStore {
     return join(this.#root, fileId);
   }
 
-  async put(sourcePath: string, meta: { fileName: string; mimeType: string; retentionMs: number }): Promise<StoredFile> {
+  async put(sourcePath: string, meta: { fileName: string; mimeType: string; retentionMs: number; ownerId?: string }): Promise<StoredFile> {
     const fileId = randomUUID();
     const dir = this.#dir(fileId);
     await mkdir(dir, { recursive: true });
@@ -57,6 +61,7 @@ export class LocalFileStore implements FileStore {
       sizeBytes: size,
       createdAt: now.toISOString(),
       deleteAt: new Date(now.getTime() + meta.retentionMs).toISOString(),
+      ...(meta.ownerId === undefined ? {} : { ownerId: meta.ownerId }),
     };
     await writeFile(join(dir, 'meta.json'), JSON.stringify(stored));
     return stored;
@@ -74,6 +79,10 @@ export class LocalFileStore implements FileStore {
 
   open(fileId: string): ReadStream {
     return createReadStream(join(this.#dir(fileId), 'blob'));
+  }
+
+  async copyTo(fileId: string, destPath: string): Promise<void> {
+    await copyFile(join(this.#dir(fileId), 'blob'), destPath);
   }
 
   async delete(fileId: string): Promise<void> {

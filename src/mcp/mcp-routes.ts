@@ -20,7 +20,7 @@ import { ServiceError } from '../core/errors.ts';
 import { toServiceError, type Invoker } from '../core/invoke.ts';
 import { registerMetaTools } from './meta-tools.ts';
 import { registerSkillTools } from './skill-tools.ts';
-import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
+import type { FilePipeline } from '../files/file-pipeline.ts';
 import type { PlaybookRegistry } from '../runs/playbooks/playbook-registry.ts';
 import type { McpRunServices } from './run-tools.ts';
 
@@ -32,7 +32,7 @@ export interface McpRouteOptions {
   /** async runs, get_run and fetch_payload (src/runs/) */
   runs?: McpRunServices;
   /** file sources for file tools over MCP (see file-source.ts) */
-  files?: { uploadLimitBytes: number; fetcher: EgressFetcher };
+  files?: { pipeline: FilePipeline };
   /** the playbooks, for list_skills and load_skill */
   skills?: PlaybookRegistry;
   /** extra capabilities registered on every server (list_skills, get_run… as they come) */

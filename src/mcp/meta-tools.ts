@@ -9,13 +9,15 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { configOnce } from './tool-config-cache.ts';
 import { errorResult, result } from './tool-result.ts';
-import { fileSourceSchema, receiveFileSource } from './file-source.ts';
-import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
+import { fileSourceSchema, toFileSource } from './file-source.ts';
+import type { FilePipeline } from '../files/file-pipeline.ts';
+import type { FileSource } from '../core/file-sources.ts';
+import { isServiceError } from '../core/errors.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import type { Catalog } from '../core/catalog.ts';
 import type { AnyTool } from '../core/define-tool.ts';
 import type { Invoker } from '../core/invoke.ts';
-import type { Outcome } from '../core/outcome.ts';
+import { failure, type Outcome } from '../core/outcome.ts';
 import { RESPONSE_MODES, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
 import { registerRunTools, type McpRunServices } from './run-tools.ts';
 import { searchTools } from './tool-search.ts';
@@ -28,8 +30,8 @@ export interface MetaToolContext {
   requestId: string;
   /** async runs, get_run and fetch_payload, payloads for dataRef and oversize results */
   runs?: McpRunServices | undefined;
-  /** file sources for file tools (base64 or URL); without them file tools are not MCP-callable */
-  files?: { uploadLimitBytes: number; fetcher: EgressFetcher } | undefined;
+  /** work folders for file tools' calls (their file comes as base64, URL or fileId); without it file tools are not MCP-callable */
+  files?: { pipeline: FilePipeline } | undefined;
 }
 
 /** Why a catalog tool cannot be called over MCP, or null when it can. */
@@ -195,7 +197,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         input: z.record(z.string(), z.unknown()).default({}).describe("The operation's fields (see get_tool_schema)"),
         idempotencyKey: z.string().min(1).max(255).optional().describe('The same key with the same input replays the first answer, never charging twice'),
         async: z.boolean().default(false).describe('true: answer {status: "accepted", runId} at once and run in the background; read the outcome with get_run'),
-        file: fileSourceSchema.optional().describe("File tools only: the file, as {base64} (within the request size limit) or {url} (fetched by the service, public addresses only)"),
+        file: fileSourceSchema.optional().describe("File tools only: the file, as {base64} (within the upload size limit), {url} (fetched by the service, public addresses only) or {fileId} (an earlier result of yours)"),
         responseMode: z.enum(RESPONSE_MODES).default('compact').describe('compact (default) or full: the result itself; dataRef: a dataRefId and a summary, the result kept for fetch_payload'),
       },
       outputSchema: invokeOutput,
@@ -210,13 +212,16 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
       const reason = notCallableReason(tool, ctx.files !== undefined);
       if (reason !== null) return errorResult('not_callable_over_mcp', reason, { operationId, execution });
       if (tool.kind === 'file' && file === undefined) {
-        return errorResult('file_required', `${operationId} converts a file: give it in \`file\` as {base64} or {url}`, { operationId, accept: tool.upload?.accept ?? [], execution });
+        return errorResult('file_required', `${operationId} converts a file: give it in \`file\` as {base64}, {url} or {fileId}`, { operationId, accept: tool.upload?.accept ?? [], execution });
       }
-      const receive =
-        tool.kind === 'file' && file !== undefined && ctx.files
-          ? receiveFileSource(file, { ...ctx.files, accountId: ctx.caller.account.id }, runAsync ? undefined : extra.signal)
-          : undefined;
-      const call = { caller: ctx.caller, operationId, input, idempotencyKey, requestId: ctx.requestId, log: ctx.log, receive };
+      let source: FileSource | undefined;
+      try {
+        source = tool.kind === 'file' && file !== undefined ? toFileSource(file) : undefined;
+      } catch (err) {
+        if (!isServiceError(err)) throw err;
+        return outcomeResult(operationId, failure('input', err), execution);
+      }
+      const call = { caller: ctx.caller, operationId, input, idempotencyKey, requestId: ctx.requestId, log: ctx.log, file: source };
       if (runAsync) {
         if (!ctx.runs) return errorResult('async_unavailable', 'Async runs are not available on this server; call without async', { operationId, execution });
         const submitted = await ctx.runs.executor.submit(call);
@@ -230,7 +235,15 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total: 1, message } }).catch((err: unknown) => ctx.log.warn({ err }, 'progress notification not sent'));
       };
       await progress(0, `Running ${operationId}`);
-      const outcome = await invoker.invoke({ ...call, signal: extra.signal });
+      // A file tool's call owns a work folder for as long as it runs; a sync call ends with this request.
+      const pipeline = tool.kind === 'file' ? ctx.files?.pipeline : undefined;
+      const workDir = pipeline ? await pipeline.createWorkDir() : undefined;
+      let outcome: Outcome;
+      try {
+        outcome = await invoker.invoke({ ...call, workDir, signal: extra.signal });
+      } finally {
+        if (pipeline && workDir) await pipeline.removeWorkDir(workDir);
+      }
       const shaped = outcome.ok && ctx.runs ? await shapeResult(ctx.runs.payloads, ctx.caller.account.id, outcome.result, responseMode as ResponseMode) : undefined;
       await progress(1, outcome.ok ? `${operationId} finished` : `${operationId} failed: ${outcome.error.error}`);
       return outcomeResult(operationId, outcome, execution, shaped as Record<string, unknown> | undefined);

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../core/catalog.ts';
-import { ServiceError } from '../core/errors.ts';
+import { ServiceError, invalidInput } from '../core/errors.ts';
 import { toServiceError, type InvokeRequest, type Invoker } from '../core/invoke.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import { errorToHttp, outcomeToHttp, type HttpAnswer } from './outcome-response.ts';
@@ -9,10 +9,13 @@ import type { FileResult } from '../core/define-tool.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { sendStoredFile } from './file-routes.ts';
 import { receiveMultipart } from './upload.ts';
+import type { FilePipeline } from '../files/file-pipeline.ts';
 
 export interface ToolRouteOptions {
   uploadLimitBytes: number;
   store?: FileStore;
+  /** work folders for file tool calls: each request owns one until it has answered */
+  files?: FilePipeline;
   binaryDeliveryDeprecatedAt: Date;
   binaryDeliverySunsetAt: Date;
   publicBaseUrl: string;
@@ -166,6 +169,22 @@ function urlToolHandler(tool: Catalog['tools'][number], invoker: Invoker) {
   };
 }
 
+/**
+ * `delivery=binary` (REST's deprecated direct download of a file result) is checked once the call
+ * is admitted and before the upload is read: after its sunset it is a 410, and nothing is charged.
+ */
+export function checkDelivery(delivery: string | undefined, sunsetAt: Date, now = new Date()): void {
+  if (delivery === undefined || delivery === 'json') return;
+  if (delivery !== 'binary') {
+    throw invalidInput('Unknown delivery', [{ field: 'delivery', message: 'must be one of: json, binary', allowed: ['json', 'binary'] }]);
+  }
+  if (now >= sunsetAt) {
+    throw new ServiceError(410, 'delivery_binary_gone', 'delivery=binary is no longer supported', {
+      detail: `It was sunset on ${sunsetAt.toISOString().slice(0, 10)}; use the default JSON answer and GET its downloadUrl`,
+    });
+  }
+}
+
 /** A file tool: the upload comes as multipart (options as form fields or query parameters), the answer holds a signed link. */
 function fileToolHandler(operationId: string, field: string, invoker: Invoker, options: ToolRouteOptions) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
@@ -178,13 +197,29 @@ function fileToolHandler(operationId: string, field: string, invoker: Invoker, o
     const query = { ...(request.query as Record<string, unknown>) };
     const delivery = typeof query['delivery'] === 'string' ? query['delivery'] : undefined;
     delete query['delivery'];
-    const response = await invokeOverHttp(request, invoker, {
-      operationId,
-      input: query,
-      receive: (workDir) => receiveMultipart(request, field, workDir, options.uploadLimitBytes),
-      delivery,
-      signal: controller.signal,
-    });
+    const files = options.files;
+    if (!files) throw new Error('file tool routes need the file pipeline');
+    // This request's work folder: the upload lands in it, and it is gone before the answer leaves.
+    const workDir = await files.createWorkDir();
+    let response: HttpAnswer;
+    try {
+      response = await invokeOverHttp(request, invoker, {
+        operationId,
+        input: query,
+        file: {
+          kind: 'upload',
+          receive: (dir) => {
+            checkDelivery(delivery, options.binaryDeliverySunsetAt);
+            return receiveMultipart(request, field, dir, options.uploadLimitBytes);
+          },
+        },
+        workDir,
+        delivery,
+        signal: controller.signal,
+      });
+    } finally {
+      await files.removeWorkDir(workDir);
+    }
     reply.headers(response.headers);
     if (delivery === 'binary' && response.status === 200 && response.body.status && options.store) {
       const result = response.body.result as FileResult;

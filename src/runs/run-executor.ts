@@ -13,6 +13,7 @@ import { ServiceError } from '../core/errors.ts';
 import type { Invoker, InvokeRequest } from '../core/invoke.ts';
 import { failure, storeOutcome, type InvokeFailure, type Outcome } from '../core/outcome.ts';
 import type { WebhookDispatcher } from './webhook-delivery.ts';
+import type { FilePipeline } from '../files/file-pipeline.ts';
 import { newRunId, type Run, type RunStore } from './run-store.ts';
 
 export interface RunSubmit {
@@ -22,14 +23,16 @@ export interface RunSubmit {
   idempotencyKey?: string | undefined;
   requestId: string;
   log: FastifyBaseLogger;
-  /** a file tool's file, read into the run's work folder when the run starts */
-  receive?: InvokeRequest['receive'];
+  /** a file tool's file, read into the run's own work folder when the run starts */
+  file?: InvokeRequest['file'];
 }
 
 export type SubmitAnswer = { accepted: true; runId: string; createdAt: string } | { accepted: false; refusal: InvokeFailure };
 
 export interface RunExecutorOptions {
   invoker: Invoker;
+  /** each file tool run owns a work folder from its start to its end (the submitting request is gone by then) */
+  files?: Pick<FilePipeline, 'createWorkDir' | 'removeWorkDir'>;
   runs: RunStore;
   webhooks: Pick<WebhookDispatcher, 'emit'>;
   holder: LeaseHolder;
@@ -50,7 +53,7 @@ interface Job extends RunSubmit {
 export class RunExecutor {
   /** 'finished' (run: Run) once a run's end is stored and its webhook emitted */
   readonly events = new EventEmitter();
-  readonly #options: Required<Omit<RunExecutorOptions, 'holder' | 'log'>> & Pick<RunExecutorOptions, 'holder' | 'log'>;
+  readonly #options: Required<Omit<RunExecutorOptions, 'holder' | 'log' | 'files'>> & Pick<RunExecutorOptions, 'holder' | 'log' | 'files'>;
   readonly #queue: Job[] = [];
   readonly #running = new Map<string, { job: Job; done: Promise<void> }>();
   #closed = false;
@@ -105,8 +108,13 @@ export class RunExecutor {
     job.startedAt = startedAt;
     let outcome: Outcome | undefined;
     let internal: unknown;
+    let workDir: string | undefined;
     try {
       await this.#options.runs.markStarted(job.runId, startedAt);
+      if (job.file) {
+        if (!this.#options.files) throw new Error('file runs need the file pipeline');
+        workDir = await this.#options.files.createWorkDir();
+      }
       // The invoke path applies the tool's own time limit; the signal is the run's, not the request's.
       outcome = await this.#options.invoker.invoke({
         caller: job.caller,
@@ -116,11 +124,14 @@ export class RunExecutor {
         requestId: job.requestId,
         log: job.log,
         signal: job.controller.signal,
-        receive: job.receive,
+        file: job.file,
+        workDir,
       });
     } catch (err) {
       internal = err;
       job.log.error({ err }, 'async run failed inside the service');
+    } finally {
+      if (workDir !== undefined) await this.#options.files?.removeWorkDir(workDir).catch((err: unknown) => job.log.warn({ err }, 'a run work folder was not removed'));
     }
     const end = outcome
       ? { status: 'completed' as const, resultStatus: outcome.ok ? 'ok' : outcome.error.error, outcome: storeOutcome(outcome), errorReason: null, credits: outcome.meter?.charged ?? 0 }

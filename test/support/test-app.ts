@@ -5,7 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { CreateAccountInput } from '../../src/accounts/account-store.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Catalog } from '../../src/core/catalog.ts';
-import { buildApp, type Services } from '../../src/server.ts';
+import { createApp, type Services } from '../../src/server.ts';
 import type { EgressFetcher } from '../../src/analysis/fetch-supervisor.ts';
 
 export interface TestApp {
@@ -26,7 +26,7 @@ let counter = 0;
 export async function startTestApp(options: { catalog?: Catalog; env?: Record<string, string>; fetcher?: EgressFetcher } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-test-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://localhost:8080', ENGINES_WARM_ON_START: 'false', ...options.env });
-  const { app, services } = await buildApp(config, { ...(options.catalog ? { catalog: options.catalog } : {}), ...(options.fetcher ? { fetcher: options.fetcher } : {}) });
+  const { app, services } = await createApp(config, { ...(options.catalog ? { catalog: options.catalog } : {}), ...(options.fetcher ? { fetcher: options.fetcher } : {}) });
   await app.ready();
   return {
     app,

@@ -1,0 +1,179 @@
+// Everything the service is, without any surface: the database, the stores, the engines, the
+// fetcher, the invoke path, runs and webhooks, and the background beats that keep them (usage
+// flushes, lease reclaim, retention sweeps). `buildApp(services)` in server.ts mounts REST and MCP
+// on top; a worker process or a test can use the services with no HTTP at all.
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { AccountStore } from './accounts/account-store.ts';
+import { CreditLedger } from './accounts/credit-ledger.ts';
+import { RateLimiter } from './accounts/rate-limiter.ts';
+import { UsageRecorder } from './accounts/usage-recorder.ts';
+import { egressFetcherFromConfig, type EgressFetcher } from './analysis/fetch-supervisor.ts';
+import type { Config } from './config.ts';
+import { loadCatalog, type Catalog } from './core/catalog.ts';
+import { Invoker } from './core/invoke.ts';
+import { BatchedLogWriter } from './core/log-writer.ts';
+import { Metrics } from './core/metrics.ts';
+import { changeCounter, migrateToLatest, openDatabase, type Db } from './db/database.ts';
+import { createEngines, type Engines } from './engines/index.ts';
+import { FilePipeline } from './files/file-pipeline.ts';
+import { LocalFileStore, type FileStore } from './files/file-store.ts';
+import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
+import { PayloadStore } from './runs/payload-store.ts';
+import { loadPlaybookRegistry, type PlaybookRegistry } from './runs/playbooks/playbook-registry.ts';
+import { RunExecutor } from './runs/run-executor.ts';
+import { RunStore } from './runs/run-store.ts';
+import { WebhookDispatcher } from './runs/webhook-delivery.ts';
+import { SecretBox } from './runs/webhook-signature.ts';
+import { WebhookStore } from './runs/webhook-store.ts';
+
+export interface Services {
+  config: Config;
+  log: Logger;
+  db: Db;
+  catalog: Catalog;
+  accounts: AccountStore;
+  invoker: Invoker;
+  metrics: Metrics;
+  ledger: CreditLedger;
+  usage: UsageRecorder;
+  files: FilePipeline;
+  store: FileStore;
+  signer: LinkSigner;
+  engines: Engines;
+  /** the one way the process fetches a URL (src/analysis/): egress rules, limits, a bounded queue */
+  fetcher: EgressFetcher;
+  /** webhook events (runs call webhooks.emit(accountId, { type: 'mcp.job.finished', data }) when a job finishes) */
+  webhooks: WebhookDispatcher;
+  /** async runs (invoke_tool async: true): stored in `runs`, executed in this process by runExecutor */
+  runs: RunStore;
+  runExecutor: RunExecutor;
+  /** results kept for fetch_payload */
+  payloads: PayloadStore;
+  /** the playbooks (skills), checked against the catalog when the services start */
+  skills: PlaybookRegistry;
+  /** stops the background beats, the runs, the engines (unless shared) and the database; once */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Replaces the discovered catalog (tests add a tool of a family no real tool has yet). */
+  catalog?: Catalog;
+  /** Shares one set of engines between several service sets (tests). They are then not closed here. */
+  engines?: Engines;
+  /**
+   * Replaces the fetcher the configuration makes: tests pass the same real fetcher built with
+   * their throwaway CA trusted (an operator sets NODE_EXTRA_CA_CERTS instead).
+   */
+  fetcher?: EgressFetcher;
+}
+
+/** Log lines waiting on a slow stdout beyond this are dropped (and counted) rather than held in memory. */
+const LOG_BUFFER_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** The process logger: log lines leave in one write() per event-loop turn (see BatchedLogWriter), not one per line. */
+export function createLogger(config: Config): { log: Logger; flush(): void } {
+  const destination = new BatchedLogWriter(1, LOG_BUFFER_LIMIT_BYTES);
+  return { log: pino({ level: config.logLevel }, destination), flush: () => destination.flushSync() };
+}
+
+export async function createServices(config: Config, log: Logger, options: ServiceOptions = {}): Promise<Services> {
+  const db = openDatabase(config.databaseUrl);
+  await migrateToLatest(db);
+  const catalog = options.catalog ?? (await loadCatalog());
+  // Playbooks are checked against the catalog here: a broken one stops the start, naming its file.
+  const skills = await loadPlaybookRegistry(catalog);
+  const metrics = new Metrics();
+  const accounts = new AccountStore(db, { changeCounter: changeCounter(db) });
+  // Heartbeats ride on the flushes (at most one a second); a lease is taken for dead on its
+  // heartbeat alone only after many of them were missed (see isHolderDead).
+  const heartbeatMs = Math.max(1000, config.usageFlushMs);
+  const ledger = new CreditLedger(accounts, db, { heartbeatMs, staleMs: Math.max(30_000, 20 * heartbeatMs) });
+  const usage = new UsageRecorder(ledger);
+  // Before the first call: what a process killed on this database had leased and not spent goes back.
+  const reclaimedAtStart = await ledger.reclaimDead(Date.now(), true);
+  if (reclaimedAtStart > 0) log.info({ credits: reclaimedAtStart }, 'returned the unspent credit leases of a stopped process');
+  const store = new LocalFileStore(join(config.dataDir, 'files'));
+  const signer = new LinkSigner(loadSigningSecret(config.dataDir, config.fileSigningSecret));
+  const files = new FilePipeline({
+    workRoot: join(config.dataDir, 'work'),
+    store,
+    signer,
+    publicBaseUrl: config.publicBaseUrl,
+    urlTtlSeconds: config.downloadUrlTtlSeconds,
+    retentionMs: config.fileRetentionMs,
+    outputLimitBytes: config.outputLimitBytes,
+  });
+  const engineLimits = { maxQueued: config.engineQueueLimit, jobTimeoutMs: config.engineJobTimeoutMs };
+  const engines =
+    options.engines ??
+    createEngines({
+      libreoffice: { ...engineLimits, instances: config.libreofficeInstances, soffice: config.libreofficeProgram },
+      chromium: { ...engineLimits, executablePath: config.chromiumProgram },
+      pandoc: engineLimits,
+      poppler: engineLimits,
+      logger: log,
+    });
+  const fetcher = options.fetcher ?? egressFetcherFromConfig(config);
+  const invoker = new Invoker({
+    files,
+    fetcher,
+    catalog,
+    accounts,
+    ledger,
+    usage,
+    rateLimiter: new RateLimiter(),
+    metrics,
+    toolTimeoutMs: config.toolTimeoutMs,
+    idempotencyTtlMs: config.idempotencyTtlMs,
+    engines,
+    uploadLimitBytes: config.uploadLimitBytes,
+  });
+  // Webhook secrets are sealed under a key derived from the service's signing secret.
+  const webhookStore = new WebhookStore(db, new SecretBox(loadSigningSecret(config.dataDir, config.fileSigningSecret)));
+  const webhooks = new WebhookDispatcher({ store: webhookStore, fetcher, log });
+  const runs = new RunStore(db);
+  const payloads = new PayloadStore(db, { ttlMs: config.payloadTtlMs });
+  const runExecutor = new RunExecutor({ invoker, files, runs, webhooks, holder: ledger.holder, log, concurrency: config.runConcurrency, maxQueued: config.runQueueLimit });
+  // Runs a killed process left `accepted` are closed as `error` (and announced) before any new one.
+  for (const run of await runs.sweepDead()) {
+    log.warn({ runId: run.runId }, 'closed a run left in flight by a stopped process');
+    runExecutor.announce(run.accountId, run);
+  }
+
+  // Retention: a sweep at start catches files left from before a restart, then one every few minutes.
+  await store.sweep();
+  await files.sweepWorkDirs();
+  const sweepEveryMs = Math.min(10 * 60_000, Math.max(1000, config.fileRetentionMs / 24));
+  const sweeper = setInterval(() => {
+    store.sweep().catch((err: unknown) => log.error({ err }, 'file sweep failed'));
+    files.sweepWorkDirs().catch((err: unknown) => log.error({ err }, 'work folder sweep failed'));
+    payloads.sweep().catch((err: unknown) => log.error({ err }, 'payload sweep failed'));
+  }, sweepEveryMs);
+  sweeper.unref();
+  // Usage counts with the leases' consumption, and idle leases, are written back a few times a
+  // second, off the hot path; dead processes' leases are reclaimed on the same beat.
+  const writer = setInterval(() => {
+    usage.flush().catch((err: unknown) => log.error({ err }, 'usage flush failed'));
+    ledger.reclaimDead().then(
+      (credits) => credits > 0 && log.info({ credits }, 'returned the unspent credit leases of a stopped process'),
+      (err: unknown) => log.error({ err }, 'credit lease reclaim failed'),
+    );
+  }, config.usageFlushMs);
+  writer.unref();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      clearInterval(sweeper);
+      clearInterval(writer);
+      await runExecutor.close();
+      webhooks.close();
+      await ledger.close();
+      if (!options.engines) await engines.close();
+      await db.destroy();
+    })();
+    return closing;
+  };
+  return { config, log, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, signer, engines, fetcher, webhooks, runs, runExecutor, payloads, skills, close };
+}
