@@ -1,0 +1,101 @@
+// The `delta` of a verify: what changed between the baseline and the fresh run, by stable
+// findingId (analysis/findings.ts compareReports), with the verify status.
+//
+// verifyStatus, first rule that holds:
+//   error | partial | suggest  the fresh run itself ended so: propagated as it is, never verified
+//                              (the comparison of a run that did not finish says nothing);
+//   verified                   the gate passes (and only then);
+//   stopped                    the loop has stopped (same_findings or max_rounds): escalate;
+//   continue                   the gate does not pass, the round improved, and the loop may go on
+//                              (loop.initiate is not false);
+//   fail                       the gate does not pass and the round did not improve (the same or
+//                              worse), or the loop cannot go on (nothing to fix, an incomplete or
+//                              unknown result).
+// "improved": more findings resolved than appeared, or as many resolved as appeared and the overall
+// score rose. A round that swaps one finding for another of its kind is not progress; a round
+// that fixed one and broke two is not either.
+import { z } from 'zod';
+import { compareReports, findingSchema, scoreKeySchema, type Report, type ReportComparison } from '../../analysis/findings.ts';
+import { fixItemSchema, type FixItem } from './fix-ranking.ts';
+import type { GateResult } from './gate.ts';
+import { MAX_REMAINING_FIXES, type Loop } from './loop-state.ts';
+
+export const VERIFY_STATUSES = ['verified', 'fail', 'continue', 'stopped', 'error', 'partial', 'suggest'] as const;
+export type VerifyStatus = (typeof VERIFY_STATUSES)[number];
+
+/** The fresh run's own outcome: ok when it finished (whatever the gate says). */
+export type FreshRunStatus = 'ok' | 'error' | 'partial' | 'suggest';
+
+/** Each finding list of a delta names at most this many (the counts say how many there are). */
+export const MAX_DELTA_FINDINGS = 200;
+
+export const deltaSchema = z.object({
+  status: z.enum(VERIFY_STATUSES),
+  improved: z.boolean().describe('More findings resolved than appeared, or as many and a higher overall score'),
+  scoreDeltas: z.partialRecord(scoreKeySchema, z.number().nullable()).describe('after minus baseline, per score; null when one side has no score'),
+  newFindings: z.array(findingSchema).max(MAX_DELTA_FINDINGS),
+  resolvedFindings: z.array(findingSchema).max(MAX_DELTA_FINDINGS),
+  remainingFindings: z.array(findingSchema).max(MAX_DELTA_FINDINGS),
+  counts: z.object({ new: z.number().int().min(0), resolved: z.number().int().min(0), remaining: z.number().int().min(0) }),
+  remainingFixes: z.array(fixItemSchema).max(MAX_REMAINING_FIXES),
+  nextActions: z.array(fixItemSchema).max(1),
+  gate: z.enum(['pass', 'fail', 'unknown']),
+  gateReasons: z.array(z.string()),
+});
+export type Delta = z.infer<typeof deltaSchema>;
+
+export interface VerifyStatusInput {
+  gate: Pick<GateResult, 'gate'>;
+  comparison: Pick<ReportComparison, 'newFindings' | 'resolvedFindings' | 'scoreDeltas'>;
+  loop?: Pick<Loop, 'stop' | 'initiate'>;
+  runStatus?: FreshRunStatus;
+}
+
+export function improvedBetween(comparison: VerifyStatusInput['comparison']): boolean {
+  const resolved = comparison.resolvedFindings.length;
+  const added = comparison.newFindings.length;
+  if (resolved !== added) return resolved > added;
+  return (comparison.scoreDeltas.overall ?? 0) > 0;
+}
+
+export function verifyStatus(input: VerifyStatusInput): VerifyStatus {
+  if (input.runStatus !== undefined && input.runStatus !== 'ok') return input.runStatus;
+  if (input.gate.gate === 'pass') return 'verified';
+  if (input.loop?.stop !== undefined) return 'stopped';
+  if (improvedBetween(input.comparison) && input.loop?.initiate !== false) return 'continue';
+  return 'fail';
+}
+
+export interface DeltaContext {
+  /** the loop built for this verify (loopAfterVerify): its stop, initiate and nextActions are used */
+  loop?: Pick<Loop, 'stop' | 'initiate' | 'nextActions'>;
+  runStatus?: FreshRunStatus;
+}
+
+export function buildDelta(
+  baseline: Pick<Report, 'findings' | 'scores'>,
+  after: Pick<Report, 'findings' | 'scores' | 'incomplete'>,
+  gate: GateResult,
+  ranked: readonly FixItem[],
+  context: DeltaContext = {},
+): Delta {
+  const comparison = compareReports(baseline, after);
+  const status = verifyStatus({ gate, comparison, ...(context.loop ? { loop: context.loop } : {}), ...(context.runStatus ? { runStatus: context.runStatus } : {}) });
+  // Without a loop, the rank-1 fix is offered on the same terms loop.initiate would: a failing,
+  // complete result with something to fix.
+  const nextActions =
+    context.loop?.nextActions ?? (gate.gate === 'fail' && !after.incomplete && ranked[0] !== undefined ? [ranked[0]] : []);
+  return {
+    status,
+    improved: improvedBetween(comparison),
+    scoreDeltas: comparison.scoreDeltas,
+    newFindings: comparison.newFindings.slice(0, MAX_DELTA_FINDINGS),
+    resolvedFindings: comparison.resolvedFindings.slice(0, MAX_DELTA_FINDINGS),
+    remainingFindings: comparison.remainingFindings.slice(0, MAX_DELTA_FINDINGS),
+    counts: { new: comparison.newFindings.length, resolved: comparison.resolvedFindings.length, remaining: comparison.remainingFindings.length },
+    remainingFixes: ranked.slice(0, MAX_REMAINING_FIXES),
+    nextActions: [...nextActions],
+    gate: gate.gate,
+    gateReasons: [...gate.reasons],
+  };
+}
