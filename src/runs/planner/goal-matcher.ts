@@ -1,0 +1,217 @@
+// The goal matcher behind plan_task and solve_task: from a goal as a person writes it, the jobs
+// (playbooks and catalog tools) it may mean, ranked with a confidence from 0 to 1, and whether the
+// best is clear enough to run (`match`) or the caller should choose (`suggest`).
+//
+// How a goal is read: URLs are taken out (they name the page, not the job); the words are folded
+// (case, accents, possessives), typos corrected against the registries' own words (edit distance
+// 1, or 2 for words of 8 letters or more), stemmed, synonym phrases folded into concepts, stop
+// words dropped. Each job is then scored on two things, equally weighted:
+//   - explained: how much of the goal the job accounts for (each goal term weighted by how rare
+//     it is across jobs, times the weight of the job's field holding it; words no job knows
+//     weigh little, so filler does not sink a match but words naming another job do);
+//   - named: how completely one of the job's names (title, id, an alias) appears in the goal.
+// A conversion named the wrong way round ("pdf to word" for Word to PDF) has its score halved.
+import { allowedTypos, extractUrls, MAX_GOAL_CHARS, MAX_GOAL_WORDS, rawWords, stem, STOP_WORDS, typoDistance } from './goal-text.ts';
+import { applySynonyms, type Term } from './goal-synonyms.ts';
+import { goalIndexFor, type GoalIndex, type IndexedJob, type JobKind, type Registries } from './goal-index.ts';
+
+export type { Registries, JobKind } from './goal-index.ts';
+
+/**
+ * The best job is run only when its confidence is at least MATCH_THRESHOLD and it leads every
+ * unrelated job by at least MATCH_MARGIN. A threshold of 0.55 needs a goal that names most of a
+ * job (a full alias alone gives at least 0.5 + part of the other half); the margin of 0.1 keeps
+ * "convert my pdf" (a dozen pdf conversions within a few hundredths) a suggestion.
+ */
+export const MATCH_THRESHOLD = 0.55;
+export const MATCH_MARGIN = 0.1;
+/** How many ranked candidates an answer lists. */
+export const MAX_CANDIDATES = 5;
+// A goal word no job knows weighs this much, against 1.5-4.7 for known words (ln of rarity).
+const UNKNOWN_WEIGHT = 0.4;
+const REVERSED_CONVERSION = 0.5;
+
+export interface GoalCandidate {
+  kind: JobKind;
+  /** a playbook id or a catalog operationId, always one of the registries' */
+  id: string;
+  title: string;
+  /** 0..1, rounded to 3 decimals */
+  confidence: number;
+  /** the goal's words this job accounts for, as written (a corrected typo shows as "chek->check") */
+  matchedOn: string[];
+  /** the job's title or alias the goal names most completely, or null */
+  matchedPhrase: string | null;
+}
+
+/**
+ * Why the decision is what it is. `empty_goal` and `goal_too_long` are invalid goals (never
+ * matched); `no_words` a goal with nothing to match once URLs and filler are gone (a bare URL,
+ * random characters); `low_confidence` nothing reaches the threshold; `ambiguous` two unrelated
+ * jobs are within the margin; `several_jobs` the goal names an unrelated job in full besides the
+ * best ("audit my seo and page speed").
+ */
+export type MatchReason = 'matched' | 'empty_goal' | 'goal_too_long' | 'no_words' | 'low_confidence' | 'ambiguous' | 'several_jobs';
+
+export interface GoalMatch {
+  decision: 'match' | 'suggest';
+  reason: MatchReason;
+  /** the job to run when decision is match; otherwise null */
+  best: GoalCandidate | null;
+  /** up to MAX_CANDIDATES, best first (empty for an invalid goal) */
+  candidates: GoalCandidate[];
+  /** URLs found in the goal, in order, absolute */
+  urls: string[];
+  /** typo corrections applied, as written -> as read */
+  corrections: { from: string; to: string }[];
+}
+
+interface GoalTerms {
+  terms: Term[];
+  weights: Map<string, number>;
+  words: string[];
+  corrections: { from: string; to: string }[];
+}
+
+function correct(word: string, index: GoalIndex): string {
+  if (STOP_WORDS.has(word) || index.known.has(word) || index.known.has(stem(word))) return word;
+  const max = allowedTypos(word.length);
+  if (max === 0) return word;
+  let best: { word: string; d: number } | null = null;
+  for (let len = word.length - max; len <= word.length + max; len++) {
+    for (const candidate of index.correctable.get(len) ?? []) {
+      const d = typoDistance(word, candidate, max);
+      if (d <= max && (best === null || d < best.d)) best = { word: candidate, d };
+    }
+  }
+  return best?.word ?? word;
+}
+
+function idf(term: string, index: GoalIndex): number {
+  const df = index.df.get(term) ?? 0;
+  return df === 0 ? 0 : Math.log((index.jobs.length + 1) / (df + 0.5));
+}
+
+function readGoal(text: string, index: GoalIndex): GoalTerms {
+  const written = rawWords(text).slice(0, MAX_GOAL_WORDS);
+  const corrections: { from: string; to: string }[] = [];
+  const words = written.map((w) => {
+    const fixed = correct(w, index);
+    if (fixed !== w) corrections.push({ from: w, to: fixed });
+    return fixed;
+  });
+  const shown = written.map((w, i) => (words[i] !== w ? `${w}->${words[i] ?? ''}` : w));
+  const seen = new Set<string>();
+  const terms = applySynonyms(words.map(stem), shown).filter((t) => !STOP_WORDS.has(t.term) && !seen.has(t.term) && seen.add(t.term) !== undefined);
+  const weights = new Map<string, number>();
+  for (const t of terms) weights.set(t.term, index.df.has(t.term) ? idf(t.term, index) : UNKNOWN_WEIGHT);
+  return { terms, weights, words, corrections };
+}
+
+// Whether the goal names a conversion's formats the wrong way round: the target first, or the
+// source after "to"/"into"; "from X" marks X as the source whatever the order.
+function reversed(job: IndexedJob, goal: GoalTerms): boolean {
+  if (job.direction === undefined) return false;
+  const first = (set: Set<string>): Term | undefined => goal.terms.find((t) => set.has(t.term) && !(job.direction?.from.has(t.term) && job.direction.to.has(t.term)));
+  const source = first(job.direction.from);
+  const target = first(job.direction.to);
+  if (source === undefined || target === undefined) return false;
+  // "from my old word file": only stop words may stand between "from" and the format.
+  const afterFrom = (t: Term): boolean => {
+    for (let i = t.at - 1; i >= 0 && i >= t.at - 4; i--) {
+      const w = goal.words[i] ?? '';
+      if (w === 'from') return true;
+      if (!STOP_WORDS.has(w) && w !== 'old' && w !== 'existing') return false;
+    }
+    return false;
+  };
+  if (afterFrom(source)) return false;
+  if (afterFrom(target)) return true;
+  return target.at < source.at;
+}
+
+interface Scored {
+  job: IndexedJob;
+  candidate: GoalCandidate;
+  /** the terms of the job's phrase the goal names completely, or null when none is complete */
+  fullPhrase: string[] | null;
+}
+
+function score(job: IndexedJob, goal: GoalTerms, index: GoalIndex): Scored {
+  let mass = 0;
+  let explained = 0;
+  const matched: string[] = [];
+  for (const t of goal.terms) {
+    const w = goal.weights.get(t.term) ?? UNKNOWN_WEIGHT;
+    mass += w;
+    const fw = job.weights.get(t.term) ?? 0;
+    explained += w * fw;
+    if (fw > 0 && !matched.includes(t.source)) matched.push(t.source);
+  }
+  let named = 0;
+  let matchedPhrase: string | null = null;
+  let fullPhrase: string[] | null = null;
+  for (const ph of job.phrases) {
+    let total = 0;
+    let hit = 0;
+    for (const term of ph.terms) {
+      const w = idf(term, index);
+      total += w;
+      if (goal.weights.has(term)) hit += w;
+    }
+    const coverage = total > 0 ? hit / total : 0;
+    if (coverage >= 0.999 && fullPhrase === null) fullPhrase = ph.terms;
+    if (coverage > named) {
+      named = coverage;
+      matchedPhrase = ph.text;
+    }
+  }
+  let confidence = mass > 0 ? 0.5 * (explained / mass) + 0.5 * named : 0;
+  if (reversed(job, goal)) confidence *= REVERSED_CONVERSION;
+  const candidate = { kind: job.kind, id: job.id, title: job.title, confidence: Math.round(confidence * 1000) / 1000, matchedOn: matched, matchedPhrase };
+  return { job, candidate, fullPhrase };
+}
+
+// A playbook and a tool among its steps are the same job for the margin: "compare my page with
+// a competitor's" may rank the competitor playbook and its one tool together without being unclear.
+function related(a: IndexedJob, b: IndexedJob): boolean {
+  return (a.kind === 'playbook' && a.stepTools.includes(b.id)) || (b.kind === 'playbook' && b.stepTools.includes(a.id));
+}
+
+// "audit my seo and page speed": the goal names a second, unrelated job in full (one of its titles
+// or aliases, every word), with a word the best job does not carry in its own names or tags.
+// Running either would silently drop half of what was asked, so the caller chooses.
+function namesAnotherJob(top: IndexedJob, other: Scored): boolean {
+  if (other.fullPhrase === null || other.candidate.confidence < MATCH_THRESHOLD) return false;
+  return other.fullPhrase.some((term) => (top.weights.get(term) ?? 0) < 0.8);
+}
+
+function invalid(reason: MatchReason, urls: string[] = []): GoalMatch {
+  return { decision: 'suggest', reason, best: null, candidates: [], urls, corrections: [] };
+}
+
+/** Ranks the registries' jobs for a goal and decides whether the best is clear enough to run. */
+export function matchGoal(goal: unknown, registries: Registries): GoalMatch {
+  if (typeof goal !== 'string' || goal.trim() === '') return invalid('empty_goal');
+  if (goal.length > MAX_GOAL_CHARS) return invalid('goal_too_long');
+  const index = goalIndexFor(registries);
+  const { urls, rest } = extractUrls(goal);
+  const read = readGoal(rest, index);
+  if (![...read.weights.keys()].some((t) => index.df.has(t))) return { ...invalid('no_words', urls), corrections: read.corrections };
+  const scored = index.jobs
+    .map((job) => score(job, read, index))
+    .filter((s) => s.candidate.confidence > 0)
+    .sort((a, b) => b.candidate.confidence - a.candidate.confidence || (a.job.kind === b.job.kind ? 0 : a.job.kind === 'playbook' ? -1 : 1) || a.job.id.localeCompare(b.job.id));
+  const top = scored[0];
+  const candidates = scored.slice(0, MAX_CANDIDATES).map((s) => s.candidate);
+  const base = { candidates, urls, corrections: read.corrections };
+  if (top === undefined) return { decision: 'suggest', reason: 'no_words', best: null, ...base };
+  if (top.candidate.confidence < MATCH_THRESHOLD) return { decision: 'suggest', reason: 'low_confidence', best: null, ...base };
+  const unrelated = scored.slice(1).filter((s) => !related(top.job, s.job));
+  const rival = unrelated[0];
+  if (rival !== undefined && top.candidate.confidence - rival.candidate.confidence < MATCH_MARGIN) {
+    return { decision: 'suggest', reason: 'ambiguous', best: null, ...base };
+  }
+  if (unrelated.some((s) => namesAnotherJob(top.job, s))) return { decision: 'suggest', reason: 'several_jobs', best: null, ...base };
+  return { decision: 'match', reason: 'matched', best: top.candidate, ...base };
+}
