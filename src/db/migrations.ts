@@ -211,6 +211,94 @@ const migrations: Record<string, Migration> = {
       await sql`drop table if exists runs`.execute(db);
     },
   },
+  // Feature memory (src/runs/feature-memory/): features of an account, the community patterns
+  // published from them (a copy stripped of URLs, hosts and keys, removed with its feature), and
+  // the playbook profiles (account, playbook, https URL) holding the last-run snapshot that
+  // verify_task falls back on. A deleted feature leaves the features that superseded it standing.
+  '0007_feature_memory': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('features')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('project_scope', 'text', (c) => c.notNull())
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('requirements', 'text', (c) => c.notNull())
+        .addColumn('acceptance', 'text', (c) => c.notNull())
+        .addColumn('source', 'text', (c) => c.notNull())
+        .addColumn('playbook_id', 'text')
+        .addColumn('goal', 'text')
+        .addColumn('gate', 'text', (c) => c.notNull())
+        .addColumn('scores', 'text', (c) => c.notNull())
+        .addColumn('statuses', 'text', (c) => c.notNull())
+        .addColumn('remaining_finding_ids', 'text', (c) => c.notNull())
+        .addColumn('supersedes_feature_id', 'text', (c) => c.references('features.id').onDelete('set null'))
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('features_account_scope').on('features').columns(['account_id', 'project_scope', 'created_at']).execute();
+      await db.schema.createIndex('features_supersedes').on('features').column('supersedes_feature_id').execute();
+      await db.schema
+        .createTable('feature_patterns')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('feature_id', 'text', (c) => c.notNull().unique().references('features.id').onDelete('cascade'))
+        .addColumn('title', 'text', (c) => c.notNull())
+        .addColumn('requirements', 'text', (c) => c.notNull())
+        .addColumn('acceptance', 'text', (c) => c.notNull())
+        .addColumn('published_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('feature_patterns_published').on('feature_patterns').column('published_at').execute();
+      await db.schema
+        .createTable('profiles')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('playbook_id', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('snapshot', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addUniqueConstraint('profiles_account_playbook_url', ['account_id', 'playbook_id', 'url'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table if exists profiles`.execute(db);
+      await sql`drop table if exists feature_patterns`.execute(db);
+      await sql`drop table if exists features`.execute(db);
+    },
+  },
+  // Frozen coding jobs (src/runs/coding-jobs/): a goal, the host's own checks in order, and the
+  // last result the host submitted for each. The service never runs a check's command.
+  '0008_coding_jobs': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('coding_jobs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('goal', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('coding_jobs_account').on('coding_jobs').columns(['account_id', 'created_at']).execute();
+      await db.schema
+        .createTable('coding_job_checks')
+        .addColumn('job_id', 'text', (c) => c.notNull().references('coding_jobs.id').onDelete('cascade'))
+        .addColumn('check_id', 'text', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('command', 'text', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('last_exit_code', 'integer')
+        .addColumn('last_output', 'text')
+        .addColumn('last_output_chars', 'integer')
+        .addColumn('last_submitted_at', 'text')
+        .addPrimaryKeyConstraint('coding_job_checks_pk', ['job_id', 'check_id'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table if exists coding_job_checks`.execute(db);
+      await sql`drop table if exists coding_jobs`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -145,6 +145,85 @@ export interface PayloadsTable {
   expires_at: string;
 }
 
+/** A feature that passed (or was captured by hand) in an account's feature memory (see src/runs/feature-memory/). */
+export interface FeaturesTable {
+  id: string;
+  account_id: string;
+  /** the agent's project scope, or the page's origin (see project-scope.ts) */
+  project_scope: string;
+  title: string;
+  /** JSON array of strings */
+  requirements: string;
+  /** JSON array of strings */
+  acceptance: string;
+  /** 'auto' (recorded on a gate pass) or 'manual' (capture_feature) */
+  source: string;
+  playbook_id: string | null;
+  goal: string | null;
+  /** 'pass', 'fail' or 'unknown' */
+  gate: string;
+  /** JSON: score key -> 0..100 */
+  scores: string;
+  /** JSON: score key -> status */
+  statuses: string;
+  /** JSON array of the findingIds that remained */
+  remaining_finding_ids: string;
+  supersedes_feature_id: string | null;
+  created_at: string;
+}
+
+/** A feature's requirements and acceptance shared with every account, stripped of URLs, hosts and keys. */
+export interface FeaturePatternsTable {
+  id: string;
+  /** the publisher; never shown to other accounts */
+  account_id: string;
+  feature_id: string;
+  title: string;
+  /** JSON array of strings */
+  requirements: string;
+  /** JSON array of strings */
+  acceptance: string;
+  published_at: string;
+}
+
+/** A playbook run on one https:// URL, with its last-run snapshot for verify_task (see profile-store.ts). */
+export interface ProfilesTable {
+  id: string;
+  account_id: string;
+  playbook_id: string;
+  url: string;
+  /** the last run's snapshot as JSON text */
+  snapshot: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A frozen coding job: a goal and the host's own checks (see src/runs/coding-jobs/). */
+export interface CodingJobsTable {
+  id: string;
+  account_id: string;
+  goal: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One check of a coding job and the last result the host submitted for it. */
+export interface CodingJobChecksTable {
+  job_id: string;
+  check_id: string;
+  position: number;
+  command: string;
+  description: string;
+  /** how many results were submitted */
+  attempts: number;
+  last_exit_code: number | null;
+  /** the tail of the last output, at most MAX_KEPT_OUTPUT_CHARS */
+  last_output: string | null;
+  /** the length of the last output as submitted */
+  last_output_chars: number | null;
+  last_submitted_at: string | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -156,4 +235,9 @@ export interface Database {
   webhooks: WebhooksTable;
   runs: RunsTable;
   payloads: PayloadsTable;
+  features: FeaturesTable;
+  feature_patterns: FeaturePatternsTable;
+  profiles: ProfilesTable;
+  coding_jobs: CodingJobsTable;
+  coding_job_checks: CodingJobChecksTable;
 }
