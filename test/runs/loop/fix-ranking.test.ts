@@ -1,0 +1,127 @@
+// rankFixes: a worked example on a real page (three analyzers' findings, merged), each tie-break
+// rule on its own, the ship tier, and the exact shape of a fix item.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { analyze as analyzeHeadings } from '../../../src/analysis/analyzers/heading-structure.ts';
+import { analyze as analyzeImageAlt } from '../../../src/analysis/analyzers/image-alt.ts';
+import { analyze as analyzeMeta } from '../../../src/analysis/analyzers/meta-tags.ts';
+import type { Finding } from '../../../src/analysis/findings.ts';
+import { EFFORT_BY_PATCH_TYPE, rankFixes } from '../../../src/runs/loop/fix-ranking.ts';
+import { finding, jobReportOf, okStep, passingRule, reportOf } from './loop-fixtures.ts';
+
+const URL = 'https://shop.test/';
+const PAGE = '<!doctype html><html><head><title>Hi</title></head><body><h3>x</h3><img src="a.png"><img src="b.png"></body></html>';
+
+describe('rankFixes: worked example (seo-audit on a bare page)', () => {
+  const report = jobReportOf('seo-audit', [
+    okStep('meta-tags', 'seo_apis_meta_tags_analyzer', analyzeMeta(PAGE, null, URL)),
+    okStep('headings', 'seo_apis_heading_structure_analyzer', analyzeHeadings(PAGE, null, URL)),
+    okStep('image-alt', 'seo_apis_image_alt_audit', analyzeImageAlt(PAGE, null, URL)),
+  ]);
+  const ranked = rankFixes(report, { policy: 'default' });
+
+  it('orders by severity, then estimated gain, then effort, then findingId', () => {
+    // Gains from the merged check weights: best-practices has 6.5 judged weight (viewport 2 of it),
+    // accessibility 25 (image-alt-missing 10, shared by two images; lang 3), seo 36 (h1 3, description 3,
+    // canonical 1, title length 1). The four og-missing findings share one check of weight 1.
+    assert.deepEqual(
+      ranked.map((f) => [f.rank, f.findingId, f.expectedScoreGain, f.effort]),
+      [
+        [1, 'meta-viewport-missing:01bbcd0056', 30.8, 'medium'],
+        [2, 'image-alt-missing:17191234c0', 20, 'medium'],
+        [3, 'image-alt-missing:f2fe4e116a', 20, 'medium'],
+        [4, 'meta-lang-missing:5334676a7b', 12, 'medium'],
+        [5, 'heading-missing-h1:289f1e5636', 8.3, 'medium'],
+        [6, 'meta-description-missing:d042ffe573', 8.3, 'medium'],
+        [7, 'meta-charset-missing:fbf24b4237', 15.4, 'medium'],
+        [8, 'meta-og-missing:295a988e3c', 3.8, 'medium'],
+        [9, 'meta-og-missing:571a0d0182', 3.8, 'medium'],
+        [10, 'meta-og-missing:90e3ec2d59', 3.8, 'medium'],
+        [11, 'meta-og-missing:c9cd32dd66', 3.8, 'medium'],
+        [12, 'meta-canonical-missing:6fab6a2e27', 2.8, 'medium'],
+        [13, 'meta-title-too-short:f084daabec', 2.8, 'medium'],
+        [14, 'meta-twitter-card-missing:278b335136', 7.7, 'medium'],
+      ],
+    );
+  });
+
+  it('a fix item carries the spec fields at its top level, and why it ranks there', () => {
+    const top = ranked[0];
+    const source = report.findings.find((f) => f.findingId === 'meta-viewport-missing:01bbcd0056') as Finding;
+    assert.deepEqual(top, {
+      findingId: 'meta-viewport-missing:01bbcd0056',
+      patchType: 'html',
+      acceptance: source.fix.acceptance,
+      roleHint: source.fix.roleHint,
+      change: source.fix.change,
+      rank: 1,
+      rule: 'meta-viewport-missing',
+      category: 'best-practices',
+      severity: 'medium',
+      title: 'The page has no viewport meta tag',
+      evidence: source.evidence,
+      expectedScoreGain: 30.8,
+      effort: 'medium',
+      why: 'Ranked by medium severity, then an estimated +30.8 points on best-practices, then medium effort (html).',
+    });
+    assert.equal(ranked.at(-1)?.why, 'Ranked by info only (it never blocks the gate), then an estimated +7.7 points on best-practices, then medium effort (html).');
+  });
+});
+
+describe('rankFixes: each rule', () => {
+  const order = (findings: Finding[], extra: Parameters<typeof reportOf>[2] = {}, policy: 'default' | 'ship' = 'default') =>
+    rankFixes(reportOf([...new Set(findings.map((f) => f.category))], findings, extra), { policy }).map((f) => f.findingId);
+
+  it('severity beats a larger gain', () => {
+    const low = finding('meta-charset-missing', 'best-practices', 'low');
+    const medium = finding('meta-og-missing', 'seo', 'medium');
+    assert.deepEqual(order([low, medium], { weights: { 'meta-charset-missing': 10 }, passing: [passingRule('seo-other', 'seo', 50)] }), [medium.findingId, low.findingId]);
+  });
+
+  it('at equal severity the larger gain wins over smaller effort', () => {
+    const header = finding('security-hsts', 'seo', 'medium', 'header:strict-transport-security', 'http-header');
+    const html = finding('heading-missing-h1', 'seo', 'medium', 'document', 'html');
+    const ranked = order([header, html], { weights: { 'security-hsts': 1, 'heading-missing-h1': 3 } });
+    assert.deepEqual(ranked, [html.findingId, header.findingId]);
+  });
+
+  it('at equal gain the smaller effort wins: http-header, then html, then investigate', () => {
+    const investigate = finding('rule-c', 'seo', 'medium', 'document', 'investigate');
+    const html = finding('rule-b', 'seo', 'medium', 'document', 'html');
+    const header = finding('rule-a-late', 'seo', 'medium', 'document', 'http-header');
+    assert.deepEqual(order([investigate, html, header]), [header.findingId, html.findingId, investigate.findingId]);
+  });
+
+  it('everything equal, findingId decides', () => {
+    const a = finding('same-rule', 'seo', 'low', 'img:nth-of-type(1)');
+    const b = finding('same-rule', 'seo', 'low', 'img:nth-of-type(2)');
+    const expected = [a.findingId, b.findingId].sort();
+    assert.deepEqual(order([a, b]), expected);
+    assert.deepEqual(order([b, a]), expected);
+  });
+
+  it('ship: a finding in a required category outranks an equal-severity one elsewhere with a larger gain; not under default', () => {
+    const headers = finding('security-referrer-policy', 'security-headers', 'medium', 'header:referrer-policy', 'http-header');
+    const seo = finding('heading-missing-h1', 'seo', 'medium');
+    const extra = { weights: { 'heading-missing-h1': 5 }, passing: [passingRule('security-other', 'security-headers', 9)] };
+    assert.deepEqual(order([seo, headers], extra, 'ship'), [headers.findingId, seo.findingId]);
+    assert.deepEqual(order([seo, headers], extra, 'default'), [seo.findingId, headers.findingId]);
+    const shipRanked = rankFixes(reportOf(['security-headers', 'seo'], [seo, headers], extra), { policy: 'ship' });
+    assert.equal(shipRanked[0]?.why, 'Ranked by medium severity, in security-headers, which the ship gate requires good, then an estimated +10 points on security-headers, then small effort (http-header).');
+  });
+
+  it('info findings come last, with a gain of 0 when no check stands behind them', () => {
+    const info = finding('meta-twitter-card-missing', 'best-practices', 'info');
+    const low = finding('meta-canonical-missing', 'seo', 'low');
+    const ranked = rankFixes({ findings: [info, low], checks: [] }, { policy: 'default' });
+    assert.deepEqual(ranked.map((f) => [f.findingId, f.expectedScoreGain]), [[low.findingId, 0], [info.findingId, 0]]);
+  });
+
+  it('no findings, no fixes', () => {
+    assert.deepEqual(rankFixes({ findings: [] }, { policy: 'ship' }), []);
+  });
+
+  it('the effort table', () => {
+    assert.deepEqual(EFFORT_BY_PATCH_TYPE, { 'http-header': 'small', config: 'small', html: 'medium', content: 'medium', file: 'large', investigate: 'large' });
+  });
+});
