@@ -19,6 +19,8 @@ import { createEngines, type Engines } from './engines/index.ts';
 import { FilePipeline } from './files/file-pipeline.ts';
 import { LocalFileStore, type FileStore } from './files/file-store.ts';
 import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
+import { CodingJobStore } from './runs/coding-jobs/coding-job-store.ts';
+import { createFeatureMemory, type FeatureMemory } from './runs/feature-memory/feature-memory.ts';
 import { PayloadStore } from './runs/payload-store.ts';
 import { loadPlaybookRegistry, type PlaybookRegistry } from './runs/playbooks/playbook-registry.ts';
 import { RunExecutor } from './runs/run-executor.ts';
@@ -52,6 +54,10 @@ export interface Services {
   payloads: PayloadStore;
   /** the playbooks (skills), checked against the catalog when the services start */
   skills: PlaybookRegistry;
+  /** feature memory: features (recordPass on a gate pass), community patterns, playbook profiles */
+  featureMemory: FeatureMemory;
+  /** frozen coding jobs: a goal, the host's checks and their last submitted results */
+  codingJobs: CodingJobStore;
   /** stops the background beats, the runs, the engines (unless shared) and the database; once */
   close(): Promise<void>;
 }
@@ -134,6 +140,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const webhooks = new WebhookDispatcher({ store: webhookStore, fetcher, log });
   const runs = new RunStore(db);
   const payloads = new PayloadStore(db, { ttlMs: config.payloadTtlMs });
+  const featureMemory = createFeatureMemory(db);
+  const codingJobs = new CodingJobStore(db);
   const runExecutor = new RunExecutor({ invoker, files, runs, webhooks, holder: ledger.holder, log, concurrency: config.runConcurrency, maxQueued: config.runQueueLimit });
   // Runs a killed process left `accepted` are closed as `error` (and announced) before any new one.
   for (const run of await runs.sweepDead()) {
@@ -175,5 +183,5 @@ export async function createServices(config: Config, log: Logger, options: Servi
     })();
     return closing;
   };
-  return { config, log, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, signer, engines, fetcher, webhooks, runs, runExecutor, payloads, skills, close };
+  return { config, log, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, signer, engines, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, close };
 }
