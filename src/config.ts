@@ -44,6 +44,7 @@ const envSchema = z.object({
   FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(16),
   FETCH_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(4),
   FETCH_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(32),
+  MCP_BODY_LIMIT_BYTES: z.coerce.number().int().min(64 * 1024).max(512 * 1024 * 1024).default(16 * 1024 * 1024),
   MCP_PAYLOAD_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(3600_000),
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   RUN_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(100),
@@ -94,6 +95,8 @@ export interface Config {
   };
   /** How long a stored payload (responseMode dataRef, an oversize result) can be read with fetch_payload. */
   payloadTtlMs: number;
+  /** the largest MCP message (a base64 file rides inside one); larger answers 413 with a JSON-RPC error */
+  mcpBodyLimitBytes: number;
   /** Async runs executing at once in this process, and waiting beyond those (more are refused with runs_busy). */
   runConcurrency: number;
   runQueueLimit: number;
@@ -162,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxQueued: e.FETCH_QUEUE_LIMIT,
     },
     payloadTtlMs: e.MCP_PAYLOAD_TTL_MS,
+    mcpBodyLimitBytes: e.MCP_BODY_LIMIT_BYTES,
     runConcurrency: e.RUN_CONCURRENCY,
     runQueueLimit: e.RUN_QUEUE_LIMIT,
   };

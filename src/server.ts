@@ -87,7 +87,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     version: VERSION,
     runs: { executor: services.runExecutor, runs: services.runs, payloads: services.payloads },
     skills: services.skills,
+    featureMemory: services.featureMemory,
+    codingJobs: services.codingJobs,
     files: { pipeline: services.files },
+    bodyLimitBytes: config.mcpBodyLimitBytes,
   });
 
   const openapi = buildOpenApi(catalog, routes, { publicBaseUrl: config.publicBaseUrl, version: VERSION });

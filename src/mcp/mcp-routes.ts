@@ -9,17 +9,22 @@
 // Every request needs an API key (X-Api-Key, or Authorization: Bearer for clients that can only
 // send that): 401 JSON before any MCP processing. A browser Origin other than the service's own
 // is refused (DNS-rebinding protection); the SDK checks the protocol-version header.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Caller } from '../accounts/account-store.ts';
 import type { Catalog } from '../core/catalog.ts';
 import { errorEnvelope } from '../core/envelope.ts';
-import { ServiceError } from '../core/errors.ts';
+import { ServiceError, isServiceError } from '../core/errors.ts';
+import { fromFastifyError } from '../rest/http-errors.ts';
 import { toServiceError, type Invoker } from '../core/invoke.ts';
 import { registerMetaTools } from './meta-tools.ts';
 import { registerSkillTools } from './skill-tools.ts';
+import { registerFeatureTools } from './feature-tools.ts';
+import { registerCodingJobTools } from './coding-job-tools.ts';
+import type { FeatureMemory } from '../runs/feature-memory/feature-memory.ts';
+import type { CodingJobStore } from '../runs/coding-jobs/coding-job-store.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
 import type { PlaybookRegistry } from '../runs/playbooks/playbook-registry.ts';
 import type { McpRunServices } from './run-tools.ts';
@@ -35,6 +40,12 @@ export interface McpRouteOptions {
   files?: { pipeline: FilePipeline };
   /** the playbooks, for list_skills and load_skill */
   skills?: PlaybookRegistry;
+  /** recall_context, capture_feature and the other feature-memory tools */
+  featureMemory?: FeatureMemory;
+  /** job_start, job_status, job_submit_check */
+  codingJobs?: CodingJobStore;
+  /** the largest MCP message in bytes (a base64 file rides inside one); REST's body limit applies elsewhere */
+  bodyLimitBytes?: number;
   /** extra capabilities registered on every server (list_skills, get_run… as they come) */
   extend?: (server: McpServer, caller: Caller, request: FastifyRequest) => void;
 }
@@ -50,6 +61,22 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
   const auth = request.headers.authorization;
   const bearer = typeof auth === 'string' ? /^Bearer\s+(\S+)$/i.exec(auth) : null;
   return bearer?.[1];
+}
+
+/** JSON-RPC 2.0 codes: -32700 the body is not JSON; -32600 it is not an acceptable request (too large, wrong media type). */
+function sendRpcError(reply: FastifyReply, request: FastifyRequest, err: FastifyError, bodyLimit: number | undefined): FastifyReply {
+  const error = isServiceError(err) ? err : fromFastifyError(err, request, bodyLimit ?? 0);
+  if (error.status >= 500) return sendError(reply, request, toServiceError(error, request.log));
+  const code = error.error === 'invalid_json' ? -32700 : -32600;
+  const hint =
+    error.error === 'payload_too_large'
+      ? ` An MCP message may hold at most ${bodyLimit ?? 0} bytes: give a large file as {url} (the service fetches it, up to the upload limit) or send it to the tool's REST endpoint as a multipart upload.`
+      : ` ${error.detail}`;
+  return reply
+    .code(error.status)
+    .header('X-Request-Id', request.id)
+    .type('application/json; charset=utf-8')
+    .send({ jsonrpc: '2.0', id: null, error: { code, message: `${error.message}.${hint}`, data: { error: error.error, requestId: request.id } } });
 }
 
 function sendError(reply: FastifyReply, request: FastifyRequest, error: ServiceError): FastifyReply {
@@ -103,6 +130,8 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
     registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, log: request.log, requestId: request.id, runs: options.runs, files: options.files });
     if (options.skills) registerSkillTools(server, options.skills);
+    if (options.featureMemory) registerFeatureTools(server, { caller, memory: options.featureMemory });
+    if (options.codingJobs) registerCodingJobTools(server, { caller, jobs: options.codingJobs });
     options.extend?.(server, caller, request);
     return server;
   };
@@ -139,8 +168,12 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     return reply;
   };
 
-  app.post('/mcp', streamable);
-  app.post('/mcp/http', streamable);
+  // A body the HTTP layer cannot take (not JSON, over the limit) is answered as JSON-RPC says:
+  // an error object with id null, so an MCP client reads the reason as it reads any protocol error.
+  const limit = options.bodyLimitBytes;
+  const post = { ...(limit === undefined ? {} : { bodyLimit: limit }), errorHandler: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendRpcError(reply, request, err, limit) };
+  app.post('/mcp', post, streamable);
+  app.post('/mcp/http', post, streamable);
 
   app.get('/mcp', async (request, reply) => {
     if (request.headers['mcp-session-id'] !== undefined) {
@@ -160,7 +193,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     return reply;
   });
 
-  app.post('/mcp/messages', async (request, reply) => {
+  app.post('/mcp/messages', post, async (request, reply) => {
     const caller = await admit(request, reply);
     if (!caller) return reply;
     const sessionId = (request.query as Record<string, unknown>)['sessionId'];

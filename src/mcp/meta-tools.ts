@@ -173,7 +173,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         examples: [...tool.examples, ...(tool.urlExamples ?? [])].map((e) => ({ title: e.title, input: e.input })),
         mcpCallable: reason === null,
         notCallableReason: reason,
-        ...(tool.kind === 'file' ? { fileInput: `Give the file in invoke_tool's \`file\`: {base64} or {url}, one of ${tool.upload?.accept.join(', ') ?? 'the accepted kinds'}; the result is a downloadUrl.` } : {}),
+        ...(tool.kind === 'file' ? { fileInput: `Give the file in invoke_tool's \`file\`: {base64}, {url} or {fileId} (an earlier result of yours), one of ${tool.upload?.accept.join(', ') ?? 'the accepted kinds'}; the result is a downloadUrl.` } : {}),
       });
     },
   );

@@ -20,7 +20,7 @@ export function sendError(reply: FastifyReply, err: ServiceError): FastifyReply 
 }
 
 /** Fastify's own failures (body parsing, limits) as the service's JSON error envelope. */
-function fromFastifyError(err: FastifyError, request: FastifyRequest, bodyLimit: number): ServiceError {
+export function fromFastifyError(err: FastifyError, request: FastifyRequest, bodyLimit: number): ServiceError {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ServiceError(413, 'payload_too_large', 'The request body is too large', { detail: `The limit is ${bodyLimit} bytes` });

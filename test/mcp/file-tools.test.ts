@@ -45,7 +45,7 @@ describe('file tools over MCP', () => {
   it('get_tool_schema says how to give the file', async () => {
     const schema = (await client.callTool({ name: 'get_tool_schema', arguments: { operationId: 'documents_txt_to_md' } })).structuredContent as Structured;
     assert.equal(schema['mcpCallable'], true);
-    assert.match(String(schema['fileInput']), /\{base64\} or \{url\}/);
+    assert.match(String(schema['fileInput']), /\{base64\}, \{url\} or \{fileId\}/);
   });
 
   it('converts a base64 file and answers a working downloadUrl, charged like REST', async () => {
@@ -74,6 +74,32 @@ describe('file tools over MCP', () => {
     assert.equal(await used(), before);
   });
 
+  it("takes an earlier result of the same account by fileId; another account's fileId is not found, uncharged", async () => {
+    const first = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { base64: Buffer.from('Agenda\n\nItem one: budget.\n').toString('base64'), name: 'agenda.txt' } } });
+    const { fileId } = (first.structuredContent as { result: { fileId: string } }).result;
+    const again = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { fileId } } });
+    assert.equal(again.isError, undefined, JSON.stringify(again.structuredContent));
+    const result = (again.structuredContent as { result: { downloadUrl: string; fileName: string; fileId: string } }).result;
+    assert.equal(result.fileName, 'agenda.md', 'named after the stored file');
+    assert.notEqual(result.fileId, fileId);
+    assert.match(await download(result.downloadUrl), /Item one: budget\./);
+
+    const other = await t.account({ quota: 100 });
+    const stranger = new Client({ name: 'other-client', version: '1.0.0' });
+    await stranger.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'x-api-key': other.apiKey } } }));
+    try {
+      for (const id of [fileId, '00000000-0000-4000-8000-000000000000', '../../etc/passwd']) {
+        const refused = await stranger.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { fileId: id } } });
+        assert.equal(refused.isError, true);
+        assert.equal((refused.structuredContent as Structured)['error'], 'file_not_found', id);
+      }
+      await t.services.usage.flush();
+      assert.equal(await t.services.accounts.usedCredits(other.accountId), 0);
+    } finally {
+      await stranger.close();
+    }
+  });
+
   it('answers file_required, a bad base64, both sources and an oversized file as isError results', async () => {
     const call = (file?: Record<string, unknown>) => client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, ...(file ? { file } : {}) } });
     const codeOf = async (file?: Record<string, unknown>) => {
@@ -84,6 +110,7 @@ describe('file tools over MCP', () => {
     assert.equal(await codeOf(), 'file_required');
     assert.equal(await codeOf({ base64: 'not base64!' }), 'validation_error');
     assert.equal(await codeOf({ base64: 'aGk=', url: 'https://example.com/x' }), 'validation_error');
+    assert.equal(await codeOf({ url: 'https://example.com/x', fileId: '00000000-0000-4000-8000-000000000000' }), 'validation_error');
     assert.equal(await codeOf({ base64: Buffer.alloc(6000, 'a').toString('base64') }), 'payload_too_large');
   });
 });

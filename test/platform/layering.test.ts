@@ -4,7 +4,7 @@
 // core/errors.ts (the one error type). The tools in catalog/ are written with core's tool kit
 // (defineTool, defineUrlTool, the number helpers): that contract is core's to give and every tool's to
 // use; the invoke path and the catalog index stay out of the tools' reach. The entry points
-// (main.ts, server.ts) assemble everything.
+// (main.ts; services.ts builds the services without any surface, server.ts mounts REST and MCP on them) assemble everything.
 // Only rest/ imports Fastify's runtime and only mcp/ the MCP SDK (a type from Fastify, such as its
 // logger's, may appear below).
 import assert from 'node:assert/strict';
@@ -17,7 +17,7 @@ const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
 const LEVEL: Record<string, number> = { rest: 7, mcp: 7, runs: 6, core: 5, catalog: 4, engines: 3, analysis: 3, files: 2, accounts: 1, db: 0 };
 const SHARED = new Set(['config.ts', 'core/errors.ts']);
-const ENTRY = new Set(['main.ts', 'server.ts']);
+const ENTRY = new Set(['main.ts', 'server.ts', 'services.ts']);
 const TOOL_KIT = new Set(['core/define-tool.ts', 'core/define-url-tool.ts', 'core/numbers.ts']);
 
 function sources(dir: string): string[] {
@@ -74,6 +74,8 @@ describe('layering: every import in src/ follows the one-way flow', () => {
   it('only rest/ uses Fastify at run time, only mcp/ imports the MCP SDK', () => {
     const fastify = all.filter((i) => (i.to === 'fastify' || i.to.startsWith('@fastify/')) && !i.typeOnly && !ENTRY.has(i.from) && roomOf(i.from) !== 'rest');
     assert.deepEqual(fastify.map((i) => `${i.from} -> ${i.to}`), []);
+    // createServices builds the whole service without any surface: not even Fastify's types.
+    assert.deepEqual(all.filter((i) => i.from === 'services.ts' && (i.to === 'fastify' || i.to.startsWith('@fastify/') || i.to.startsWith('rest/') || i.to.startsWith('mcp/'))).map((i) => i.to), []);
     const sdk = all.filter((i) => i.to.startsWith('@modelcontextprotocol/') && roomOf(i.from) !== 'mcp');
     assert.deepEqual(sdk.map((i) => `${i.from} -> ${i.to}`), []);
   });
