@@ -80,11 +80,11 @@ export function buildDelta(
   context: DeltaContext = {},
 ): Delta {
   const comparison = compareReports(baseline, after);
-  const status = verifyStatus({ gate, comparison, ...(context.loop ? { loop: context.loop } : {}), ...(context.runStatus ? { runStatus: context.runStatus } : {}) });
-  // Without a loop, the rank-1 fix is offered on the same terms loop.initiate would: a failing,
-  // complete result with something to fix.
-  const nextActions =
-    context.loop?.nextActions ?? (gate.gate === 'fail' && !after.incomplete && ranked[0] !== undefined ? [ranked[0]] : []);
+  // Without a loop, whether the loop may go on is judged as loop.initiate would judge it (stop
+  // aside): a failing, complete result with something to fix.
+  const loop = context.loop ?? { initiate: gate.gate === 'fail' && !after.incomplete && ranked.length > 0, nextActions: ranked.slice(0, 1) };
+  const status = verifyStatus({ gate, comparison, loop, ...(context.runStatus ? { runStatus: context.runStatus } : {}) });
+  const nextActions = loop.initiate ? loop.nextActions : [];
   return {
     status,
     improved: improvedBetween(comparison),
