@@ -1,0 +1,285 @@
+// From a matched job, the caller's `input` and the URLs found in the goal, the input the job runs
+// with, or a need_input answer naming exactly what is missing. Rule 3 of the meta-tools: local
+// input (input.html, input.text, input.code) is analysed free unless `enhance: true`, and a URL is
+// needed only where a live fetch is (page speed, TLS, mixed content, live headers); so every step
+// of a playbook is classed here as answerable from HTML or needing the live page, and the lead's
+// runner decides free local against billed live from that, not from a guess.
+import { z } from 'zod';
+import type { Catalog } from '../../core/catalog.ts';
+import type { AnyTool } from '../../core/define-tool.ts';
+import { inputSchemaOf, type Playbook } from '../playbooks/playbook-schema.ts';
+import type { Registries } from './goal-index.ts';
+import { judgeUrl } from './local-url.ts';
+
+/**
+ * URL tools whose whole report comes from the page's HTML (head, headings, images, JSON-LD,
+ * snippet), so they can judge `input.html` with no fetch. Every other URL tool reads the live
+ * response (TLS handshake, headers, cookies, CORS, redirects, timings, linked resources) and
+ * needs `input.url`; the spec names page speed and mixed content among those, so they stay live.
+ */
+export const HTML_ANALYSABLE: ReadonlySet<string> = new Set([
+  'seo_apis_meta_tags_analyzer',
+  'seo_apis_heading_structure_analyzer',
+  'seo_apis_image_alt_audit',
+  'seo_apis_structured_data_validator',
+  'seo_apis_serp_snippet_preview',
+]);
+
+/** live: needs input.url and a fetch; html: can run on input.html; json: plain fields; file: a file source */
+export type StepAccess = 'live' | 'html' | 'json' | 'file';
+
+export interface StepNeed {
+  stepId: string;
+  operationId: string;
+  /** the catalog price of one call */
+  credits: number;
+  access: StepAccess;
+  /** true for url steps that HTML cannot answer */
+  needsLiveFetch: boolean;
+  /** the optional input that gates the step (`when`), if any */
+  when?: string;
+}
+
+export function accessOf(tool: AnyTool): StepAccess {
+  if (tool.kind === 'file') return 'file';
+  if (tool.kind === 'json') return 'json';
+  return HTML_ANALYSABLE.has(tool.operationId) ? 'html' : 'live';
+}
+
+/** Each step of a playbook with its price and whether it needs a live fetch. */
+export function playbookStepNeeds(playbook: Playbook, catalog: Catalog): StepNeed[] {
+  return playbook.steps.flatMap((step) => {
+    const tool = catalog.get(step.operationId);
+    if (tool === undefined) return [];
+    const access = accessOf(tool);
+    return [{ stepId: step.id, operationId: step.operationId, credits: tool.credits, access, needsLiveFetch: access === 'live', ...(step.when === undefined ? {} : { when: step.when }) }];
+  });
+}
+
+export interface JobRef {
+  kind: 'playbook' | 'tool';
+  id: string;
+}
+
+/** The caller's input keys that steer the meta-tools rather than being a job field. */
+export const META_INPUT_KEYS: ReadonlySet<string> = new Set(['html', 'text', 'code', 'file', 'featureMemory', 'enhance']);
+
+export interface ResolvedInput {
+  status: 'ready';
+  job: JobRef;
+  /** the job's own fields: a playbook's declared inputs, or a tool's input object */
+  input: Record<string, unknown>;
+  /** local: analyse input.html/text (free unless enhance); live: fetch the URL (billed); plain: JSON or file tools (billed) */
+  mode: 'local' | 'live' | 'plain';
+  /** the content to analyse in local mode */
+  local?: { html?: string; text?: string; code?: string };
+  /** a file tool's source, as the caller gave it in input.file */
+  file?: unknown;
+  /** input fields filled from URLs written in the goal */
+  fromGoal: string[];
+  /** caller keys the job does not take (and that are not meta keys), dropped */
+  ignored: string[];
+}
+
+export type NeedInputCode = 'missing_input' | 'local_preview_required' | 'invalid_input';
+
+export interface NeedInput {
+  status: 'need_input';
+  code: NeedInputCode;
+  job: JobRef;
+  /** the fields to give */
+  missing: string[];
+  hint: string;
+  /** a complete input that would pass, to edit */
+  exampleInput: Record<string, unknown>;
+  /** for local_preview_required and invalid_input: the field, the value and why */
+  field?: string;
+  url?: string;
+  reason?: string;
+}
+
+const EXAMPLE_HTML = '<!doctype html><html lang="en"><head><title>My page</title></head><body><h1>My page</h1></body></html>';
+
+function exampleValue(name: string, spec: Playbook['inputs'][string], urlIndex: number): unknown {
+  switch (spec.type) {
+    case 'url':
+      return urlIndex === 0 ? 'https://example.com/' : `https://competitor.example/`;
+    case 'html':
+      return EXAMPLE_HTML;
+    case 'text':
+      return 'The text to work on.';
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'file':
+      return { base64: '<the file, base64-encoded>', fileName: 'document.docx' };
+    default:
+      return spec.enum?.[0] ?? `<${name}>`;
+  }
+}
+
+/** A playbook input that passes: every required input, with example values. */
+export function playbookExampleInput(playbook: Playbook): Record<string, unknown> {
+  let urls = 0;
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(playbook.inputs)) {
+    if (!spec.required) continue;
+    out[name] = exampleValue(name, spec, spec.type === 'url' ? urls++ : 0);
+  }
+  return out;
+}
+
+/** A tool input that passes: its first example's input, plus the file for a file tool. */
+export function toolExampleInput(tool: AnyTool): Record<string, unknown> {
+  if (tool.kind === 'file') {
+    const example = tool.fileExamples?.[0];
+    const ext = tool.conversion?.from ?? tool.upload?.accept[0] ?? 'bin';
+    return { ...((example?.input as Record<string, unknown> | undefined) ?? {}), file: { base64: '<the file, base64-encoded>', fileName: `document.${ext}` } };
+  }
+  const example = tool.kind === 'url' ? tool.urlExamples?.[0]?.input : tool.examples[0]?.input;
+  return { ...((example as Record<string, unknown> | undefined) ?? {}) };
+}
+
+function requiredFields(tool: AnyTool): string[] {
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { required?: string[] };
+  return schema.required ?? [];
+}
+
+interface Args {
+  input?: Record<string, unknown> | undefined;
+  goalUrls?: readonly string[] | undefined;
+}
+
+const localPreviewHint = (field: string, htmlHelps: boolean): string =>
+  `The ${field} names your own machine or a private network, which the service can never reach (localhost URLs are never accepted). ` +
+  (htmlHelps
+    ? "Pass the page's HTML as input.html for a free local analysis, or deploy a preview at a public https URL and pass that as input." + field + '.'
+    : `Deploy a preview at a public https URL and pass that as input.${field}: these checks read the live response (TLS, headers, redirects), which HTML cannot answer.`);
+
+function localContent(input: Record<string, unknown>): ResolvedInput['local'] | undefined {
+  const local: NonNullable<ResolvedInput['local']> = {};
+  for (const key of ['html', 'text', 'code'] as const) {
+    const value = input[key];
+    if (typeof value === 'string' && value.trim() !== '') local[key] = value;
+  }
+  return Object.keys(local).length > 0 ? local : undefined;
+}
+
+function resolvePlaybook(playbook: Playbook, catalog: Catalog, args: Args): ResolvedInput | NeedInput {
+  const job: JobRef = { kind: 'playbook', id: playbook.id };
+  const given = args.input ?? {};
+  const exampleInput = playbookExampleInput(playbook);
+  const needs = playbookStepNeeds(playbook, catalog);
+  const local = localContent(given);
+  // Local mode: the caller sent the page and every step can read it; the URL becomes optional.
+  const localMode = local?.html !== undefined && needs.every((n) => n.access !== 'live');
+  const input: Record<string, unknown> = {};
+  const fromGoal: string[] = [];
+  const goalUrls = [...(args.goalUrls ?? [])];
+  const missing: string[] = [];
+  for (const [name, spec] of Object.entries(playbook.inputs)) {
+    let value = given[name];
+    if (value === undefined && spec.type === 'url' && goalUrls.length > 0) {
+      value = goalUrls.shift();
+      fromGoal.push(name);
+    }
+    if (value === undefined) {
+      if (spec.required && !(localMode && spec.type === 'url')) missing.push(name);
+      continue;
+    }
+    if (spec.type === 'url') {
+      const verdict = judgeUrl(value);
+      if (verdict.kind === 'local') {
+        return { status: 'need_input', code: 'local_preview_required', job, missing: [name], field: name, url: verdict.url, reason: verdict.reason, hint: localPreviewHint(name, needs.every((n) => n.access !== 'live')), exampleInput };
+      }
+      if (verdict.kind === 'invalid') return { status: 'need_input', code: 'invalid_input', job, missing: [name], field: name, reason: verdict.reason, hint: `input.${name}: ${verdict.reason}.`, exampleInput };
+      value = verdict.url;
+    }
+    input[name] = value;
+  }
+  if (missing.length > 0) {
+    const live = needs.filter((n) => n.needsLiveFetch).map((n) => n.stepId);
+    const urlHint =
+      live.length === 0 && Object.values(playbook.inputs).some((s) => s.type === 'url')
+        ? " Or pass the page's HTML as input.html: every step of this playbook can read it, free."
+        : live.length > 0
+          ? ` The steps ${live.join(', ')} read the live page, so a public URL is needed (HTML alone cannot answer them).`
+          : '';
+    return { status: 'need_input', code: 'missing_input', job, missing, hint: `${playbook.title} needs ${missing.map((m) => `input.${m} (${playbook.inputs[m]?.description ?? ''})`).join(' and ')}.${urlHint}`, exampleInput };
+  }
+  const schema = localMode ? inputSchemaOf(playbook).partial() : inputSchemaOf(playbook);
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? '');
+    return { status: 'need_input', code: 'invalid_input', job, missing: field === '' ? [] : [field], field, reason: issue?.message ?? 'invalid', hint: `input.${field}: ${issue?.message ?? 'invalid'}.`, exampleInput };
+  }
+  const ignored = Object.keys(given).filter((k) => playbook.inputs[k] === undefined && !META_INPUT_KEYS.has(k));
+  const mode = localMode ? 'local' : needs.some((n) => n.access === 'live' || n.access === 'html') ? 'live' : 'plain';
+  return { status: 'ready', job, input, mode, ...(local === undefined ? {} : { local }), fromGoal, ignored };
+}
+
+function resolveTool(tool: AnyTool, args: Args): ResolvedInput | NeedInput {
+  const job: JobRef = { kind: 'tool', id: tool.operationId };
+  const given = args.input ?? {};
+  const exampleInput = toolExampleInput(tool);
+  const required = requiredFields(tool);
+  const input: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(given)) if (!META_INPUT_KEYS.has(key)) input[key] = value;
+  const fromGoal: string[] = [];
+  const local = localContent(given);
+  const access = tool.kind === 'url' ? (HTML_ANALYSABLE.has(tool.operationId) ? 'html' : 'live') : null;
+  const localMode = access === 'html' && local?.html !== undefined;
+  if (tool.kind === 'url' && input.url === undefined && args.goalUrls?.[0] !== undefined) {
+    input.url = args.goalUrls[0];
+    fromGoal.push('url');
+  }
+  if (tool.kind === 'url' && input.url !== undefined) {
+    const verdict = judgeUrl(input.url);
+    if (verdict.kind === 'local') return { status: 'need_input', code: 'local_preview_required', job, missing: ['url'], field: 'url', url: verdict.url, reason: verdict.reason, hint: localPreviewHint('url', access === 'html'), exampleInput };
+    if (verdict.kind === 'invalid') return { status: 'need_input', code: 'invalid_input', job, missing: ['url'], field: 'url', reason: verdict.reason, hint: `input.url: ${verdict.reason}.`, exampleInput };
+    input.url = verdict.url;
+  }
+  const missing = required.filter((f) => input[f] === undefined && !(localMode && f === 'url'));
+  if (tool.kind === 'file' && given.file === undefined) missing.push('file');
+  if (missing.length > 0) {
+    const what = tool.kind === 'file' && missing.includes('file') ? ` The file goes in input.file as {base64, fileName}, {url} (public https) or {fileId}; accepted: ${tool.upload?.accept.join(', ') ?? 'see get_tool_schema'}.` : '';
+    const html = access === 'html' && missing.includes('url') ? " Or pass the page's HTML as input.html, analysed free." : '';
+    return { status: 'need_input', code: 'missing_input', job, missing, hint: `${tool.title} needs ${missing.map((m) => `input.${m}`).join(', ')}.${what}${html} get_tool_schema ${tool.operationId} shows every field.`, exampleInput };
+  }
+  const parsed = (localMode && tool.input instanceof z.ZodObject ? tool.input.partial() : tool.input).safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.length ? String(issue.path[0]) : '';
+    const message = issue?.message ?? 'invalid';
+    return { status: 'need_input', code: 'invalid_input', job, missing: field === '' ? [] : [field], field, reason: message, hint: `input${field === '' ? '' : `.${field}`}: ${message}. get_tool_schema ${tool.operationId} shows every field.`, exampleInput };
+  }
+  return {
+    status: 'ready',
+    job,
+    input,
+    mode: localMode ? 'local' : tool.kind === 'url' ? 'live' : 'plain',
+    ...(local === undefined ? {} : { local }),
+    ...(tool.kind === 'file' ? { file: given.file } : {}),
+    fromGoal,
+    ignored: [],
+  };
+}
+
+/**
+ * The input a matched job runs with, or need_input. The URL comes from input.<field> or, failing
+ * that, from the URLs written in the goal, in order (a competitor comparison takes the first as
+ * `url` and the second as `competitorUrl`). Throws only for an id that is in neither registry,
+ * which the matcher never answers.
+ */
+export function resolveJobInput(job: JobRef, args: Args, registries: Registries): ResolvedInput | NeedInput {
+  if (job.kind === 'playbook') {
+    const playbook = registries.playbooks.get(job.id);
+    if (playbook === undefined) throw new Error(`no playbook ${job.id}`);
+    return resolvePlaybook(playbook, registries.catalog, args);
+  }
+  const tool = registries.catalog.get(job.id);
+  if (tool === undefined) throw new Error(`no tool ${job.id}`);
+  return resolveTool(tool, args);
+}
