@@ -5,7 +5,7 @@
 //   solve     a solve_task or run_playbook result: it has `jobReport` (and a `loop` at round 0);
 //   run       a get_run poll payload: top-level `runId`; its nested `result` is read as one of
 //             the other forms (once: a run inside a run is refused);
-//   jobReport a raw jobReport (it has `signature` and `findings`).
+//   jobReport a raw jobReport (it has `signature` or `reportId`, or both `findings` and `scores`).
 // A string is read as the JSON of one of these (a host may pass fetch_payload's text as it is).
 //
 // Refusals, each with a message that says what to pass instead:
@@ -124,7 +124,8 @@ function locate(data: unknown, allowRun: boolean): Located {
     if (!allowRun) return refuse('invalid_baseline', `The get_run payload holds another run payload: ${PASS_INSTEAD}.`);
     return fromRun(data);
   }
-  if ('signature' in data && 'findings' in data) return { ok: true, candidate: data, source: 'jobReport' };
+  // Any key only a jobReport has: a truncated one is then refused as not whole, not as unknown.
+  if ('signature' in data || 'reportId' in data || ('findings' in data && 'scores' in data)) return { ok: true, candidate: data, source: 'jobReport' };
   if (typeof data.status === 'string' && ['suggest', 'need_input', 'error'].includes(data.status)) {
     return refuse('need_baseline', `The result passed as baseline is a "${data.status}" answer with no jobReport: ${PASS_INSTEAD} that ran the job.`);
   }
