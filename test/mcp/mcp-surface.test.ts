@@ -56,7 +56,11 @@ describe('MCP surface', () => {
       const client = await connect(make);
       const { tools } = await client.listTools();
       const names = tools.map((tool) => tool.name).sort();
-      assert.deepEqual(names, ['discover_tools', 'fetch_payload', 'get_run', 'get_tool_schema', 'invoke_tool', 'list_skills', 'load_skill']);
+      assert.deepEqual(names, [
+        'capture_feature', 'compare_feature_memory', 'delete_feature', 'discover_tools', 'fetch_payload', 'get_run', 'get_tool_schema', 'invoke_tool',
+        'job_start', 'job_status', 'job_submit_check', 'list_community_patterns', 'list_feature_memory', 'list_skills', 'load_skill',
+        'publish_feature_pattern', 'recall_context', 'unpublish_feature_pattern',
+      ]);
       for (const tool of tools) {
         assert.match(tool.name, /^[A-Za-z0-9_.-]{1,64}$/);
         assert.ok(tool.description && tool.description.length > 80, `${tool.name} is described for an agent`);
