@@ -7,7 +7,7 @@ import type { AnyTool } from '../../core/define-tool.ts';
 import type { Playbook } from '../playbooks/playbook-schema.ts';
 import type { PlaybookRegistry } from '../playbooks/playbook-registry.ts';
 import { applySynonyms, SYNONYM_WORDS } from './goal-synonyms.ts';
-import { rawWords, stem, STOP_WORDS } from './goal-text.ts';
+import { rawWords, stem, STOP_TERMS, STOP_WORDS } from './goal-text.ts';
 
 export interface Registries {
   playbooks: PlaybookRegistry;
@@ -50,7 +50,7 @@ export interface GoalIndex {
 /** A text's terms: stems, with synonym phrases folded into concepts, stop words dropped. */
 export function termsOf(text: string): string[] {
   const words = rawWords(text);
-  return [...new Set(applySynonyms(words.map(stem), words).map((t) => t.term).filter((t) => !STOP_WORDS.has(t)))];
+  return [...new Set(applySynonyms(words.map(stem), words).map((t) => t.term).filter((t) => !STOP_TERMS.has(t)))];
 }
 
 const FIELD = { name: 1, tag: 0.8, family: 0.4, prose: 0.2 } as const;

@@ -11,7 +11,7 @@
 //     weigh little, so filler does not sink a match but words naming another job do);
 //   - named: how completely one of the job's names (title, id, an alias) appears in the goal.
 // A conversion named the wrong way round ("pdf to word" for Word to PDF) has its score halved.
-import { allowedTypos, extractUrls, MAX_GOAL_CHARS, MAX_GOAL_WORDS, rawWords, stem, STOP_WORDS, typoDistance } from './goal-text.ts';
+import { allowedTypos, extractUrls, MAX_GOAL_CHARS, MAX_GOAL_WORDS, rawWords, stem, STOP_TERMS, STOP_WORDS, typoDistance } from './goal-text.ts';
 import { applySynonyms, type Term } from './goal-synonyms.ts';
 import { goalIndexFor, type GoalIndex, type IndexedJob, type JobKind, type Registries } from './goal-index.ts';
 
@@ -102,7 +102,7 @@ function readGoal(text: string, index: GoalIndex): GoalTerms {
   });
   const shown = written.map((w, i) => (words[i] !== w ? `${w}->${words[i] ?? ''}` : w));
   const seen = new Set<string>();
-  const terms = applySynonyms(words.map(stem), shown).filter((t) => !STOP_WORDS.has(t.term) && !seen.has(t.term) && seen.add(t.term) !== undefined);
+  const terms = applySynonyms(words.map(stem), shown).filter((t) => !STOP_TERMS.has(t.term) && !seen.has(t.term) && seen.add(t.term) !== undefined);
   const weights = new Map<string, number>();
   for (const t of terms) weights.set(t.term, index.df.has(t.term) ? idf(t.term, index) : UNKNOWN_WEIGHT);
   return { terms, weights, words, corrections };

@@ -25,6 +25,7 @@ export const SYNONYM_GROUPS: Readonly<Record<string, readonly string[]>> = {
   '#emi': ['emi', 'monthly instalment', 'monthly installment', 'loan repayment', 'loan payment'],
   '#mixed': ['mixed content', 'insecure content', 'http resources'],
   '#cookie': ['cookie', 'cookies'],
+  '#expiry': ['expiry', 'expire', 'expires', 'expiring', 'expired', 'expiration', 'expiry date', 'valid until'],
   '#security': ['security', 'secure', 'hardening', 'harden', 'safe', 'safety'],
 };
 // A bare "word" stays a word: it names the Word format ("pdf to word", matched by the titles'

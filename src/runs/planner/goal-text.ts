@@ -26,6 +26,9 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
 // "much" is a stop word, so the alias "how much can i borrow" is {borrow}; "against"/"vs" carry
 // meaning only as a comparison, which the synonym table reads before stop words are dropped.
 
+/** STOP_WORDS and their stems: terms are stems, so "does" (stem "doe") must still read as a stop word. */
+export const STOP_TERMS: ReadonlySet<string> = new Set([...STOP_WORDS].flatMap((w) => [w, stem(w)]));
+
 /** Lower-case ASCII-ish text: accents folded ("café" -> "cafe"), apostrophes dropped ("site's" -> "sites" -> stem "site"). */
 export function foldText(text: string): string {
   return text
