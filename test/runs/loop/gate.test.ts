@@ -3,6 +3,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Category, ScoreKey, Status } from '../../../src/analysis/findings.ts';
 import { evaluateGate, type GateInput, type GateOptions, type GatePolicy, type GateResult } from '../../../src/runs/loop/gate.ts';
+import { redirectChainAnalyzer } from '../../../src/analysis/analyzers/redirect-chain.ts';
+import { analyze as analyzeMixedContent } from '../../../src/analysis/analyzers/mixed-content.ts';
+import { analyze as analyzePageSpeed } from '../../../src/analysis/analyzers/page-speed.ts';
+import { analyze as analyzeSecurityHeaders } from '../../../src/analysis/analyzers/security-headers.ts';
+import { analyze as analyzeTls } from '../../../src/analysis/analyzers/tls-certificate.ts';
+import { factsFor } from '../../analysis/analyzers/report-helpers.ts';
 import { finding, jobReportOf, okStep, playbook, reportOf } from './loop-fixtures.ts';
 
 const DEFAULT: GatePolicy = { policy: 'default' };
@@ -133,5 +139,53 @@ describe('evaluateGate', () => {
     const report = jobReportOf('seo-audit', [okStep('headings', 'seo_apis_heading_structure_analyzer', seo)]);
     // seo is poor (0/100: its only check fails); accessibility and best-practices no step measured.
     assert.deepEqual(evaluateGate(report, playbook('seo-audit').gate), { gate: 'fail', reasons: ['seo scores poor (0/100), below 50.'], advisories: [] });
+  });
+});
+
+describe('evaluateGate on a ship-check run of the real analyzers', () => {
+  const URL = 'https://shop.test/';
+  const PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title><script src="/app.js"></script></head><body><h1>Shop</h1><img src="/a.png"></body></html>';
+  const STRONG: Record<string, string> = {
+    'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; object-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'strict-transport-security': 'max-age=63072000; includeSubDomains',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'cross-origin-opener-policy': 'same-origin',
+  };
+  const shipRun = (headers: Record<string, string>) => {
+    const facts = { ...factsFor(URL, { headers }), text: PAGE };
+    return jobReportOf('ship-check', [
+      okStep('tls', 'security_apis_tls_certificate_checker', analyzeTls(PAGE, facts, URL)),
+      okStep('security-headers', 'security_apis_security_headers_grader', analyzeSecurityHeaders(PAGE, facts, URL)),
+      okStep('http-status', 'seo_apis_redirect_chain_checker', redirectChainAnalyzer.analyze(PAGE, facts, URL)),
+      okStep('mixed-content', 'seo_apis_mixed_content_checker', analyzeMixedContent(PAGE, facts, URL)),
+      okStep('page-speed', 'seo_apis_page_speed_analyzer', analyzePageSpeed(PAGE, facts, URL)),
+    ]);
+  };
+
+  it('every required category good and the page-speed proxy at needs_improvement: pass, with the advisory', () => {
+    const report = shipRun(STRONG);
+    assert.deepEqual(report.statuses, {
+      tls: 'good', 'security-headers': 'good', 'http-status': 'good', 'mixed-content': 'good', performance: 'needs_improvement', 'best-practices': 'good', overall: 'good',
+    });
+    assert.deepEqual(evaluateGate(report, report.gatePolicy), {
+      gate: 'pass',
+      reasons: [],
+      advisories: [`performance is needs_improvement (${report.scores.performance}/100): advisory, it does not fail the gate.`],
+    });
+  });
+
+  it('without a Content-Security-Policy: two high-severity header findings, and needs_improvement fails only the ship gate', () => {
+    const { 'content-security-policy': _csp, ...weaker } = STRONG;
+    const report = shipRun(weaker);
+    assert.equal(report.statuses['security-headers'], 'needs_improvement');
+    const highs = report.findings.filter((f) => f.severity === 'high').map((f) => `High-severity finding ${f.findingId} in ${f.category} remains: ${f.title}.`);
+    assert.deepEqual(report.findings.filter((f) => f.severity === 'high').map((f) => f.rule), ['security-csp', 'security-x-frame-options']);
+    assert.deepEqual(evaluateGate(report, report.gatePolicy).reasons, [
+      ...highs,
+      `security-headers is needs_improvement (${report.scores['security-headers']}/100): the ship gate requires it good (90 or more).`,
+    ]);
+    assert.deepEqual(evaluateGate(report, { policy: 'default' }).reasons, highs);
   });
 });

@@ -3,6 +3,9 @@
 // incomplete on a failed step), the two forms, the schema, and the seal.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { z } from 'zod';
+import { deltaSchema } from '../../../src/runs/loop/delta.ts';
+import { loopSchema } from '../../../src/runs/loop/loop-state.ts';
 import { analyze as analyzeHeadings } from '../../../src/analysis/analyzers/heading-structure.ts';
 import { analyze as analyzeImageAlt } from '../../../src/analysis/analyzers/image-alt.ts';
 import { analyze as analyzeMeta } from '../../../src/analysis/analyzers/meta-tags.ts';
@@ -187,5 +190,20 @@ describe('jobReport forms and seal', () => {
 
   it('canonical JSON sorts keys at every level and leaves undefined out', () => {
     assert.equal(canonicalJson({ b: 1, a: [{ d: 2, c: undefined }, null], e: 'x' }), '{"a":[{"d":2},null],"b":1,"e":"x"}');
+  });
+});
+
+describe('schemas as MCP output schemas', () => {
+  it('jobReportSchema, loopSchema and deltaSchema convert to JSON Schema with their fields', () => {
+    const props = (schema: z.ZodType) => Object.keys((z.toJSONSchema(schema, { io: 'output' }) as { properties: Record<string, unknown> }).properties);
+    assert.deepEqual(props(jobReportSchema), [
+      'reportId', 'playbookId', 'goalKey', 'createdAt', 'categories', 'gatePolicy', 'steps', 'scores', 'statuses', 'findings', 'checks', 'summary', 'incomplete', 'notes', 'signature',
+    ]);
+    assert.deepEqual(props(loopSchema), [
+      'gate', 'gateReasons', 'initiate', 'stop', 'round', 'maxRounds', 'sameFindingsStreak', 'sameFindingsLimit', 'nextActions', 'remainingFixes', 'remainingFixesTotal', 'next', 'receipt',
+    ]);
+    assert.deepEqual(props(deltaSchema), [
+      'status', 'improved', 'scoreDeltas', 'newFindings', 'resolvedFindings', 'remainingFindings', 'counts', 'remainingFixes', 'nextActions', 'gate', 'gateReasons',
+    ]);
   });
 });
