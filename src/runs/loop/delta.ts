@@ -14,6 +14,8 @@
 // "improved": more findings resolved than appeared, or as many resolved as appeared and the overall
 // score rose. A round that swaps one finding for another of its kind is not progress; a round
 // that fixed one and broke two is not either.
+// nextActions is the loop's (the rank-1 fix while loop.initiate, else none). Called without a loop,
+// buildDelta judges initiate as the loop would, stop aside: a failing, complete result with a fix.
 import { z } from 'zod';
 import { compareReports, findingSchema, scoreKeySchema, type Report, type ReportComparison } from '../../analysis/findings.ts';
 import { fixItemSchema, type FixItem } from './fix-ranking.ts';
