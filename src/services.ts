@@ -21,6 +21,7 @@ import { LocalFileStore, type FileStore } from './files/file-store.ts';
 import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
 import { CodingJobStore } from './runs/coding-jobs/coding-job-store.ts';
 import { createFeatureMemory, type FeatureMemory } from './runs/feature-memory/feature-memory.ts';
+import { jobReportKey } from './runs/loop/report-signature.ts';
 import { PayloadStore } from './runs/payload-store.ts';
 import { loadPlaybookRegistry, type PlaybookRegistry } from './runs/playbooks/playbook-registry.ts';
 import { RunExecutor } from './runs/run-executor.ts';
@@ -140,7 +141,10 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const webhooks = new WebhookDispatcher({ store: webhookStore, fetcher, log });
   const runs = new RunStore(db);
   const payloads = new PayloadStore(db, { ttlMs: config.payloadTtlMs });
-  const featureMemory = createFeatureMemory(db);
+  // capture_feature checks a baseline's seal with the per-account key jobReports are sealed with;
+  // whatever seals jobReports must use this same key (jobReportKey over the service's signing secret).
+  const reportSecret = loadSigningSecret(config.dataDir, config.fileSigningSecret);
+  const featureMemory = createFeatureMemory(db, { reportKey: (accountId) => jobReportKey(reportSecret, accountId) });
   const codingJobs = new CodingJobStore(db);
   const runExecutor = new RunExecutor({ invoker, files, runs, webhooks, holder: ledger.holder, log, concurrency: config.runConcurrency, maxQueued: config.runQueueLimit });
   // Runs a killed process left `accepted` are closed as `error` (and announced) before any new one.

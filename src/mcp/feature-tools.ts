@@ -11,6 +11,9 @@ import { result } from './tool-result.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import { IMPROVED_RULE, compareFeatures } from '../runs/feature-memory/feature-comparison.ts';
 import type { FeatureMemory } from '../runs/feature-memory/feature-memory.ts';
+import { snapshotOf, type BaselineReading } from '../runs/feature-memory/feature-snapshot.ts';
+import { extractBaseline } from '../runs/loop/baseline.ts';
+import { evaluateGate } from '../runs/loop/gate.ts';
 import { MAX_FEATURES_PER_ACCOUNT, MAX_ITEMS, MAX_ITEM_CHARS, MAX_TITLE_CHARS, type FeatureView } from '../runs/feature-memory/feature-store.ts';
 import { MAX_QUERY_CHARS, type Pattern } from '../runs/feature-memory/pattern-store.ts';
 import { MAX_SCOPE_CHARS, projectScopeFor } from '../runs/feature-memory/project-scope.ts';
@@ -128,8 +131,9 @@ export function registerFeatureTools(server: McpServer, ctx: { caller: Caller; m
         'Records a feature by hand (source manual): a title, its requirements and acceptance criteria. With supersedesFeatureId ' +
         'the new record replaces that one (it keeps that record\'s project scope and acceptance unless you give new ones, and, ' +
         'without a baseline, its scores and gate). baseline: a prior solve_task/run_playbook/verify_task result, a get_run ' +
-        'payload or a bare jobReport, whose scores, statuses, remaining findings and gate the record keeps as the baseline ' +
-        'states them (not re-verified). A superseded or missing feature answers feature_not_found. ' +
+        'payload or a bare jobReport of this account (sealed: another account\'s or an edited one is refused), whose scores, ' +
+        'statuses and remaining findings the record keeps, with the gate judged from that report. A superseded or missing ' +
+        'feature answers feature_not_found. ' +
         `An account keeps at most ${MAX_FEATURES_PER_ACCOUNT} features. Free.`,
       inputSchema: {
         title: z.string().trim().min(1).max(MAX_TITLE_CHARS).describe('A short name for the feature'),
@@ -143,7 +147,16 @@ export function registerFeatureTools(server: McpServer, ctx: { caller: Caller; m
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     })),
     async (args) => {
-      const captured = await features.capture({ accountId, ...args });
+      let checkedBaseline: BaselineReading | undefined;
+      if (args.baseline !== undefined && ctx.memory.reportKey) {
+        // A sealed jobReport of this account only: another account's, a forged or a truncated one
+        // is refused, and the gate is judged from the report, not taken from the unsealed loop.
+        const found = extractBaseline(args.baseline, { key: ctx.memory.reportKey(accountId) });
+        if (!found.ok) return errorResult(found.code, found.message);
+        const report = found.report;
+        checkedBaseline = { snapshot: snapshotOf(report), gate: evaluateGate(report, report.gatePolicy).gate, playbookId: report.playbookId, goal: null, url: null };
+      }
+      const captured = await features.capture({ accountId, ...args, checkedBaseline });
       if (captured.kind === 'superseded_not_found') return notFound(captured.featureId);
       if (captured.kind === 'bad_baseline') {
         return errorResult('bad_baseline', 'The baseline holds no jobReport, scores or findings', {

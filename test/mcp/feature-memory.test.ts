@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { loadSigningSecret } from '../../src/files/signed-links.ts';
+import { jobReportKey } from '../../src/runs/loop/report-signature.ts';
+import { finding, jobReportOf, okStep, passingRule, reportOf } from '../runs/loop/loop-fixtures.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
 
@@ -235,18 +238,38 @@ describe('MCP feature memory', () => {
     assert.deepEqual([manual['supersedesFeatureId'], manual['superseded']], [null, false]);
   });
 
-  it('answers bad input with isError: too many requirements, an unusable baseline', async () => {
+  it('answers bad input with isError: too many requirements, a baseline with no jobReport', async () => {
     const tooMany = await a.callTool({ name: 'capture_feature', arguments: { title: 't', requirements: Array.from({ length: 51 }, (_, i) => `r${i}`) } });
     assert.equal(tooMany.isError, true);
     assert.match((tooMany.content as { text: string }[])[0]?.text ?? '', /Input validation error: .*requirements/s);
     const badBaseline = await a.callTool({ name: 'capture_feature', arguments: { title: 't', requirements: ['r'], baseline: { hello: 'world' } } });
     assert.equal(badBaseline.isError, true);
     assert.equal(badBaseline.structuredContent, undefined);
-    assert.deepEqual(JSON.parse((badBaseline.content as { text: string }[])[0]?.text ?? ''), {
-      status: 'error',
-      error: 'bad_baseline',
-      message: 'The baseline holds no jobReport, scores or findings',
-      detail: 'Pass a solve_task, run_playbook or verify_task result, a get_run payload, or a jobReport; or leave baseline out',
-    });
+    const body = JSON.parse((badBaseline.content as { text: string }[])[0]?.text ?? '') as Structured;
+    assert.deepEqual([body['status'], body['error']], ['error', 'invalid_baseline']);
+    assert.match(body['message'], /pass the whole result of solve_task, run_playbook or verify_task as you received it/);
+  });
+
+  it('capture_feature takes a baseline only as a jobReport sealed for the caller\'s account, and judges its gate from the report', async () => {
+    const secret = loadSigningSecret(t.config.dataDir, t.config.fileSigningSecret);
+    const report = jobReportOf(
+      'seo-audit',
+      [okStep('meta', 'seo_apis_meta_tags_analyzer', reportOf(['seo'], [finding('meta-description', 'seo', 'low')], { passing: [passingRule('title', 'seo', 5)] }))],
+      { key: jobReportKey(secret, owner.accountId) },
+    );
+    // a solve result whose unsealed loop claims fail: the gate is judged from the sealed report (pass)
+    const captured = await call(a, 'capture_feature', { title: 'SEO basics', requirements: ['A meta description'], baseline: { status: 'fail', jobReport: report, loop: { gate: 'fail' } }, projectScope: 'seo-site' });
+    assert.equal(captured.isError, false);
+    const feature = captured.body['feature'];
+    assert.deepEqual(
+      [feature['gate'], feature['playbookId'], feature['scores'], feature['statuses'], feature['remainingFindingIds'], feature['projectScope']],
+      ['pass', 'seo-audit', { seo: 83, overall: 83 }, { seo: 'needs_improvement', accessibility: 'unknown', 'best-practices': 'unknown', overall: 'needs_improvement' }, [report.findings[0]?.findingId], 'seo-site'],
+    );
+
+    const foreign = await call(b, 'capture_feature', { title: 'stolen', requirements: ['r'], baseline: { jobReport: report } });
+    assert.deepEqual([foreign.isError, foreign.body['error']], [true, 'invalid_baseline']);
+    const forged = await call(a, 'capture_feature', { title: 'forged', requirements: ['r'], baseline: { ...report, scores: { seo: 100, overall: 100 } } });
+    assert.deepEqual([forged.isError, forged.body['error']], [true, 'invalid_baseline']);
+    assert.equal((await call(b, 'list_feature_memory', {})).body['total'], 0);
   });
 });

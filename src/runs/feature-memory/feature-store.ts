@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
 import type { FeaturesTable } from '../../db/schema.ts';
-import { readBaseline, snapshotOf, type Gate, type ReportLike, type ReportSnapshot } from './feature-snapshot.ts';
+import { readBaseline, snapshotOf, type BaselineReading, type Gate, type ReportLike, type ReportSnapshot } from './feature-snapshot.ts';
 import { projectScopeFor } from './project-scope.ts';
 
 export const MAX_TITLE_CHARS = 200;
@@ -77,8 +77,10 @@ export interface CaptureInput {
   acceptance?: readonly string[] | undefined;
   projectScope?: string | null | undefined;
   supersedesFeatureId?: string | null | undefined;
-  /** a prior result or jobReport whose scores, statuses, findings and gate the record keeps */
+  /** a prior result or jobReport whose scores, statuses, findings and gate the record keeps, as it states them */
   baseline?: unknown;
+  /** the same, read from a baseline whose seal the caller checked (wins over `baseline`) */
+  checkedBaseline?: BaselineReading | undefined;
   now?: Date | undefined;
 }
 
@@ -173,8 +175,8 @@ export class FeatureStore {
       superseded = await this.get(input.accountId, input.supersedesFeatureId);
       if (!superseded) return { kind: 'superseded_not_found', featureId: input.supersedesFeatureId };
     }
-    let reading: ReturnType<typeof readBaseline>;
-    if (input.baseline !== undefined && input.baseline !== null) {
+    let reading = input.checkedBaseline;
+    if (!reading && input.baseline !== undefined && input.baseline !== null) {
       reading = readBaseline(input.baseline);
       if (!reading) return { kind: 'bad_baseline' };
     }
