@@ -3,9 +3,9 @@
 // billed, how feature memory will record a pass, the canonical preview-deploy flow when the goal
 // is about a preview, and what to call next with exact arguments. solve_task routes through the
 // same matchGoal / resolveJobInput / suggestAnswer / needInputAnswer, so both agree on every goal.
-import { matchGoal, type GoalCandidate } from './goal-matcher.ts';
+import { matchGoal, type GoalCandidate, type GoalMatch } from './goal-matcher.ts';
 import type { Registries } from './goal-index.ts';
-import { rawWords } from './goal-text.ts';
+import { extractUrls, rawWords } from './goal-text.ts';
 import { accessOf, playbookStepNeeds, resolveJobInput, type ResolvedInput, type StepAccess } from './input-resolution.ts';
 import { judgeUrl } from './local-url.ts';
 import { needInputAnswer, suggestAnswer, type NeedInputAnswer, type NextAction, type SuggestAnswer } from './planner-answers.ts';
@@ -158,17 +158,33 @@ function plannedNext(goal: string, candidate: GoalCandidate, resolved: ResolvedI
   ];
 }
 
+/** A goal routed to a job ready to run, or the free answer to give instead. */
+export type RouteResult = { status: 'ready'; job: GoalCandidate; resolved: ResolvedInput; match: GoalMatch } | SuggestAnswer | NeedInputAnswer;
+
+/**
+ * solve_task's routing (and plan_task's): match the goal, then resolve the job's input. Only a
+ * `ready` result may be run and billed; `suggest` and `need_input` are answered as they are.
+ */
+export function routeGoal(goal: unknown, input: Record<string, unknown> | undefined, registries: Registries): RouteResult {
+  const text = typeof goal === 'string' ? goal : '';
+  const match = matchGoal(goal, registries);
+  if (match.decision === 'suggest' || match.best === null) return suggestAnswer(text, match, registries);
+  const resolved = resolveJobInput({ kind: match.best.kind, id: match.best.id }, { input, goalUrls: match.urls }, registries);
+  if (resolved.status === 'need_input') return needInputAnswer(text, resolved, match.best, input, registries);
+  return { status: 'ready', job: match.best, resolved, match };
+}
+
 /** plan_task: the plan for a goal (free). `input` is the caller's input object, if any. */
 export function planTask(goal: unknown, input: Record<string, unknown> | undefined, registries: Registries, options: PlanOptions = {}): PlanAnswer {
   const text = typeof goal === 'string' ? goal : '';
-  const match = matchGoal(goal, registries);
+  const route = routeGoal(goal, input, registries);
   const featureMemory = featureMemoryPlan(input);
-  const goldenPath = match.reason === 'empty_goal' || match.reason === 'goal_too_long' ? undefined : goldenPathFor(text, match.urls, registries);
+  const urls = route.status === 'ready' ? route.match.urls : route.status === 'suggest' ? route.urls : extractUrls(text.slice(0, 2000)).urls;
+  const invalid = route.status === 'suggest' && (route.code === 'empty_goal' || route.code === 'goal_too_long');
+  const goldenPath = invalid ? undefined : goldenPathFor(text, urls, registries);
   const common: Common = { goal: text, featureMemory, ...(goldenPath === undefined ? {} : { goldenPath }) };
-  if (match.decision === 'suggest' || match.best === null) return { ...common, ...suggestAnswer(text, match, registries) };
-  const best = match.best;
-  const resolved = resolveJobInput({ kind: best.kind, id: best.id }, { input, goalUrls: match.urls }, registries);
-  if (resolved.status === 'need_input') return { ...common, ...needInputAnswer(text, resolved, best, input, registries) };
+  if (route.status !== 'ready') return { ...common, ...route };
+  const { job: best, resolved } = route;
   const enhance = options.enhance === true;
   const tools = plannedTools(resolved, registries, enhance);
   return {

@@ -9,7 +9,7 @@ import { loadPlaybookRegistry } from '../../../src/runs/playbooks/playbook-regis
 import { matchGoal, type Registries } from '../../../src/runs/planner/goal-matcher.ts';
 import { playbookStepNeeds, resolveJobInput } from '../../../src/runs/planner/input-resolution.ts';
 import { judgeUrl } from '../../../src/runs/planner/local-url.ts';
-import { planTask, type PlanAnswer } from '../../../src/runs/planner/plan.ts';
+import { planTask, routeGoal, type PlanAnswer } from '../../../src/runs/planner/plan.ts';
 import { curatedExampleGoals } from '../../../src/runs/planner/planner-answers.ts';
 
 let registries: Registries;
@@ -269,5 +269,23 @@ describe('suggest', () => {
     assert.deepEqual(curatedExampleGoals(registries).map((g) => g.leadsTo), [
       'seo-audit', 'security-baseline', 'ship-check', 'page-speed-audit', 'competitor-comparison', 'calculators_emi_calculator', 'documents_docx_to_pdf',
     ]);
+  });
+});
+
+describe('routeGoal (solve_task\'s routing)', () => {
+  it('ready with the resolved input for a clear goal; the free answers otherwise', () => {
+    const ready = routeGoal('page speed audit of https://example.com/', { mode: 'lab' }, registries);
+    assert.equal(ready.status, 'ready');
+    if (ready.status === 'ready') {
+      assert.equal(ready.job.id, 'page-speed-audit');
+      assert.deepEqual(ready.resolved.input, { url: 'https://example.com/', mode: 'lab' });
+      assert.equal(ready.resolved.mode, 'live');
+    }
+    const need = routeGoal('page speed audit of http://localhost:5173', undefined, registries);
+    assert.deepEqual(need.status === 'need_input' ? [need.code, need.missing] : need.status, ['local_preview_required', ['url']]);
+    const bad = routeGoal('page speed audit of https://example.com/', { mode: 'turbo' }, registries);
+    assert.deepEqual(bad.status === 'need_input' ? [bad.code, bad.field] : bad.status, ['invalid_input', 'mode']);
+    const suggest = routeGoal('banana', undefined, registries);
+    assert.deepEqual(suggest.status === 'suggest' ? suggest.code : suggest.status, 'no_words');
   });
 });
