@@ -40,10 +40,20 @@ export interface StepNeed {
   when?: string;
 }
 
+/**
+ * Whether a URL tool can judge input.html: it declares its HTML analyzers (`htmlAnalyzers`, the
+ * catalog's own word), or, for a tool that does not yet, it is in HTML_ANALYSABLE.
+ */
+export function answersFromHtml(tool: AnyTool): boolean {
+  if (tool.kind !== 'url') return false;
+  const declared = 'htmlAnalyzers' in tool ? (tool as { htmlAnalyzers?: unknown }).htmlAnalyzers : undefined;
+  return declared !== undefined || HTML_ANALYSABLE.has(tool.operationId);
+}
+
 export function accessOf(tool: AnyTool): StepAccess {
   if (tool.kind === 'file') return 'file';
   if (tool.kind === 'json') return 'json';
-  return HTML_ANALYSABLE.has(tool.operationId) ? 'html' : 'live';
+  return answersFromHtml(tool) ? 'html' : 'live';
 }
 
 /** Each step of a playbook with its price and whether it needs a live fetch. */
@@ -229,7 +239,7 @@ function resolveTool(tool: AnyTool, args: Args): ResolvedInput | NeedInput {
   for (const [key, value] of Object.entries(given)) if (!META_INPUT_KEYS.has(key)) input[key] = value;
   const fromGoal: string[] = [];
   const local = localContent(given);
-  const access = tool.kind === 'url' ? (HTML_ANALYSABLE.has(tool.operationId) ? 'html' : 'live') : null;
+  const access = tool.kind === 'url' ? accessOf(tool) : null;
   const localMode = access === 'html' && local?.html !== undefined;
   if (tool.kind === 'url' && input.url === undefined && args.goalUrls?.[0] !== undefined) {
     input.url = args.goalUrls[0];
