@@ -89,6 +89,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     skills: services.skills,
     featureMemory: services.featureMemory,
     codingJobs: services.codingJobs,
+    jobs: services.jobs,
     files: { pipeline: services.files },
     bodyLimitBytes: config.mcpBodyLimitBytes,
   });

@@ -20,6 +20,7 @@ import { FilePipeline } from './files/file-pipeline.ts';
 import { LocalFileStore, type FileStore } from './files/file-store.ts';
 import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
 import { CodingJobStore } from './runs/coding-jobs/coding-job-store.ts';
+import { JobService } from './runs/workflow/job-service.ts';
 import { createFeatureMemory, type FeatureMemory } from './runs/feature-memory/feature-memory.ts';
 import { jobReportKey } from './runs/loop/report-signature.ts';
 import { PayloadStore } from './runs/payload-store.ts';
@@ -59,6 +60,8 @@ export interface Services {
   featureMemory: FeatureMemory;
   /** frozen coding jobs: a goal, the host's checks and their last submitted results */
   codingJobs: CodingJobStore;
+  /** the planner jobs: run_playbook, run_workflow, solve_task, verify_task (src/runs/workflow/) */
+  jobs: JobService;
   /** stops the background beats, the runs, the engines (unless shared) and the database; once */
   close(): Promise<void>;
 }
@@ -146,6 +149,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const reportSecret = loadSigningSecret(config.dataDir, config.fileSigningSecret);
   const featureMemory = createFeatureMemory(db, { reportKey: (accountId) => jobReportKey(reportSecret, accountId) });
   const codingJobs = new CodingJobStore(db);
+  const jobs = new JobService({ catalog, invoker, files, skills, memory: featureMemory, reportSecret });
   const runExecutor = new RunExecutor({ invoker, files, runs, webhooks, holder: ledger.holder, log, concurrency: config.runConcurrency, maxQueued: config.runQueueLimit });
   // Runs a killed process left `accepted` are closed as `error` (and announced) before any new one.
   for (const run of await runs.sweepDead()) {
@@ -187,5 +191,5 @@ export async function createServices(config: Config, log: Logger, options: Servi
     })();
     return closing;
   };
-  return { config, log, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, signer, engines, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, close };
+  return { config, log, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, signer, engines, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, jobs, close };
 }

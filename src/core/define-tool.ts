@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FastifyBaseLogger } from 'fastify';
 import type { MarkdownRenderer, UrlToolExample } from './define-url-tool.ts';
 import { fileResultSchema, type FileArtifact, type UploadedFile } from '../files/file-types.ts';
+import type { Analyzer } from '../analysis/scoring.ts';
 
 export { fileResultSchema, type FileArtifact, type FileResult, type UploadedFile } from '../files/file-types.ts';
 
@@ -103,6 +104,11 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   readonly urlExamples?: readonly UrlToolExample<unknown>[];
   /** Set on URL tools: the result as text/markdown (REST `format=markdown`). */
   readonly markdown?: MarkdownRenderer;
+  /**
+   * Set on URL tools whose whole report comes from the page's HTML: the analyzers that produce
+   * it, so a playbook can judge HTML an agent passes (input.html) with no fetch.
+   */
+  readonly htmlAnalyzers?: readonly Analyzer[];
 }
 
 // Any tool, whatever its schemas: the catalog, surfaces and tests work on this.

@@ -7,6 +7,7 @@
 // rules fire and which pass, since a live fetch has timings no fixed output could match.
 import { z } from 'zod';
 import type { ScoreKey } from '../analysis/findings.ts';
+import type { Analyzer } from '../analysis/scoring.ts';
 import { standardMarkdown, type MarkdownRenderer, type PageAccess } from '../analysis/url-report.ts';
 
 export {
@@ -53,6 +54,8 @@ export interface UrlToolSpec<I extends z.ZodType, O extends z.ZodType> extends O
   method?: HttpMethod;
   examples: readonly UrlToolExample<z.input<I>>[];
   limits?: ToolLimits;
+  /** The analyzers that make the whole report from the page's HTML alone, when that is so (see ToolDefinition.htmlAnalyzers). */
+  htmlAnalyzers?: readonly Analyzer[];
   /** For `format=markdown`; tools whose result is urlReportResultSchema get the standard one. */
   markdown?: (result: z.output<O>, title: string) => string;
   run(input: z.output<I>, ctx: UrlToolContext): Promise<z.output<O>> | z.output<O>;
@@ -66,7 +69,7 @@ export const urlField = z
   .describe('The page to analyse: an absolute http or https URL (public addresses only)');
 
 export function defineUrlTool<I extends z.ZodType, O extends z.ZodType>(spec: UrlToolSpec<I, O>): ToolDefinition<I, O> {
-  const { examples, markdown, run, method, ...rest } = spec;
+  const { examples, markdown, run, method, htmlAnalyzers, ...rest } = spec;
   const tool = defineTool<I, O>({
     ...rest,
     method: method ?? 'GET',
@@ -79,5 +82,6 @@ export function defineUrlTool<I extends z.ZodType, O extends z.ZodType>(spec: Ur
     kind: 'url',
     urlExamples: examples as readonly UrlToolExample<unknown>[],
     markdown: (markdown as MarkdownRenderer | undefined) ?? standardMarkdown,
+    ...(htmlAnalyzers === undefined ? {} : { htmlAnalyzers }),
   };
 }

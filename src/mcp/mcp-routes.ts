@@ -22,6 +22,8 @@ import { toServiceError, type Invoker } from '../core/invoke.ts';
 import { registerMetaTools } from './meta-tools.ts';
 import { registerSkillTools } from './skill-tools.ts';
 import { registerFeatureTools } from './feature-tools.ts';
+import { registerJobTools } from './job-tools.ts';
+import type { JobService } from '../runs/workflow/job-service.ts';
 import { registerCodingJobTools } from './coding-job-tools.ts';
 import type { FeatureMemory } from '../runs/feature-memory/feature-memory.ts';
 import type { CodingJobStore } from '../runs/coding-jobs/coding-job-store.ts';
@@ -44,6 +46,8 @@ export interface McpRouteOptions {
   featureMemory?: FeatureMemory;
   /** job_start, job_status, job_submit_check */
   codingJobs?: CodingJobStore;
+  /** plan_task, solve_task, run_playbook, run_workflow, verify_task */
+  jobs?: JobService;
   /** the largest MCP message in bytes (a base64 file rides inside one); REST's body limit applies elsewhere */
   bodyLimitBytes?: number;
   /** extra capabilities registered on every server (list_skills, get_run… as they come) */
@@ -132,6 +136,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     if (options.skills) registerSkillTools(server, options.skills);
     if (options.featureMemory) registerFeatureTools(server, { caller, memory: options.featureMemory });
     if (options.codingJobs) registerCodingJobTools(server, { caller, jobs: options.codingJobs });
+    if (options.jobs) registerJobTools(server, { caller, jobs: options.jobs, runs: options.runs, log: request.log, requestId: request.id });
     options.extend?.(server, caller, request);
     return server;
   };

@@ -27,6 +27,21 @@ export interface RunSubmit {
   file?: InvokeRequest['file'];
 }
 
+/**
+ * A job of more than one call (a playbook, solve_task, verify_task): the runner's own closure,
+ * run in this process with the run's signal. Its calls go through the invoke path themselves;
+ * the result's `status` is the routing outcome get_run reports as resultStatus.
+ */
+export interface JobSubmit {
+  caller: Caller;
+  kind: string;
+  /** what get_run shows as operationId: the skill or the goal's job */
+  label: string | null;
+  requestId: string;
+  log: FastifyBaseLogger;
+  execute(signal: AbortSignal, log: FastifyBaseLogger): Promise<{ result: { status: string } & Record<string, unknown>; credits: number }>;
+}
+
 export type SubmitAnswer = { accepted: true; runId: string; createdAt: string } | { accepted: false; refusal: InvokeFailure };
 
 export interface RunExecutorOptions {
@@ -44,6 +59,9 @@ export interface RunExecutorOptions {
 }
 
 interface Job extends RunSubmit {
+  /** set for a JobSubmit: what runs instead of one invoke */
+  execute?: JobSubmit['execute'];
+  kind: string;
   runId: string;
   createdAt: string;
   startedAt: Date | null;
@@ -62,29 +80,52 @@ export class RunExecutor {
     this.#options = { concurrency: 4, maxQueued: 100, ...options };
   }
 
-  /** Preflights the call and, when it would be admitted, stores the run and queues it. */
-  async submit(call: RunSubmit): Promise<SubmitAnswer> {
-    if (this.#closed) return { accepted: false, refusal: failure('run', new ServiceError(503, 'service_stopping', 'The service is shutting down and takes no new runs', { detail: 'Submit the run again in a moment' })) };
-    // Refused only when every slot is taken and the backlog is full.
-    if (this.#running.size >= this.#options.concurrency && this.#queue.length >= this.#options.maxQueued) {
-      return {
-        accepted: false,
-        refusal: failure(
-          'run',
-          new ServiceError(429, 'runs_busy', `${this.#options.maxQueued} runs are already waiting in this process`, {
-            detail: 'Retry after a few seconds, or call invoke_tool without async',
-            extra: { retryAfterSeconds: 5 },
-          }),
-        ),
-      };
-    }
-    const refusal = await this.#options.invoker.preflight(call);
+  /**
+   * Queues a multi-call job. Only the account's standing is checked now (each call is checked,
+   * charged and refunded by the invoke path when it runs); a full backlog refuses it.
+   */
+  async submitJob(job: JobSubmit): Promise<SubmitAnswer> {
+    const refusal = this.#busy();
     if (refusal) return { accepted: false, refusal };
+    try {
+      this.#options.invoker.authorizeAccount(job.caller);
+    } catch (err) {
+      if (err instanceof ServiceError) return { accepted: false, refusal: failure('authorize', err) };
+      throw err;
+    }
+    return this.#enqueue({ caller: job.caller, operationId: job.label ?? job.kind, input: undefined, requestId: job.requestId, log: job.log, kind: job.kind, execute: job.execute }, job.label);
+  }
+
+  /** Why a submit is refused before anything else is looked at: shutting down, or the backlog full. */
+  #busy(): InvokeFailure | undefined {
+    if (this.#closed) return failure('run', new ServiceError(503, 'service_stopping', 'The service is shutting down and takes no new runs', { detail: 'Submit the run again in a moment' }));
+    if (this.#running.size >= this.#options.concurrency && this.#queue.length >= this.#options.maxQueued) {
+      return failure(
+        'run',
+        new ServiceError(429, 'runs_busy', `${this.#options.maxQueued} runs are already waiting in this process`, {
+          detail: 'Retry after a few seconds, or call without async',
+          extra: { retryAfterSeconds: 5 },
+        }),
+      );
+    }
+    return undefined;
+  }
+
+  async #enqueue(call: RunSubmit & { kind: string; execute?: JobSubmit['execute'] }, label: string | null): Promise<SubmitAnswer> {
     const runId = newRunId();
-    const run = await this.#options.runs.create({ runId, accountId: call.caller.account.id, kind: 'invoke_tool', operationId: call.operationId, holder: this.#options.holder });
+    const run = await this.#options.runs.create({ runId, accountId: call.caller.account.id, kind: call.kind, operationId: label, holder: this.#options.holder });
     this.#queue.push({ ...call, runId, createdAt: run.createdAt, startedAt: null, log: call.log.child({ runId }), controller: new AbortController() });
     this.#pump();
     return { accepted: true, runId, createdAt: run.createdAt };
+  }
+
+  /** Preflights the call and, when it would be admitted, stores the run and queues it. */
+  async submit(call: RunSubmit): Promise<SubmitAnswer> {
+    const busy = this.#busy();
+    if (busy) return { accepted: false, refusal: busy };
+    const refusal = await this.#options.invoker.preflight(call);
+    if (refusal) return { accepted: false, refusal };
+    return this.#enqueue({ ...call, kind: 'invoke_tool' }, call.operationId);
   }
 
   get stats(): { running: number; queued: number } {
@@ -109,6 +150,7 @@ export class RunExecutor {
     let outcome: Outcome | undefined;
     let internal: unknown;
     let workDir: string | undefined;
+    if (job.execute) return this.#executeJob(job, job.execute, startedAt);
     try {
       await this.#options.runs.markStarted(job.runId, startedAt);
       if (job.file) {
@@ -139,7 +181,20 @@ export class RunExecutor {
     await this.#close(job, end);
   }
 
-  async #close(job: Job, end: { status: 'completed' | 'error'; resultStatus: string | null; outcome: Run['outcome']; errorReason: string | null; credits: number }): Promise<void> {
+  async #executeJob(job: Job, execute: JobSubmit['execute'], startedAt: Date): Promise<void> {
+    try {
+      await this.#options.runs.markStarted(job.runId, startedAt);
+      const { result, credits } = await execute(job.controller.signal, job.log);
+      // A partial job (some of its calls failed) is a partial run; its result says which.
+      const status = result.status === 'partial' ? 'partial' : 'completed';
+      await this.#close(job, { status, resultStatus: result.status, outcome: { ok: true, result, warnings: [] }, errorReason: null, credits });
+    } catch (err) {
+      job.log.error({ err }, 'async job failed inside the service');
+      await this.#close(job, { status: 'error', resultStatus: null, outcome: null, errorReason: `The service failed while running it: ${err instanceof Error ? err.message : String(err)}`, credits: 0 });
+    }
+  }
+
+  async #close(job: Job, end: { status: 'completed' | 'partial' | 'error'; resultStatus: string | null; outcome: Run['outcome']; errorReason: string | null; credits: number }): Promise<void> {
     const finishedAt = new Date();
     let stored = false;
     try {
@@ -152,7 +207,7 @@ export class RunExecutor {
     this.announce(job.caller.account.id, {
       runId: job.runId,
       accountId: job.caller.account.id,
-      kind: 'invoke_tool',
+      kind: job.kind,
       operationId: job.operationId,
       status: end.status,
       resultStatus: end.resultStatus,

@@ -59,7 +59,7 @@ describe('MCP surface', () => {
       assert.deepEqual(names, [
         'capture_feature', 'compare_feature_memory', 'delete_feature', 'discover_tools', 'fetch_payload', 'get_run', 'get_tool_schema', 'invoke_tool',
         'job_start', 'job_status', 'job_submit_check', 'list_community_patterns', 'list_feature_memory', 'list_skills', 'load_skill',
-        'publish_feature_pattern', 'recall_context', 'unpublish_feature_pattern',
+        'plan_task', 'publish_feature_pattern', 'recall_context', 'run_playbook', 'run_workflow', 'solve_task', 'unpublish_feature_pattern', 'verify_task',
       ]);
       for (const tool of tools) {
         assert.match(tool.name, /^[A-Za-z0-9_.-]{1,64}$/);

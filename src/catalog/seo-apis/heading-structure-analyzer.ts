@@ -31,5 +31,6 @@ export const headingStructureAnalyzerTool = defineUrlTool({
       expect: { fires: ['heading-missing-h1', 'heading-skipped-level', 'heading-empty'], passes: ['heading-multiple-h1'] },
     },
   ],
+  htmlAnalyzers: [headingStructureAnalyzer],
   run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [headingStructureAnalyzer]),
 });

@@ -31,5 +31,6 @@ export const imageAltAuditTool = defineUrlTool({
       expect: { fires: ['image-alt-missing', 'image-alt-empty-link', 'image-alt-filename'] },
     },
   ],
+  htmlAnalyzers: [imageAltAnalyzer],
   run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [imageAltAnalyzer]),
 });

@@ -43,5 +43,6 @@ export const metaTagsAnalyzerTool = defineUrlTool({
       expect: { fires: ['meta-title-missing', 'meta-description-missing', 'meta-canonical-missing', 'meta-robots-noindex', 'meta-viewport-missing', 'meta-lang-missing'] },
     },
   ],
+  htmlAnalyzers: [metaTagsAnalyzer],
   run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [metaTagsAnalyzer]),
 });

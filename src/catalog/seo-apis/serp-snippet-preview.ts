@@ -33,5 +33,6 @@ export const serpSnippetPreviewTool = defineUrlTool({
       expect: { fires: ['serp-title-truncated', 'serp-description-missing'], passes: ['serp-title-missing'] },
     },
   ],
+  htmlAnalyzers: [serpSnippetAnalyzer],
   run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [serpSnippetAnalyzer]),
 });

@@ -64,5 +64,6 @@ export const structuredDataValidatorTool = defineUrlTool({
       expect: { fires: ['structured-data-invalid-json'] },
     },
   ],
+  htmlAnalyzers: [structuredDataAnalyzer],
   run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [structuredDataAnalyzer]),
 });

@@ -1,0 +1,176 @@
+// The planner meta-tools (issue 11): plan_task (free), solve_task, run_playbook, run_workflow and
+// verify_task (billed as the catalog calls they make, through core/invoke). The jobs themselves
+// live in src/runs/workflow/job-service.ts; here they get their MCP shape: schemas written for an
+// agent, async runs through the run executor, and responseMode (compact, full, dataRef).
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { z } from 'zod';
+import type { Caller } from '../accounts/account-store.ts';
+import { isServiceError } from '../core/errors.ts';
+import { failure } from '../core/outcome.ts';
+import { planTask } from '../runs/planner/plan.ts';
+import { RESPONSE_MODES, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
+import type { JobAnswer, JobCall, JobService } from '../runs/workflow/job-service.ts';
+import { outcomeResult } from './meta-tools.ts';
+import type { McpRunServices } from './run-tools.ts';
+import { configOnce } from './tool-config-cache.ts';
+import { result } from './tool-result.ts';
+
+export interface JobToolContext {
+  caller: Caller;
+  jobs: JobService;
+  runs?: McpRunServices | undefined;
+  log: FastifyBaseLogger;
+  requestId: string;
+}
+
+const jobAnswer = z.looseObject({
+  status: z.string().describe('ok | partial | error | suggest | need_input (solve, run); verified | fail | continue | stopped | need_input (verify); accepted (async)'),
+  execution: z.record(z.string(), z.unknown()).optional().describe('runId, intentId, intentType, idempotencyKey, projectScope: keep it between calls'),
+  jobReport: z.unknown().optional().describe('Scores, statuses and findings (stable findingIds); signed: pass the whole result back as a verify baseline'),
+  verification: z.unknown().optional().describe('evidence: the acceptance criteria and why the gate is what it is; read it before loop.remainingFixes'),
+  loop: z.unknown().optional().describe('gate, initiate, stop, round, maxRounds, sameFindingsStreak, nextActions (rank-1 fix only), remainingFixes, next, receipt'),
+  delta: z.unknown().optional().describe('verify only: what changed against the baseline, by findingId'),
+  featureMemoryRecord: z.unknown().optional().describe('featureId of the pass recorded automatically'),
+  runId: z.string().optional().describe('async: poll get_run with it'),
+  dataRefId: z.string().optional().describe('responseMode dataRef or an oversize answer: the whole answer, for fetch_payload'),
+});
+
+const inputField = z.record(z.string(), z.unknown()).optional().describe(
+  "The job's input: url (a public https page), or html (the page's HTML, analysed free), competitorUrl, file ({base64, fileName} | {url} | {fileId}) for file jobs, " +
+    'featureMemory: {capture: false} to opt out of recording a pass, projectScope to file the feature under',
+);
+const common = {
+  responseMode: z.enum(RESPONSE_MODES).default('compact').describe('compact (default: jobReport without step payloads, plus loop), full (with raw step payloads), dataRef (compact plus dataRefId for fetch_payload)'),
+  async: z.boolean().default(false).describe('true: answer {status: "accepted", runId} at once; poll get_run and read resultStatus'),
+  idempotencyKey: z.string().min(1).max(255).optional().describe('Echoed in execution; pass the same key when you retry'),
+  maxRounds: z.number().optional().describe('Loop limit, integer 1-20 (default 5)'),
+  sameFindingsLimit: z.number().optional().describe('Stop after this many verifies with the same remaining findings, integer 1-10 (default 2)'),
+};
+
+type CommonArgs = { responseMode: string; async: boolean; idempotencyKey?: string | undefined; maxRounds?: number | undefined; sameFindingsLimit?: number | undefined };
+
+export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
+  const { jobs } = ctx;
+  const accountId = ctx.caller.account.id;
+
+  /** Runs a job now or as a run; shapes its answer by the response mode; a validation error is an isError result. */
+  const answer = async (intent: string, label: string | null, args: CommonArgs, work: (call: JobCall) => Promise<JobAnswer>, signal: AbortSignal): Promise<CallToolResult> => {
+    const mode = args.responseMode as ResponseMode;
+    const base: JobCall = { caller: ctx.caller, requestId: ctx.requestId, log: ctx.log, idempotencyKey: args.idempotencyKey ?? null, responseMode: mode, maxRounds: args.maxRounds, sameFindingsLimit: args.sameFindingsLimit };
+    const shaped = async (a: JobAnswer): Promise<Record<string, unknown>> => {
+      if (!ctx.runs) return a;
+      const { status, execution, loop } = a;
+      const s = await shapeResult(ctx.runs.payloads, accountId, a, mode);
+      if ('result' in s) return a;
+      // dataRef: the compact answer stays readable; the whole of it is stored for fetch_payload.
+      return mode === 'dataRef' && !s.truncated ? { ...a, dataRefId: s.dataRefId, payloadExpiresAt: s.payloadExpiresAt } : { status, execution, loop, ...s };
+    };
+    try {
+      if (args.async) {
+        if (!ctx.runs) return result({ status: 'error', error: 'async_unavailable', message: 'Async runs are not available on this server; call without async' }, true);
+        const submitted = await ctx.runs.executor.submitJob({
+          caller: ctx.caller,
+          kind: intent,
+          label,
+          requestId: ctx.requestId,
+          log: ctx.log,
+          execute: async (runSignal, log) => {
+            const done = await work({ ...base, log, signal: runSignal });
+            return { result: done, credits: Number((done['credits'] as { charged?: number } | undefined)?.charged ?? 0) };
+          },
+        });
+        if (!submitted.accepted) return outcomeResult(label ?? intent, submitted.refusal, { runId: null, intentId: ctx.requestId, intentType: intent, idempotencyKey: args.idempotencyKey ?? null, projectScope: null });
+        return result({ status: 'accepted', runId: submitted.runId, execution: { runId: submitted.runId, intentId: ctx.requestId, intentType: intent, idempotencyKey: args.idempotencyKey ?? null, projectScope: null } });
+      }
+      const done = await work({ ...base, signal });
+      return result(await shaped(done), done.status === 'error');
+    } catch (err) {
+      if (!isServiceError(err) || err.status >= 500) throw err;
+      return outcomeResult(label ?? intent, failure('input', err), { runId: null, intentId: ctx.requestId, intentType: intent, idempotencyKey: args.idempotencyKey ?? null, projectScope: null });
+    }
+  };
+
+  server.registerTool(
+    'plan_task',
+    configOnce(jobs, 'plan_task', () => ({
+      title: 'Plan a task',
+      description:
+        'Free, runs nothing. For a goal in your words ("audit the SEO of https://shop.example", "is my preview ready to ship?"), the job it ' +
+        'maps to (a playbook or one operation) with a confidence, the skills and tools it would use with their prices, estimatedCredits ' +
+        '(always an estimate: local HTML is analysed free), featureMemory.recordKeeping, a goldenPath for preview-deploy goals, and ' +
+        'nextActions with exact arguments. An unclear goal answers suggest (hint, exampleGoals, exampleInput); a missing field or a ' +
+        'localhost URL answers need_input naming it. Canonical flow: plan_task, then run_playbook or solve_task, apply loop.nextActions ' +
+        'in your workspace, then verify_task.',
+      inputSchema: { goal: z.string().max(4000).describe('What you want done, in your words'), input: inputField, enhance: z.boolean().default(false).describe('Estimate local input as billed live analysis') },
+      outputSchema: jobAnswer,
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    })),
+    ({ goal, input, enhance }) => result(planTask(goal, input, jobs.registries, { enhance }) as unknown as Record<string, unknown>),
+  );
+
+  server.registerTool(
+    'solve_task',
+    configOnce(jobs, 'solve_task', () => ({
+      title: 'Solve a task',
+      description:
+        'Billed like the job it runs (each catalog call costs what the REST call costs; local input.html is analysed free). Matches the goal ' +
+        'to a playbook or one operation by fuzzy match with a confidence gate, runs it, and answers the job result: status, execution, ' +
+        'jobReport (signed), verification.evidence, and loop (gate pass|fail|unknown, initiate, nextActions = the rank-1 fix only, ' +
+        'remainingFixes ranked, round 0). Below the confidence threshold: suggest (free); missing fields: need_input naming them; a ' +
+        'localhost URL: need_input code local_preview_required. A gate pass is recorded in feature memory (featureMemoryRecord) unless ' +
+        'input.featureMemory.capture is false. Then: apply only loop.nextActions[0] and call verify_task with this whole result as baseline.',
+      inputSchema: { goal: z.string().max(4000).describe('What you want done, in your words'), input: inputField, ...common },
+      outputSchema: jobAnswer,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    })),
+    (args, extra) => answer('solve_task', null, args, (call) => jobs.solve(call, args.goal, args.input), extra.signal),
+  );
+
+  for (const [name, title, what] of [
+    ['run_playbook', 'Run a playbook', 'a playbook (skill) by id, with verification.evidence and the loop'],
+    ['run_workflow', 'Run a workflow', "a named workflow (a playbook's steps) by id: its jobReport and gate, without starting a fix loop"],
+  ] as const) {
+    server.registerTool(
+      name,
+      configOnce(jobs, name, () => ({
+        title,
+        description:
+          `Billed as the catalog calls it makes (local input.html is analysed free). Runs ${what}. ids: list_skills; inputs: load_skill. ` +
+          'Answers status (ok | partial | error | need_input), execution, jobReport, verification.evidence' +
+          (name === 'run_playbook' ? ', loop, and featureMemoryRecord on a gate pass; the first https run creates a profileId for verify_task.' : '.'),
+        inputSchema: { [name === 'run_playbook' ? 'skillId' : 'workflowId']: z.string().min(1).max(100).describe('The playbook id (list_skills)'), input: inputField, ...common },
+        outputSchema: jobAnswer,
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+      })),
+      (args: Record<string, unknown> & CommonArgs, extra) => {
+        const id = String(args['skillId'] ?? args['workflowId'] ?? '');
+        return answer(name, id, args, (call) => jobs.runPlaybook(call, id, args['input'] as Record<string, unknown> | undefined, name), extra.signal);
+      },
+    );
+  }
+
+  server.registerTool(
+    'verify_task',
+    configOnce(jobs, 'verify_task', () => ({
+      title: 'Verify a task',
+      description:
+        'Billed like solve_task. Re-runs the goal\'s job and compares it with a baseline: the whole previous solve_task / run_playbook / ' +
+        'verify_task result (or its jobReport, or a finished get_run payload), or profileId for the stored last https run. Answers delta ' +
+        '(status, scoreDeltas, newFindings, resolvedFindings, remainingFindings, remainingFixes, nextActions, gate) and the loop. status is ' +
+        'verified only when the gate passes; otherwise fail, continue or stopped (same_findings or max_rounds: escalate to a human). No ' +
+        'usable baseline: need_input code need_baseline, nothing run or charged. Pass input again when the page moved (html or url).',
+      inputSchema: {
+        goal: z.string().max(4000).describe('The same goal as the baseline\'s'),
+        baseline: z.unknown().optional().describe('The previous result, as you received it'),
+        profileId: z.string().max(100).optional().describe('Instead of a baseline: the profile of an https playbook run'),
+        input: inputField,
+        ...common,
+      },
+      outputSchema: jobAnswer,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    })),
+    (args, extra) => answer('verify_task', null, args, (call) => jobs.verify(call, args.goal, args.input, args.baseline, args.profileId), extra.signal),
+  );
+}
