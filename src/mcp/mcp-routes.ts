@@ -55,8 +55,10 @@ export interface McpRouteOptions {
 }
 
 const INSTRUCTIONS =
-  'Utility tool service. Find an operation with discover_tools, read its schema with get_tool_schema, call it with invoke_tool. ' +
-  'Calls are billed from the account credits as REST calls are; discover_tools and get_tool_schema are free.';
+  'Utility tool service. For an outcome (an SEO audit, security headers and TLS, ship readiness, page speed, a competitor comparison): ' +
+  'plan_task, then solve_task or run_playbook, apply only loop.nextActions[0] in your workspace, then verify_task with the previous result as ' +
+  'baseline until loop.gate is pass or loop.stop is set. For one operation: discover_tools, get_tool_schema, invoke_tool. ' +
+  'Calls are billed from the account credits as REST calls are; planning, search, schemas and feature memory are free.';
 
 function apiKeyOf(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
