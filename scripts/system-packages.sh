@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the engines drive (LibreOffice, Chromium, pandoc, poppler, fonts,
-# bubblewrap for sandboxing). Idempotent: when every package is already installed it only runs
+# Installs the Debian packages the engines drive (LibreOffice, Chromium, pandoc, poppler, ffmpeg,
+# calibre, 7-Zip, fonts, bubblewrap for sandboxing). Idempotent: when every package is already installed it only runs
 # dpkg-query and exits. Without root or without apt-get it warns and exits 0; the service still
 # starts and the tools whose program is missing answer 503 (see src/engines/).
 set -uo pipefail
@@ -13,6 +13,14 @@ PACKAGES=(
   chromium
   pandoc
   poppler-utils
+  # audio (issue 12 section 2)
+  ffmpeg
+  # ebooks: ebook-convert (section 3)
+  calibre
+  # archives (section 4): Debian 12's 7zip is upstream 7-Zip (program 7zz); p7zip-full is the old
+  # p7zip fork's wrapper (7z), now a second package of the same code. One package, upstream's CLI.
+  # Built without the non-free RAR code: RAR reading needs another answer (unrar is non-free).
+  7zip
   fonts-dejavu-core
   fonts-liberation
   fonts-noto-core
