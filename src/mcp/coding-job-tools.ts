@@ -9,7 +9,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { configOnce } from './tool-config-cache.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { result } from './tool-result.ts';
+import { errorResult, result } from './tool-result.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import {
   CHECK_ID,
@@ -24,14 +24,6 @@ import {
   type CodingJobStore,
 } from '../runs/coding-jobs/coding-job-store.ts';
 
-/**
- * A failure as text only (the same JSON as tool-result's errorResult). The SDK client checks any
- * structuredContent against the tool's outputSchema, errors included, so an error object there
- * would make the client throw instead of showing the agent the error.
- */
-function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify({ status: 'error', error: code, message, ...extra }) }], isError: true };
-}
 
 const LOOP =
   'The completion loop: job_status says which checks remain; edit your workspace; run the remaining check\'s command with ' +

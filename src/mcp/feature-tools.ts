@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { configOnce } from './tool-config-cache.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { result } from './tool-result.ts';
+import { errorResult, result } from './tool-result.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import { IMPROVED_RULE, compareFeatures } from '../runs/feature-memory/feature-comparison.ts';
 import type { FeatureMemory } from '../runs/feature-memory/feature-memory.ts';
@@ -17,15 +17,6 @@ import { evaluateGate } from '../runs/loop/gate.ts';
 import { MAX_FEATURES_PER_ACCOUNT, MAX_ITEMS, MAX_ITEM_CHARS, MAX_TITLE_CHARS, type FeatureView } from '../runs/feature-memory/feature-store.ts';
 import { MAX_QUERY_CHARS, type Pattern } from '../runs/feature-memory/pattern-store.ts';
 import { MAX_SCOPE_CHARS, projectScopeFor } from '../runs/feature-memory/project-scope.ts';
-
-/**
- * A failure as text only (the same JSON as tool-result's errorResult). The SDK client checks any
- * structuredContent against the tool's outputSchema, errors included, so an error object there
- * would make the client throw instead of showing the agent the error.
- */
-function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify({ status: 'error', error: code, message, ...extra }) }], isError: true };
-}
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const MAX_OFFSET = 100_000;

@@ -1,9 +1,14 @@
-// The shape of every meta-tool's answer: the structured result, and the same as text for clients
-// that read only text. A failure is the same shape with isError and the error code.
+// The shape of every meta-tool's answer. A success is the structured result (matching the tool's
+// outputSchema) and the same as text for clients that read only text. A failure (isError) is the
+// JSON text alone: the SDK's client checks any structuredContent against the tool's outputSchema,
+// failures included, and an error object is not the success shape, so a client that had listed
+// the tools would throw instead of showing the agent why the call failed.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export function result(structured: Record<string, unknown>, isError = false): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, ...(isError ? { isError: true } : {}) };
+  const text = JSON.stringify(structured);
+  if (isError) return { content: [{ type: 'text', text }], isError: true };
+  return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
 export function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {

@@ -12,6 +12,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
+import { answerOf } from '../support/mcp-answer.ts';
 
 const EMI = { principal: 100000, rate: 10, tenure: 12 };
 const BODY_LIMIT = 65_536;
@@ -81,6 +82,27 @@ describe('MCP bad input: protocol errors and isError results, never a 5xx', () =
     const wrongPaging = await client.callTool({ name: 'discover_tools', arguments: { pageSize: 'many' } });
     assert.equal(wrongPaging.isError, true);
     assert.match(JSON.stringify(wrongPaging.content), /pageSize/);
+  });
+
+  it('failures reach a client that listed the tools (and so checks output schemas) as isError results with the code in their text', async () => {
+    const client = await streamable(apiKey);
+    await client.listTools();
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['get_run', { runId: 'run_00000000000000000000000000000000' }, 'run_not_found'],
+      ['get_tool_schema', { operationId: 'calculators_emi_calculater' }, 'unknown_tool'],
+      ['load_skill', { skillId: 'seo-audits' }, 'skill_not_found'],
+      ['fetch_payload', { dataRefId: 'ref_nothing' }, 'payload_not_found'],
+      ['invoke_tool', { operationId: 'calculators_emi_calculater', input: EMI }, 'unknown_tool'],
+      ['invoke_tool', { operationId: 'calculators_emi_calculator', input: { principal: 'lots' } }, 'validation_error'],
+      ['run_playbook', { skillId: 'nope', input: {} }, 'unknown_skill'],
+      ['delete_feature', { featureId: 'feat_00000000000000000000000000000000' }, 'feature_not_found'],
+    ];
+    for (const [name, args, code] of cases) {
+      const r = await client.callTool({ name, arguments: args });
+      assert.equal(r.isError, true, name);
+      assert.equal(r.structuredContent, undefined, `${name}: a failure is not the success shape`);
+      assert.equal(answerOf(r)['error'], code, name);
+    }
   });
 
   it('a base64 file larger than an MCP message may be: HTTP 413 with a JSON-RPC error that says how to send it instead', async () => {

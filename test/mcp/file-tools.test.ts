@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
 import { startExampleWeb, type ExampleWeb } from '../analysis/support/example-web.ts';
+import { answerOf } from '../support/mcp-answer.ts';
 
 interface Structured {
   [key: string]: unknown;
@@ -43,7 +44,7 @@ describe('file tools over MCP', () => {
   };
 
   it('get_tool_schema says how to give the file', async () => {
-    const schema = (await client.callTool({ name: 'get_tool_schema', arguments: { operationId: 'documents_txt_to_md' } })).structuredContent as Structured;
+    const schema = answerOf(await client.callTool({ name: 'get_tool_schema', arguments: { operationId: 'documents_txt_to_md' } })) as Structured;
     assert.equal(schema['mcpCallable'], true);
     assert.match(String(schema['fileInput']), /\{base64\}, \{url\} or \{fileId\}/);
   });
@@ -52,8 +53,8 @@ describe('file tools over MCP', () => {
     const before = await used();
     const text = 'Quarterly notes\n\nSales rose in every region.\n';
     const r = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { base64: Buffer.from(text).toString('base64'), name: 'notes.txt' } } });
-    assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
-    const result = (r.structuredContent as { result: { downloadUrl: string; fileName: string } }).result;
+    assert.equal(r.isError, undefined, JSON.stringify(answerOf(r)));
+    const result = (answerOf(r) as { result: { downloadUrl: string; fileName: string } }).result;
     assert.equal(result.fileName, 'notes.md');
     assert.match(await download(result.downloadUrl), /Sales rose in every region\./);
     assert.equal((await used()) - before, t.services.catalog.get('documents_txt_to_md')!.credits);
@@ -62,24 +63,24 @@ describe('file tools over MCP', () => {
   it('fetches a file by URL through the fetcher, and refuses a metadata address uncharged', async () => {
     web.serve({ 'https://example.com/files/minutes.txt': { headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Minutes of the board meeting\n' } });
     const r = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { url: web.rewrite('https://example.com/files/minutes.txt') } } });
-    assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
-    const result = (r.structuredContent as { result: { downloadUrl: string; fileName: string } }).result;
+    assert.equal(r.isError, undefined, JSON.stringify(answerOf(r)));
+    const result = (answerOf(r) as { result: { downloadUrl: string; fileName: string } }).result;
     assert.equal(result.fileName, 'minutes.md');
     assert.match(await download(result.downloadUrl), /Minutes of the board meeting/);
 
     const before = await used();
     const refused = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { url: 'http://169.254.169.254/latest/meta-data' } } });
     assert.equal(refused.isError, true);
-    assert.equal((refused.structuredContent as Structured)['error'], 'url_not_allowed');
+    assert.equal((answerOf(refused) as Structured)['error'], 'url_not_allowed');
     assert.equal(await used(), before);
   });
 
   it("takes an earlier result of the same account by fileId; another account's fileId is not found, uncharged", async () => {
     const first = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { base64: Buffer.from('Agenda\n\nItem one: budget.\n').toString('base64'), name: 'agenda.txt' } } });
-    const { fileId } = (first.structuredContent as { result: { fileId: string } }).result;
+    const { fileId } = (answerOf(first) as { result: { fileId: string } }).result;
     const again = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { fileId } } });
-    assert.equal(again.isError, undefined, JSON.stringify(again.structuredContent));
-    const result = (again.structuredContent as { result: { downloadUrl: string; fileName: string; fileId: string } }).result;
+    assert.equal(again.isError, undefined, JSON.stringify(answerOf(again)));
+    const result = (answerOf(again) as { result: { downloadUrl: string; fileName: string; fileId: string } }).result;
     assert.equal(result.fileName, 'agenda.md', 'named after the stored file');
     assert.notEqual(result.fileId, fileId);
     assert.match(await download(result.downloadUrl), /Item one: budget\./);
@@ -91,7 +92,7 @@ describe('file tools over MCP', () => {
       for (const id of [fileId, '00000000-0000-4000-8000-000000000000', '../../etc/passwd']) {
         const refused = await stranger.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { fileId: id } } });
         assert.equal(refused.isError, true);
-        assert.equal((refused.structuredContent as Structured)['error'], 'file_not_found', id);
+        assert.equal((answerOf(refused) as Structured)['error'], 'file_not_found', id);
       }
       await t.services.usage.flush();
       assert.equal(await t.services.accounts.usedCredits(other.accountId), 0);
@@ -105,7 +106,7 @@ describe('file tools over MCP', () => {
     const codeOf = async (file?: Record<string, unknown>) => {
       const r = await call(file);
       assert.equal(r.isError, true);
-      return (r.structuredContent as Structured)['error'];
+      return (answerOf(r) as Structured)['error'];
     };
     assert.equal(await codeOf(), 'file_required');
     assert.equal(await codeOf({ base64: 'not base64!' }), 'validation_error');

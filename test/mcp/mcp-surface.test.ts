@@ -7,6 +7,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
+import { answerOf } from '../support/mcp-answer.ts';
 
 const EMI = { principal: 100000, rate: 10, tenure: 12 };
 
@@ -70,12 +71,12 @@ describe('MCP surface', () => {
       }
 
       const found = await client.callTool({ name: 'discover_tools', arguments: { query: 'emi loan' } });
-      const page = found.structuredContent as { tools: { operationId: string; credits: number }[]; total: number };
+      const page = answerOf(found) as { tools: { operationId: string; credits: number }[]; total: number };
       assert.equal(page.tools[0]?.operationId, 'calculators_emi_calculator');
       assert.equal(page.tools[0]?.credits, 1);
       assert.deepEqual(JSON.parse((found.content as { text: string }[])[0]!.text), found.structuredContent, 'the text mirrors the structured result');
 
-      const schema = (await client.callTool({ name: 'get_tool_schema', arguments: { operationId: 'calculators_emi_calculator' } })).structuredContent as Structured;
+      const schema = answerOf(await client.callTool({ name: 'get_tool_schema', arguments: { operationId: 'calculators_emi_calculator' } })) as Structured;
       assert.equal(schema['mcpCallable'], true);
       const properties = Object.keys((schema['inputSchema'] as { properties: object }).properties);
       for (const field of ['principal', 'rate', 'tenure']) assert.ok(properties.includes(field), `the input schema names ${field}`);
@@ -84,7 +85,7 @@ describe('MCP surface', () => {
       const rest = (await t.call('/api/v1/calculators/emi-calculator', EMI, apiKey)).json().result;
       const called = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'calculators_emi_calculator', input: EMI } });
       assert.equal(called.isError, undefined);
-      const out = called.structuredContent as Structured;
+      const out = answerOf(called) as Structured;
       assert.equal(out['status'], 'ok');
       assert.deepEqual(out['result'], rest, 'the same result as REST');
       assert.equal((out['credits'] as { charged: number }).charged, 1);
@@ -94,16 +95,16 @@ describe('MCP surface', () => {
 
   it('list_skills and load_skill read the playbooks; an unknown id is an isError naming close ids', async () => {
     const client = await connect(() => streamableClient(base, { 'x-api-key': apiKey }));
-    const listed = (await client.callTool({ name: 'list_skills', arguments: { query: 'security' } })).structuredContent as { skills: { id: string; estimatedCredits: number }[] };
+    const listed = answerOf(await client.callTool({ name: 'list_skills', arguments: { query: 'security' } })) as { skills: { id: string; estimatedCredits: number }[] };
     assert.equal(listed.skills[0]?.id, 'security-baseline');
-    const loaded = (await client.callTool({ name: 'load_skill', arguments: { skillId: 'security-baseline' } })).structuredContent as { steps: { operationId: string; credits: number }[]; estimatedCredits: { total: number } };
+    const loaded = answerOf(await client.callTool({ name: 'load_skill', arguments: { skillId: 'security-baseline' } })) as { steps: { operationId: string; credits: number }[]; estimatedCredits: { total: number } };
     assert.equal(loaded.estimatedCredits.total, loaded.steps.reduce((sum, step) => sum + step.credits, 0));
     assert.equal(loaded.estimatedCredits.total, listed.skills[0]?.estimatedCredits);
     for (const step of loaded.steps) assert.ok(t.services.catalog.get(step.operationId), step.operationId);
     const missing = await client.callTool({ name: 'load_skill', arguments: { skillId: 'security-baseline2' } });
     assert.equal(missing.isError, true);
-    assert.equal((missing.structuredContent as Structured)['error'], 'skill_not_found');
-    assert.deepEqual((missing.structuredContent as Structured)['suggestions'], ['security-baseline']);
+    assert.equal((answerOf(missing) as Structured)['error'], 'skill_not_found');
+    assert.deepEqual((answerOf(missing) as Structured)['suggestions'], ['security-baseline']);
   });
 
   it('one credit pool: REST and MCP calls alternate on one quota and both end exactly at zero', async () => {
@@ -112,12 +113,12 @@ describe('MCP surface', () => {
     for (let i = 0; i < 3; i++) {
       assert.equal((await t.call('/api/v1/calculators/emi-calculator', EMI, key)).statusCode, 200);
       const r = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'calculators_emi_calculator', input: EMI } });
-      assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
-      assert.equal((r.structuredContent as { credits: { remaining: number } }).credits.remaining, 6 - 2 * (i + 1));
+      assert.equal(r.isError, undefined, JSON.stringify(answerOf(r)));
+      assert.equal((answerOf(r) as { credits: { remaining: number } }).credits.remaining, 6 - 2 * (i + 1));
     }
     const refused = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'calculators_emi_calculator', input: EMI } });
     assert.equal(refused.isError, true);
-    const body = refused.structuredContent as Structured;
+    const body = answerOf(refused) as Structured;
     assert.equal(body['error'], 'quota_exhausted');
     assert.equal(body['stage'], 'quota');
     assert.equal(body['retryAfterSeconds'], undefined, 'no retry advice when the quota is gone');
@@ -133,7 +134,7 @@ describe('MCP surface', () => {
     assert.equal((await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'calculators_emi_calculator', input: EMI } })).isError, undefined);
     const limited = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'calculators_emi_calculator', input: EMI } });
     assert.equal(limited.isError, true);
-    const body = limited.structuredContent as Structured;
+    const body = answerOf(limited) as Structured;
     assert.equal(body['error'], 'rate_limited');
     assert.ok(typeof body['retryAfterSeconds'] === 'number' && body['retryAfterSeconds'] >= 1);
   });
@@ -142,24 +143,24 @@ describe('MCP surface', () => {
     const client = await connect(() => streamableClient(base, { 'x-api-key': apiKey }));
     const unknown = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'calculators_emi_calculater', input: EMI } });
     assert.equal(unknown.isError, true);
-    assert.equal((unknown.structuredContent as Structured)['error'], 'unknown_tool');
-    assert.ok(((unknown.structuredContent as Structured)['suggestions'] as string[]).includes('calculators_emi_calculator'));
+    assert.equal((answerOf(unknown) as Structured)['error'], 'unknown_tool');
+    assert.ok(((answerOf(unknown) as Structured)['suggestions'] as string[]).includes('calculators_emi_calculator'));
 
     const invalid = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'calculators_emi_calculator', input: { principal: 'lots', rate: 10, tenure: 12 } } });
     assert.equal(invalid.isError, true);
-    const issues = ((invalid.structuredContent as Structured)['details'] as { issues: { field: string }[] }).issues;
-    assert.equal((invalid.structuredContent as Structured)['error'], 'validation_error');
+    const issues = ((answerOf(invalid) as Structured)['details'] as { issues: { field: string }[] }).issues;
+    assert.equal((answerOf(invalid) as Structured)['error'], 'validation_error');
     assert.deepEqual(issues.map((i) => i.field), ['principal']);
 
     const file = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_docx_to_pdf', input: {} } });
-    assert.equal((file.structuredContent as Structured)['error'], 'file_required');
+    assert.equal((answerOf(file) as Structured)['error'], 'file_required');
 
     const { apiKey: scoped } = await t.account({ tools: ['calculators_gst_calculator'] });
     const scopedClient = await connect(() => streamableClient(base, { 'x-api-key': scoped }));
     const forbidden = await scopedClient.callTool({ name: 'invoke_tool', arguments: { operationId: 'calculators_emi_calculator', input: EMI } });
     assert.equal(forbidden.isError, true);
-    assert.equal((forbidden.structuredContent as Structured)['error'], 'tool_not_allowed');
-    assert.equal((forbidden.structuredContent as Structured)['stage'], 'authorize');
+    assert.equal((answerOf(forbidden) as Structured)['error'], 'tool_not_allowed');
+    assert.equal((answerOf(forbidden) as Structured)['stage'], 'authorize');
 
     // A tool name the server does not have, and wrong argument types: the SDK's own answers, naming the problem.
     const missing = await client.callTool({ name: 'no_such_tool', arguments: {} });

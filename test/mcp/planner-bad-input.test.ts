@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Run } from '../../src/runs/run-store.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
+import { answerOf } from '../support/mcp-answer.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Answer = Record<string, any>;
@@ -45,7 +46,7 @@ describe('planner tools: bad input answered with what to do next', () => {
   }
   const call = async (client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; body: Answer }> => {
     const r = await client.callTool({ name, arguments: args });
-    return { isError: r.isError === true, body: r.structuredContent as Answer };
+    return { isError: r.isError === true, body: answerOf(r) as Answer };
   };
   const used = async () => {
     await t.services.usage.flush();

@@ -22,6 +22,7 @@ import { startHttpSite, type TestSite } from '../analysis/support/test-sites.ts'
 import { catalogWithTestTools } from '../support/extra-tools.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
+import { answerOf } from '../support/mcp-answer.ts';
 
 const EMI = { principal: 100000, rate: 10, tenure: 12 };
 const EGRESS = { EGRESS_ALLOW: 'hooks.test', EGRESS_RESOLVE: 'hooks.test:127.0.0.1' };
@@ -37,7 +38,7 @@ async function connect(base: string, apiKey: string): Promise<Client> {
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; body: Structured }> {
   const answer = await client.callTool({ name, arguments: args });
-  return { isError: answer.isError === true, body: answer.structuredContent as Structured };
+  return { isError: answer.isError === true, body: answerOf(answer) as Structured };
 }
 
 /** Every run the executor finishes, and a wait for one of them by runId. */

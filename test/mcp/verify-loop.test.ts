@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
 import { startExampleWeb, type ExampleWeb } from '../analysis/support/example-web.ts';
+import { answerOf } from '../support/mcp-answer.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Answer = Record<string, any>;
@@ -63,7 +64,7 @@ describe('the verify loop, driven by a host that applies only the rank-1 fix', (
 
   const call = async (name: string, args: Record<string, unknown>): Promise<Answer> => {
     const r = await client.callTool({ name, arguments: args });
-    return r.structuredContent as Answer;
+    return answerOf(r) as Answer;
   };
 
   it('fixes one finding a round until the gate passes, then records the feature', async () => {
