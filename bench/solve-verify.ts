@@ -1,0 +1,286 @@
+/**
+ * The planner over MCP on local HTML (issue 11, section 7): `solve_task` and `verify_task` for the
+ * seo-audit playbook on a realistic page of about 75 KB with a few real findings, over Streamable
+ * HTTP with the SDK's own Client against the real server, and no network at all (input.html is
+ * analysed free, on the server's analysis workers). Run: `npm run bench:planner`.
+ *
+ * The figure that matters is the MCP overhead over the analyses themselves: the baseline is the
+ * sum of the same analyses the playbook's steps run (each step's htmlAnalyzers, one
+ * analyzeOnWorker call per step, one after the other, as the runner makes them), timed in this
+ * process on the same HTML. The overhead is what the rest costs: the JSON-RPC round trip and
+ * the HTML crossing it, goal matching, input resolution, merging the steps into one jobReport,
+ * sealing, gating, ranking fixes, the loop, (verify) checking the baseline's seal and the delta,
+ * and the answer's serialisation and outputSchema check. Target: overhead <= 20% (median).
+ *
+ * The server runs in a child process (this file with --serve), so the client and the server each
+ * get a core of their own, as in bench/mcp-vs-rest.ts. The client connects (initialize) before
+ * the clock starts. Baseline, solve and verify alternate iteration by iteration so the VM's
+ * drift hits all three alike. Every answer is checked (status, job, mode, findings, charge). A
+ * measurement, not a test: it exits 0 whatever the figures; the run is bounded by DEADLINE_MS.
+ *
+ * Environment:
+ *   BENCH_ITERATIONS   measured iterations of each figure (default 60)
+ *   BENCH_WARMUP       warm-up iterations of each (default 8)
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { analyzeOnWorker } from '../src/analysis/analysis-pool.ts';
+import type { Analyzer } from '../src/analysis/scoring.ts';
+import { loadCatalog } from '../src/core/catalog.ts';
+import { loadPlaybookRegistry } from '../src/runs/playbooks/playbook-registry.ts';
+import { benchApiKey } from './support/bench-account.ts';
+import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
+import { fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
+
+const HOST = '127.0.0.1';
+const GOAL = 'audit the seo of my page';
+const PLAYBOOK = 'seo-audit';
+/** The runner's base URL for local HTML (workflow-runner.ts): the baseline analyses the page as it does. */
+const LOCAL_BASE = 'https://local.invalid/';
+const TARGET_BYTES = 75 * 1024;
+const TARGET_OVERHEAD = 0.2;
+const DEADLINE_MS = 10 * 60_000;
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
+  return n;
+}
+const ITERATIONS = envInt('BENCH_ITERATIONS', 60);
+const WARMUP = envInt('BENCH_WARMUP', 8);
+
+// ---- the page ---------------------------------------------------------------------------------
+
+// A product listing as shops write them: a full head (title, description, canonical, Open Graph,
+// JSON-LD), navigation, product cards with pictures, specs and reviews. Its real findings: a
+// title too long for a search result, a few images without alt text (and one named like a
+// camera file), one skipped heading level, and a Product in JSON-LD without its offers.
+const head = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Trail running shoes for every terrain: mud, rock, snow and gravel, compared by cushioning, drop and weight | Example Shop</title>
+<meta name="description" content="Trail running shoes with grip for mud, rock and snow: compare cushioning, drop and weight across forty models, with free returns for 60 days.">
+<link rel="canonical" href="https://shop.example.com/catalog/trail-running">
+<meta property="og:title" content="Trail running shoes for every terrain">
+<meta property="og:description" content="Grip for mud, rock and snow.">
+<meta property="og:image" content="https://cdn.example.com/og/trail.jpg">
+<meta property="og:url" content="https://shop.example.com/catalog/trail-running">
+<meta property="og:type" content="website">
+<meta name="twitter:card" content="summary_large_image">
+<link rel="stylesheet" href="https://cdn.example.com/css/site.css">
+<script src="https://cdn.example.com/js/app.js" defer></script>
+<script type="application/ld+json">${JSON.stringify({
+  '@context': 'https://schema.org',
+  '@type': 'ItemList',
+  name: 'Trail running shoes',
+  itemListElement: Array.from({ length: 20 }, (_, i) => ({ '@type': 'ListItem', position: i + 1, url: `https://shop.example.com/p/trail-${i}`, name: `Trail shoe ${i}` })),
+})}</script>
+<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'Product', name: 'Trail shoe 0', image: 'https://cdn.example.com/img/0.jpg', description: 'A light trail shoe.' })}</script>
+</head>
+<body>
+<header><nav><ul>${Array.from({ length: 24 }, (_, i) => `<li><a href="/catalog/c${i}">Category ${i}</a></li>`).join('')}</ul></nav></header>
+<main>
+<h1>Trail running shoes</h1>
+`;
+
+function card(i: number): string {
+  // Three pictures without alt and one named like a camera file, over the whole page.
+  const alt = i === 3 || i === 11 || i === 17 ? '' : i === 7 ? ' alt="IMG_4411.jpg"' : ` alt="Trail shoe ${i} seen from the side"`;
+  // One h4 straight under an h2: the skipped level.
+  const sub = i === 5 ? 'h4' : 'h3';
+  const rows = Array.from({ length: 5 }, (_, r) => `<tr><th scope="row">Spec ${r}</th><td>${(i * 7 + r) % 40} mm</td><td>${200 + ((i + r) % 90)} g</td></tr>`).join('');
+  return `<section id="s${i}" class="card">
+<h2>Trail shoe ${i}: ${i % 3 === 0 ? 'cushioned' : 'fast'} and light</h2>
+<${sub}>Why runners choose it</${sub}>
+<p>The Trail shoe ${i} has a ${4 + (i % 8)} mm drop, a rock plate and a lugged outsole that bites into mud and loose gravel. Its upper drains fast after a river crossing and its heel counter holds the foot on steep descents. <a href="/p/trail-${i}">Read more about model ${i}</a> or see <a href="#reviews-${i}">the reviews</a>.</p>
+<img src="https://cdn.example.com/img/${i}.jpg"${alt} width="640" height="480" loading="lazy">
+<table><caption>Model ${i} specifications</caption><thead><tr><th>Spec</th><th>Stack</th><th>Weight</th></tr></thead><tbody>${rows}</tbody></table>
+<ul id="reviews-${i}">${Array.from({ length: 3 }, (_, r) => `<li><strong>Runner ${r}</strong>: ${['Great grip on wet rock, even on the descents.', 'Fits true to size with room for the toes.', 'A bit stiff for the first fifty kilometres.'][r]}</li>`).join('')}</ul>
+</section>
+`;
+}
+
+const tail = `</main>
+<footer><p>&copy; Example Shop. Free returns within 60 days.</p></footer>
+</body>
+</html>
+`;
+
+export function benchPage(targetBytes = TARGET_BYTES): string {
+  const parts = [head];
+  let size = head.length + tail.length;
+  for (let i = 0; size < targetBytes; i++) {
+    const c = card(i);
+    parts.push(c);
+    size += c.length;
+  }
+  parts.push(tail);
+  return parts.join('');
+}
+
+// ---- the server child -------------------------------------------------------------------------
+
+interface Ready {
+  kind: 'ready';
+  port: number;
+  apiKey: string;
+}
+
+async function serve(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-bench-planner-'));
+  try {
+    const { loadConfig } = await import('../src/config.ts');
+    const { createApp } = await import('../src/server.ts');
+    // Production log level (stdout goes to /dev/null, every line still written). Local HTML needs no engine.
+    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' });
+    const { app, services } = await createApp(config);
+    const apiKey = await benchApiKey(services);
+    await app.listen({ port: 0, host: HOST });
+    const address = app.server.address();
+    serveUntilStopped({ kind: 'ready', port: typeof address === 'object' && address ? address.port : 0, apiKey } satisfies Ready, () => app.close(), dataDir);
+  } catch (err) {
+    failStart('solve-verify server', dataDir, err);
+  }
+}
+
+function startServer(): Promise<{ child: ChildProcess; ready: Ready }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
+    execArgv: ['--disable-warning=ExperimentalWarning', ...(process.env['BENCH_SERVER_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_SERVER_CPU_PROF']}`] : [])],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the server did not report ready within 60 s'));
+    }, 60_000);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited before it was ready (${code ?? signal})`));
+    });
+    child.once('message', (message: Ready) => {
+      clearTimeout(timer);
+      if (message?.kind === 'ready') resolve({ child, ready: message });
+      else reject(new Error(`unexpected message from the server: ${JSON.stringify(message)}`));
+    });
+  });
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.send('stop');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// ---- the three figures ------------------------------------------------------------------------
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Answer = Record<string, any>;
+
+/** The analyzers of each seo-audit step, as the runner picks them (ToolDefinition.htmlAnalyzers). */
+async function stepAnalyzers(): Promise<{ stepId: string; analyzers: readonly Analyzer[] }[]> {
+  const catalog = await loadCatalog();
+  const playbook = (await loadPlaybookRegistry(catalog)).get(PLAYBOOK);
+  if (!playbook) throw new Error(`no playbook ${PLAYBOOK}`);
+  return playbook.steps.map((step) => {
+    const analyzers = catalog.get(step.operationId)?.htmlAnalyzers;
+    if (!analyzers) throw new Error(`${step.operationId} has no htmlAnalyzers: the playbook would not run free on local HTML`);
+    return { stepId: step.id, analyzers };
+  });
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Answer> {
+  const answer = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: 60_000 });
+  if (answer.isError) throw new Error(`${name} answered an error: ${JSON.stringify(answer).slice(0, 400)}`);
+  return answer.structuredContent as Answer;
+}
+
+function checkSolve(a: Answer, findings: number): void {
+  const ok = a['status'] === 'ok' && a['mode'] === 'local' && a['job']?.id === PLAYBOOK && a['credits']?.charged === 0 && a['jobReport']?.summary?.findings === findings && a['loop']?.round === 0;
+  if (!ok) throw new Error(`unexpected solve_task answer: ${JSON.stringify(a).slice(0, 500)}`);
+}
+
+function checkVerify(a: Answer, findings: number): void {
+  const ok = a['status'] === 'fail' && a['delta']?.remainingFindings?.length === findings && a['delta']?.resolvedFindings?.length === 0 && a['loop']?.round === 1 && a['credits']?.charged === 0;
+  if (!ok) throw new Error(`unexpected verify_task answer: ${JSON.stringify(a).slice(0, 500)}`);
+}
+
+async function main(): Promise<void> {
+  const deadline = AbortSignal.timeout(DEADLINE_MS);
+  const html = benchPage();
+  const steps = await stepAnalyzers();
+  const analyses = async (): Promise<number> => {
+    let findings = 0;
+    for (const step of steps) findings += (await analyzeOnWorker(step.analyzers, html, null, LOCAL_BASE, deadline)).findings.length;
+    return findings;
+  };
+  const stepFindings = await analyses();
+
+  const { child, ready } = await startServer();
+  const client = new Client({ name: 'bench-solve-verify', version: '1.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://${HOST}:${ready.port}/mcp`), { requestInit: { headers: { 'x-api-key': ready.apiKey } } }));
+    const input = { html };
+    const first = await call(client, 'solve_task', { goal: GOAL, input }, deadline);
+    const findings = Number(first['jobReport']?.summary?.findings);
+    checkSolve(first, findings);
+    if (!(findings > 0)) throw new Error('the bench page has no findings: the loop would have nothing to rank');
+
+    const figures = {
+      baseline: { name: 'baseline: the steps\' analyses (analyzeOnWorker, in turn)', samples: [] as number[], run: analyses },
+      solve: { name: 'solve_task over MCP', samples: [] as number[], run: async () => checkSolve(await call(client, 'solve_task', { goal: GOAL, input }, deadline), findings) },
+      verify: { name: 'verify_task over MCP (baseline: the solve)', samples: [] as number[], run: async () => checkVerify(await call(client, 'verify_task', { goal: GOAL, input, baseline: first }, deadline), findings) },
+    };
+    const all = Object.values(figures);
+    for (let i = 0; i < WARMUP; i++) for (const f of all) await f.run();
+    for (let i = 0; i < ITERATIONS; i++) {
+      // Which goes first rotates: none always runs right after another's garbage.
+      for (let k = 0; k < all.length; k++) {
+        const f = all[(i + k) % all.length]!;
+        const t0 = performance.now();
+        await f.run();
+        f.samples.push(performance.now() - t0);
+      }
+    }
+
+    const base50 = median(figures.baseline.samples);
+    const base99 = percentile(figures.baseline.samples, 99);
+    const ms = (v: number): string => v.toFixed(2);
+    const pct = (r: number): string => `${(r * 100).toFixed(1)}%`;
+    const rows = [['figure', 'median ms', 'p99 ms', 'median / baseline', 'overhead (median)', `overhead <= ${pct(TARGET_OVERHEAD)}`]];
+    for (const f of all) {
+      const m = median(f.samples);
+      const isBase = f === figures.baseline;
+      rows.push([f.name, ms(m), ms(percentile(f.samples, 99)), fmtRatio(m / base50), isBase ? '' : pct(m / base50 - 1), isBase ? '' : verdict(m / base50 - 1 <= TARGET_OVERHEAD)]);
+    }
+    process.stdout.write(
+      `solve_task / verify_task over MCP on local HTML (${PLAYBOOK}, ${steps.length} steps), a ${(Buffer.byteLength(html) / 1024).toFixed(0)} KB page with ${findings} findings ` +
+        `(${stepFindings} over the steps before merging); ${ITERATIONS} iterations after ${WARMUP} warm-up, node ${process.version}, load ${loadAverage()}\n` +
+        `Baseline p99 ${ms(base99)} ms. Overhead = what the MCP call costs beyond the same analyses run directly.\n\n${table(rows)}\n`,
+    );
+  } finally {
+    await client.close().catch(() => undefined);
+    await stopServer(child);
+  }
+  // The baseline's analysis worker is unref'd when idle: the process ends by itself.
+}
+
+if (process.argv.includes('--serve')) void serve();
+else {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}
