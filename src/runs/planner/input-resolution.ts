@@ -11,20 +11,6 @@ import { inputSchemaOf, type Playbook } from '../playbooks/playbook-schema.ts';
 import type { Registries } from './goal-index.ts';
 import { judgeUrl } from './local-url.ts';
 
-/**
- * URL tools whose whole report comes from the page's HTML (head, headings, images, JSON-LD,
- * snippet), so they can judge `input.html` with no fetch. Every other URL tool reads the live
- * response (TLS handshake, headers, cookies, CORS, redirects, timings, linked resources) and
- * needs `input.url`; the spec names page speed and mixed content among those, so they stay live.
- */
-export const HTML_ANALYSABLE: ReadonlySet<string> = new Set([
-  'seo_apis_meta_tags_analyzer',
-  'seo_apis_heading_structure_analyzer',
-  'seo_apis_image_alt_audit',
-  'seo_apis_structured_data_validator',
-  'seo_apis_serp_snippet_preview',
-]);
-
 /** live: needs input.url and a fetch; html: can run on input.html; json: plain fields; file: a file source */
 export type StepAccess = 'live' | 'html' | 'json' | 'file';
 
@@ -41,13 +27,13 @@ export interface StepNeed {
 }
 
 /**
- * Whether a URL tool can judge input.html: it declares its HTML analyzers (`htmlAnalyzers`, the
- * catalog's own word), or, for a tool that does not yet, it is in HTML_ANALYSABLE.
+ * Whether a URL tool can judge input.html: it declares the analyzers that make its whole report
+ * from the page's HTML (`htmlAnalyzers`: head, headings, images, JSON-LD, snippet). Every other URL
+ * tool reads the live response (TLS handshake, headers, cookies, CORS, redirects, timings, linked
+ * resources) and needs input.url; the spec names page speed and mixed content among those.
  */
 export function answersFromHtml(tool: AnyTool): boolean {
-  if (tool.kind !== 'url') return false;
-  const declared = 'htmlAnalyzers' in tool ? (tool as { htmlAnalyzers?: unknown }).htmlAnalyzers : undefined;
-  return declared !== undefined || HTML_ANALYSABLE.has(tool.operationId);
+  return tool.kind === 'url' && tool.htmlAnalyzers !== undefined && tool.htmlAnalyzers.length > 0;
 }
 
 export function accessOf(tool: AnyTool): StepAccess {
