@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     apiKey: secret,
     dataDir,
     pid: process.pid,
-    libreofficeInstances: config.libreofficeInstances,
+    libreofficeInstances: config.engines.libreoffice.LIBREOFFICE_INSTANCES,
     uploadLimitBytes: config.uploadLimitBytes,
     engineQueueLimit: config.engineQueueLimit,
   };

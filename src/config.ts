@@ -1,6 +1,8 @@
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
 import { buildEgressPolicy, type EgressPolicy } from './analysis/egress-policy.ts';
+import { engineSettingsFrom, engineSettingsShape, type EngineSettings } from './engines/engine-registry.ts';
+import { DEFAULT_ZIP_LIMITS, type ZipSafetyLimits } from './files/zip-limits.ts';
 
 const boolFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -29,12 +31,17 @@ const envSchema = z.object({
   FILE_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   BINARY_DELIVERY_DEPRECATED_AT: z.iso.date().default('2026-11-01'),
   BINARY_DELIVERY_SUNSET_AT: z.iso.date().default('2027-06-30'),
-  LIBREOFFICE_INSTANCES: z.coerce.number().int().min(1).max(16).default(2),
   ENGINE_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1000).default(16),
   ENGINE_JOB_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   ENGINES_WARM_ON_START: boolFromEnv.default(true),
-  LIBREOFFICE_PROGRAM: z.string().min(1).default('soffice'),
-  CHROMIUM_PROGRAM: z.string().min(1).default('/usr/bin/chromium'),
+  // Each engine declares its own keys (LIBREOFFICE_PROGRAM, CHROMIUM_PROGRAM, ...) next to its code.
+  ...engineSettingsShape(),
+  // The one set of zip-bomb limits: the upload check and the engines' guard both use it.
+  ZIP_MAX_ENTRIES: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_ZIP_LIMITS.maxEntries),
+  ZIP_MAX_UNCOMPRESSED_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 ** 3).default(DEFAULT_ZIP_LIMITS.maxUncompressedBytes),
+  ZIP_MAX_RATIO: z.coerce.number().int().min(2).max(100_000).default(DEFAULT_ZIP_LIMITS.maxRatio),
+  ZIP_MAX_PART_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 ** 3).default(DEFAULT_ZIP_LIMITS.maxPartBytes),
+  ZIP_MAX_DEPTH: z.coerce.number().int().min(1).max(16).default(DEFAULT_ZIP_LIMITS.maxDepth),
   USAGE_FLUSH_MS: z.coerce.number().int().min(10).max(600_000).default(250),
   EGRESS_ALLOW: z.string().default(''),
   EGRESS_RESOLVE: z.string().default(''),
@@ -74,12 +81,13 @@ export interface Config {
   fileSigningSecret: string | undefined;
   binaryDeliveryDeprecatedAt: Date;
   binaryDeliverySunsetAt: Date;
-  libreofficeInstances: number;
   engineQueueLimit: number;
   engineJobTimeoutMs: number;
   enginesWarmOnStart: boolean;
-  libreofficeProgram: string;
-  chromiumProgram: string;
+  /** each engine's own settings, keyed by engine name (declared in the engine's defineEngine) */
+  engines: EngineSettings;
+  /** zip-bomb limits for uploads and for the engines that open zip containers */
+  zipLimits: ZipSafetyLimits;
   /** How often usage counters and credit-lease consumption are written: a crash leaves at most this window's calls uncharged. */
   usageFlushMs: number;
   /** EGRESS_ALLOW and EGRESS_RESOLVE, parsed: what the egress-safe fetcher may reach beyond public addresses. */
@@ -148,12 +156,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileSigningSecret: e.FILE_SIGNING_SECRET,
     binaryDeliveryDeprecatedAt: new Date(`${e.BINARY_DELIVERY_DEPRECATED_AT}T00:00:00Z`),
     binaryDeliverySunsetAt: new Date(`${e.BINARY_DELIVERY_SUNSET_AT}T00:00:00Z`),
-    libreofficeInstances: e.LIBREOFFICE_INSTANCES,
     engineQueueLimit: e.ENGINE_QUEUE_LIMIT,
     engineJobTimeoutMs: e.ENGINE_JOB_TIMEOUT_MS,
     enginesWarmOnStart: e.ENGINES_WARM_ON_START,
-    libreofficeProgram: e.LIBREOFFICE_PROGRAM,
-    chromiumProgram: e.CHROMIUM_PROGRAM,
+    engines: engineSettingsFrom(e),
+    zipLimits: {
+      maxEntries: e.ZIP_MAX_ENTRIES,
+      maxUncompressedBytes: e.ZIP_MAX_UNCOMPRESSED_BYTES,
+      maxRatio: e.ZIP_MAX_RATIO,
+      maxPartBytes: e.ZIP_MAX_PART_BYTES,
+      ratioFloorBytes: DEFAULT_ZIP_LIMITS.ratioFloorBytes,
+      maxDepth: e.ZIP_MAX_DEPTH,
+    },
     usageFlushMs: e.USAGE_FLUSH_MS,
     egress,
     fetch: {

@@ -15,7 +15,7 @@ import { Invoker } from './core/invoke.ts';
 import { BatchedLogWriter } from './core/log-writer.ts';
 import { Metrics } from './core/metrics.ts';
 import { changeCounter, migrateToLatest, openDatabase, type Db } from './db/database.ts';
-import { createEngines, type Engines } from './engines/index.ts';
+import { createEngines, engineOptionsFrom, type Engines } from './engines/index.ts';
 import { FilePipeline } from './files/file-pipeline.ts';
 import { LocalFileStore, type FileStore } from './files/file-store.ts';
 import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
@@ -113,17 +113,11 @@ export async function createServices(config: Config, log: Logger, options: Servi
     urlTtlSeconds: config.downloadUrlTtlSeconds,
     retentionMs: config.fileRetentionMs,
     outputLimitBytes: config.outputLimitBytes,
+    zipLimits: config.zipLimits,
   });
-  const engineLimits = { maxQueued: config.engineQueueLimit, jobTimeoutMs: config.engineJobTimeoutMs };
   const engines =
     options.engines ??
-    createEngines({
-      libreoffice: { ...engineLimits, instances: config.libreofficeInstances, soffice: config.libreofficeProgram },
-      chromium: { ...engineLimits, executablePath: config.chromiumProgram },
-      pandoc: engineLimits,
-      poppler: engineLimits,
-      logger: log,
-    });
+    createEngines({ ...engineOptionsFrom(config.engines), maxQueued: config.engineQueueLimit, jobTimeoutMs: config.engineJobTimeoutMs, zipLimits: config.zipLimits, logger: log });
   const fetcher = options.fetcher ?? egressFetcherFromConfig(config);
   const invoker = new Invoker({
     files,

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { MarkdownRenderer, UrlToolExample } from './define-url-tool.ts';
 import { fileResultSchema, type FileArtifact, type UploadedFile } from '../files/file-types.ts';
 import type { Analyzer } from '../analysis/scoring.ts';
+import type { EngineName, EngineView } from '../engines/engine-registry.ts';
 
 export { fileResultSchema, type FileArtifact, type FileResult, type UploadedFile } from '../files/file-types.ts';
 
@@ -69,7 +70,7 @@ export interface FileToolContext<E = unknown> extends ToolContext {
   engines: E;
 }
 
-export interface FileToolSpec<I extends z.ZodType, E = unknown> {
+export interface FileToolSpec<I extends z.ZodType, N extends EngineName = never> {
   family: string;
   slug: string;
   title: string;
@@ -82,7 +83,12 @@ export interface FileToolSpec<I extends z.ZodType, E = unknown> {
   conversion?: { from: string; to: string };
   examples: readonly FileToolExample<z.input<I>>[];
   limits?: ToolLimits;
-  run(input: z.output<I>, ctx: FileToolContext<E>): Promise<FileArtifact>;
+  /**
+   * The engines run uses (engines/engine-registry.ts): ctx.engines has them, typed; when one is
+   * not installed the call answers 503 engine_unavailable before anything is charged.
+   */
+  engines?: readonly N[];
+  run(input: z.output<I>, ctx: FileToolContext<EngineView<N>>): Promise<FileArtifact>;
 }
 
 const TOOL_BRAND: unique symbol = Symbol.for('tool-service.tool');
@@ -99,6 +105,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Set on file tools: the multipart field and the accepted content kinds. */
   readonly upload?: { field: string; accept: readonly string[] };
   readonly conversion?: { from: string; to: string };
+  /** Set on file tools: the engines checked before the charge (see FileToolSpec.engines). */
+  readonly engines?: readonly EngineName[];
   readonly fileExamples?: readonly FileToolExample<unknown>[];
   /** Set on URL tools: examples as pages to serve and rules to see fire or pass. */
   readonly urlExamples?: readonly UrlToolExample<unknown>[];
@@ -153,7 +161,7 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolS
   };
 }
 
-export function defineFileTool<I extends z.ZodType, E = unknown>(spec: FileToolSpec<I, E>): ToolDefinition<I, typeof fileResultSchema> {
+export function defineFileTool<I extends z.ZodType, N extends EngineName = never>(spec: FileToolSpec<I, N>): ToolDefinition<I, typeof fileResultSchema> {
   checkIdentity(spec);
   const { examples, run, ...rest } = spec;
   return {

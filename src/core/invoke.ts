@@ -51,8 +51,8 @@ export interface InvokerDeps {
   toolTimeoutMs: number;
   idempotencyTtlMs: number;
   files?: FilePipeline;
-  /** Handed to file tools as ctx.engines. */
-  engines?: unknown;
+  /** Handed to file tools as ctx.engines; a file tool's declared engines are checked before its charge. */
+  engines?: Engines;
   /** Handed to URL tools as ctx.fetchPage, bound to the calling account and the call's signal; fetches URL file sources. */
   fetcher?: EgressFetcher;
   /** The largest file a base64 or URL file source may bring (the REST upload limit). */
@@ -312,6 +312,17 @@ export class Invoker {
       return refused;
     }
 
+    // A missing engine is the service's gap, not the call's: refused before the charge, so it costs nothing.
+    if (tool.engines !== undefined && tool.engines.length > 0 && this.#deps.engines) {
+      try {
+        await this.#deps.engines.require(tool.engines);
+      } catch (err) {
+        const refused = this.#fail('run', err, req, await this.#meterNow(accountId, limits, rate));
+        record(0, refused.error.status);
+        return refused;
+      }
+    }
+
     // From this process's credit lease without a promise when it covers the cost (nearly always).
     const charge = this.#deps.ledger.chargeFromLease(accountId, tool.credits, limits.monthlyCredits) ?? (await this.#deps.ledger.charge(accountId, tool.credits, limits.monthlyCredits));
     if (!charge.charged) {
@@ -401,7 +412,7 @@ export class Invoker {
       ...ctx,
       fetchPage: (url, options = {}) => fetcher.fetch(url, { ...options, account: accountId, signal: ctx.signal }),
       withPage: (url, use, options = {}) => fetcher.fetchAndUse(url, use, { ...options, account: accountId, signal: ctx.signal }),
-      ...(this.#deps.engines ? { engines: this.#deps.engines as Engines } : {}),
+      ...(this.#deps.engines ? { engines: this.#deps.engines } : {}),
     };
   }
 

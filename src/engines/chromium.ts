@@ -10,9 +10,11 @@
 import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { z } from 'zod';
 import { ServiceError } from '../core/errors.ts';
 import { checkCssPageSide, isCrashMessage, largestCssPageSidePx, renderFailed, rendererCrashed } from './chromium-failures.ts';
 import { resolvePage, type PageOptions, type ResolvedPage } from './page.ts';
+import { defineEngine } from './engine-definition.ts';
 import { writeChromiumLauncher, type ChromiumLauncher } from './chromium-launcher.ts';
 import { findProgram, runProcess } from './process.ts';
 import { minimalEnv } from './sandbox.ts';
@@ -320,6 +322,10 @@ export class ChromiumEngine {
     return this.supervisor.warm();
   }
 
+  availability(): Promise<EngineProbe> {
+    return this.supervisor.probe();
+  }
+
   async close(): Promise<void> {
     await this.supervisor.close();
     const launcher = await this.launcher?.catch(() => null);
@@ -379,3 +385,14 @@ export class ChromiumEngine {
     }
   }
 }
+
+export const chromiumEngine = defineEngine({
+  name: 'chromium',
+  label: 'Chromium',
+  credits: 3,
+  settings: z.object({
+    CHROMIUM_PROGRAM: z.string().min(1).default('/usr/bin/chromium').describe('the Chromium program, a path or a name on PATH'),
+  }),
+  fromSettings: (s): ChromiumOptions => ({ executablePath: s.CHROMIUM_PROGRAM }),
+  create: (options) => new ChromiumEngine(options),
+});

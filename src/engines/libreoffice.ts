@@ -11,9 +11,12 @@ import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import { unprocessable } from '../core/errors.ts';
 import { resolvePage, type PageOptions } from './page.ts';
-import { checkZipBomb, type ZipLimits } from './zip-guard.ts';
+import { checkZipBomb } from './zip-guard.ts';
+import type { ZipSafetyLimits } from '../files/zip-limits.ts';
+import { defineEngine } from './engine-definition.ts';
 import { bubblewrap, findProgram, groupGone, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess } from './process.ts';
 import { FAKE_PASSWD, SANDBOX_FILES_DIR, minimalEnv, sandboxCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
@@ -45,7 +48,7 @@ export interface LibreOfficeOptions {
   /** a Python 3 that can `import uno` (default: /usr/bin/python3, then python3 on PATH) */
   python?: string;
   /** limits on zip containers (docx, xlsx, odt, ...) checked before a conversion */
-  zipLimits?: ZipLimits;
+  zipLimits?: Partial<ZipSafetyLimits>;
   /** where profiles live (default: a fresh folder under the OS temp dir) */
   workDir?: string;
   logger?: EngineLogger;
@@ -362,6 +365,10 @@ export class LibreOfficeEngine {
     return this.supervisor.warm();
   }
 
+  availability(): Promise<EngineProbe> {
+    return this.supervisor.probe();
+  }
+
   async close(): Promise<void> {
     await this.supervisor.close();
     if (this.workDir && this.ownsWorkDir) {
@@ -488,3 +495,15 @@ export class LibreOfficeEngine {
     return (await this.sandboxPlan()).bwrap !== null;
   }
 }
+
+export const libreofficeEngine = defineEngine({
+  name: 'libreoffice',
+  label: 'LibreOffice',
+  credits: 3,
+  settings: z.object({
+    LIBREOFFICE_INSTANCES: z.coerce.number().int().min(1).max(16).default(2).describe('warm LibreOffice instances (each about 150 MB)'),
+    LIBREOFFICE_PROGRAM: z.string().min(1).default('soffice').describe('the soffice program, a path or a name on PATH'),
+  }),
+  fromSettings: (s): LibreOfficeOptions => ({ instances: s.LIBREOFFICE_INSTANCES, soffice: s.LIBREOFFICE_PROGRAM }),
+  create: (options) => new LibreOfficeEngine(options),
+});

@@ -22,7 +22,10 @@ import { neutraliseActiveContent } from './pandoc-active-content.ts';
 import { confineResources } from './pandoc-resources.ts';
 import { SANDBOX_FILES_DIR } from './sandbox.ts';
 import { checkZipBomb } from './zip-guard.ts';
-import type { EngineStatus } from './supervisor.ts';
+import type { ZipSafetyLimits } from '../files/zip-limits.ts';
+import type { EngineProbe, EngineStatus } from './supervisor.ts';
+import { defineEngine } from './engine-definition.ts';
+import { z } from 'zod';
 
 const FILTER = fileURLToPath(new URL('./pandoc-filter.lua', import.meta.url));
 const FILTER_FILE = { host: FILTER, inside: `${SANDBOX_FILES_DIR}/pandoc-filter.lua` };
@@ -41,6 +44,8 @@ const RAW_EXTENSIONS: Record<string, string> = {
 export interface PandocEngineOptions extends ProgramEngineOptions {
   /** bounds on the input checked before pandoc runs */
   limits?: PandocLimits;
+  /** the zip-bomb limits (config's ZIP_*) checked before pandoc opens a docx, odt or epub */
+  zipLimits?: Partial<ZipSafetyLimits>;
 }
 
 export interface PandocConvertOptions {
@@ -66,9 +71,11 @@ export class PandocEngine {
   private sandbox: Promise<boolean> | null = null;
 
   private readonly limits: PandocLimits;
+  private readonly zipLimits: Partial<ZipSafetyLimits>;
 
   constructor(options: PandocEngineOptions = {}) {
     this.limits = options.limits ?? {};
+    this.zipLimits = options.zipLimits ?? {};
     this.engine = new ProgramEngine(
       {
         name: 'pandoc',
@@ -86,7 +93,7 @@ export class PandocEngine {
     if (!/^[a-z0-9_]+$/.test(options.from) || !/^[a-z0-9_]+$/.test(options.to)) throw new Error('pandoc formats are plain names');
     const size = await stat(options.inputPath).then((s) => s.size);
     if (size === 0) throw unprocessable('The file is empty');
-    await checkZipBomb(options.inputPath);
+    await checkZipBomb(options.inputPath, this.zipLimits);
     await checkPandocInput(options.inputPath, options.from, size, this.limits);
     const sandbox = await this.sandboxFlag();
     const reader = options.raw ? options.from : `${options.from}${RAW_EXTENSIONS[options.from] ?? ''}`;
@@ -148,6 +155,13 @@ export class PandocEngine {
     return this.engine.status();
   }
 
+  availability(): Promise<EngineProbe> {
+    return this.engine.availability();
+  }
+
+  /** A process per job: nothing to keep warm. */
+  async warm(): Promise<void> {}
+
   close(): Promise<void> {
     return this.engine.close();
   }
@@ -168,3 +182,12 @@ function check(code: number | null, stderr: string): void {
   if (code === null || code === 251) throw unprocessable('The document is too large or complex to convert', detail);
   throw unprocessable('pandoc could not read or convert this document', detail);
 }
+
+export const pandocEngine = defineEngine({
+  name: 'pandoc',
+  label: 'pandoc',
+  credits: 2,
+  settings: z.object({}),
+  fromSettings: (): PandocEngineOptions => ({}),
+  create: (options) => new PandocEngine(options),
+});

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { unprocessable } from '../core/errors.ts';
 import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
 import type { RunResult } from './process.ts';
-import type { EngineStatus } from './supervisor.ts';
+import type { EngineProbe, EngineStatus } from './supervisor.ts';
+import { defineEngine } from './engine-definition.ts';
+import { z } from 'zod';
 
 export interface PdfJobOptions {
   inputPath: string;
@@ -100,6 +102,13 @@ export class PopplerEngine {
     return this.engine.status();
   }
 
+  availability(): Promise<EngineProbe> {
+    return this.engine.availability();
+  }
+
+  /** A process per job: nothing to keep warm. */
+  async warm(): Promise<void> {}
+
   close(): Promise<void> {
     return this.engine.close();
   }
@@ -130,3 +139,12 @@ function passwordArgs(options: PdfJobOptions): string[] {
   // pdftotext/pdftohtml/pdfinfo take -upw; an owner password also opens the file.
   return options.password === undefined ? [] : ['-upw', options.password];
 }
+
+export const popplerEngine = defineEngine({
+  name: 'poppler',
+  label: 'poppler',
+  credits: 2,
+  settings: z.object({}),
+  fromSettings: (): ProgramEngineOptions => ({}),
+  create: (options) => new PopplerEngine(options),
+});

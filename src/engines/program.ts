@@ -113,6 +113,10 @@ export class ProgramEngine {
     return this.supervisor.status();
   }
 
+  availability(): Promise<EngineProbe> {
+    return this.supervisor.probe();
+  }
+
   /** The probe's version (null when missing). */
   async version(): Promise<string | null> {
     const probe = await this.supervisor.probe();

@@ -2,17 +2,12 @@
 // declares must stay within limits, so a document bomb (a small docx whose XML inflates to
 // gigabytes) is refused with 422 before LibreOffice or pandoc inflates it. A zip that lies about
 // its sizes still meets the engine's time and memory limits. The central directory is read by
-// src/files/zip-inspect.ts; this file only maps what it finds to the engines' 422 answers.
+// src/files/zip-inspect.ts; this file only maps what it finds to the engines' 422 answers. The
+// limits are the one set the upload check uses too (src/files/zip-limits.ts, config's ZIP_*).
 import { open } from 'node:fs/promises';
 import { unprocessable } from '../core/errors.ts';
 import { isZipError, listZipEntries, type ZipDirectory } from '../files/zip-inspect.ts';
-
-export interface ZipLimits {
-  /** total declared uncompressed size (default 512 MiB) */
-  maxUnzippedBytes?: number;
-  /** entries (default 20 000) */
-  maxEntries?: number;
-}
+import { zipLimits, type ZipSafetyLimits } from '../files/zip-limits.ts';
 
 const TOO_LARGE = 'The document is too large to convert';
 const DAMAGED = 'The file is a damaged zip container';
@@ -30,9 +25,8 @@ async function startsLikeZip(file: string): Promise<boolean> {
 }
 
 /** Throws 422 when `file` is a zip that declares more than the limits; other files pass. */
-export async function checkZipBomb(file: string, limits: ZipLimits = {}): Promise<void> {
-  const maxBytes = limits.maxUnzippedBytes ?? 512 * 1024 * 1024;
-  const maxEntries = limits.maxEntries ?? 20_000;
+export async function checkZipBomb(file: string, limits: Partial<ZipSafetyLimits> = {}): Promise<void> {
+  const { maxUncompressedBytes: maxBytes, maxEntries } = zipLimits(limits);
   if (!(await startsLikeZip(file))) return; // not a zip
   let directory: ZipDirectory;
   try {

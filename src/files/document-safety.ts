@@ -6,28 +6,14 @@ import { open } from 'node:fs/promises';
 import { ServiceError } from '../core/errors.ts';
 import { inspectOleFile, manifestIsEncrypted, pdfIsEncrypted, type FileKind } from './file-kind.ts';
 import { isZipError, listZipEntries, streamEntry, type ZipDirectory, type ZipEntryInfo } from './zip-inspect.ts';
+import { DEFAULT_ZIP_LIMITS, type ZipSafetyLimits } from './zip-limits.ts';
 
 export type SafetyErrorCode = 'document_bomb' | 'unsafe_document' | 'encrypted_document' | 'corrupt_document';
 
-export interface SafetyLimits {
-  /** the most all entries may inflate to, declared or actual */
-  maxUncompressedBytes: number;
-  /** the largest inflated/compressed ratio of one entry (only checked past `ratioFloorBytes`) */
-  maxRatio: number;
-  maxEntries: number;
-  /** the most one part may inflate to */
-  maxPartBytes?: number;
-  /** entries smaller than this may have any ratio (a few KB of spaces compress 1000:1) */
-  ratioFloorBytes?: number;
-}
+/** The zip limits, as the safety check's tests and callers name them. */
+export type SafetyLimits = ZipSafetyLimits;
 
-export const DEFAULT_SAFETY_LIMITS: Required<SafetyLimits> = {
-  maxUncompressedBytes: 300 * 1024 * 1024,
-  maxRatio: 200,
-  maxEntries: 10_000,
-  maxPartBytes: 64 * 1024 * 1024,
-  ratioFloorBytes: 1024 * 1024,
-};
+export const DEFAULT_SAFETY_LIMITS: Readonly<SafetyLimits> = DEFAULT_ZIP_LIMITS;
 
 const ZIP_KINDS: ReadonlySet<FileKind> = new Set(['docx', 'xlsx', 'pptx', 'odt', 'ods', 'odp', 'epub', 'zip']);
 const ODF_KINDS: ReadonlySet<FileKind> = new Set(['odt', 'ods', 'odp']);
@@ -79,7 +65,7 @@ export function formatBytes(bytes: number): string {
 
 /** Throws a 422 ServiceError when the document must not reach an engine. */
 export async function assertSafeDocument(path: string, kind: FileKind, limits: Partial<SafetyLimits> = {}): Promise<void> {
-  const l: Required<SafetyLimits> = { ...DEFAULT_SAFETY_LIMITS, ...limits };
+  const l: SafetyLimits = { ...DEFAULT_SAFETY_LIMITS, ...limits };
   if (kind === 'pdf') return assertPdf(path);
   if (kind === 'ole2') return assertOle(path);
   if (ZIP_KINDS.has(kind)) return assertZip(path, kind, l);
@@ -127,7 +113,7 @@ export function looksLikeMarkup(head: Buffer): boolean {
   return /^\s*</.test(text);
 }
 
-async function assertZip(path: string, kind: FileKind, l: Required<SafetyLimits>): Promise<void> {
+async function assertZip(path: string, kind: FileKind, l: SafetyLimits): Promise<void> {
   let directory: ZipDirectory;
   try {
     directory = await listZipEntries(path, { maxEntries: l.maxEntries });
@@ -207,14 +193,14 @@ async function assertZip(path: string, kind: FileKind, l: Required<SafetyLimits>
   }
 }
 
-function partTooLarge(entry: ZipEntryInfo, cap: number, l: Required<SafetyLimits>, before: number): ServiceError {
+function partTooLarge(entry: ZipEntryInfo, cap: number, l: SafetyLimits, before: number): ServiceError {
   if (cap < l.maxPartBytes) {
     return bomb(`${entry.name} takes the inflated total past ${formatBytes(l.maxUncompressedBytes)} (${formatBytes(before)} before it)`);
   }
   return bomb(`${entry.name} inflates past ${formatBytes(cap)}`);
 }
 
-function ratioGuard(entry: ZipEntryInfo, l: Required<SafetyLimits>): (produced: number) => void {
+function ratioGuard(entry: ZipEntryInfo, l: SafetyLimits): (produced: number) => void {
   const limit = Math.max(l.ratioFloorBytes, l.maxRatio * Math.max(1, entry.compressedSize));
   return (produced) => {
     if (produced > limit) {
@@ -223,7 +209,7 @@ function ratioGuard(entry: ZipEntryInfo, l: Required<SafetyLimits>): (produced: 
   };
 }
 
-function mapZipError(error: unknown, entry: ZipEntryInfo, cap: number, kind: FileKind, l: Required<SafetyLimits>, before: number): unknown {
+function mapZipError(error: unknown, entry: ZipEntryInfo, cap: number, kind: FileKind, l: SafetyLimits, before: number): unknown {
   if (!isZipError(error)) return error;
   switch (error.code) {
     case 'too_large':
@@ -237,7 +223,7 @@ function mapZipError(error: unknown, entry: ZipEntryInfo, cap: number, kind: Fil
   }
 }
 
-async function readPart(path: string, entry: ZipEntryInfo, cap: number, kind: FileKind, l: Required<SafetyLimits>, before = 0): Promise<Buffer> {
+async function readPart(path: string, entry: ZipEntryInfo, cap: number, kind: FileKind, l: SafetyLimits, before = 0): Promise<Buffer> {
   const chunks: Buffer[] = [];
   await scanPart(path, entry, cap, kind, l, before, (chunk) => chunks.push(chunk));
   return Buffer.concat(chunks);
@@ -248,7 +234,7 @@ async function scanPart(
   entry: ZipEntryInfo,
   cap: number,
   kind: FileKind,
-  l: Required<SafetyLimits>,
+  l: SafetyLimits,
   before: number,
   onChunk: (chunk: Buffer) => void = () => {},
 ): Promise<number> {

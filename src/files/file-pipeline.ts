@@ -9,6 +9,7 @@ import { assertSafeDocument } from './document-safety.ts';
 import { detectFileKind, kindMatches, type AcceptedKind, type FileKind } from './file-kind.ts';
 import type { FileStore } from './file-store.ts';
 import type { LinkSigner } from './signed-links.ts';
+import type { ZipSafetyLimits } from './zip-limits.ts';
 
 /** The file tool an upload is for, as far as the pipeline needs to know it. */
 export interface UploadTarget {
@@ -32,6 +33,8 @@ export interface FilePipelineOptions {
   urlTtlSeconds: number;
   retentionMs: number;
   outputLimitBytes: number;
+  /** zip-bomb limits for uploads (config's ZIP_*; the defaults when not given) */
+  zipLimits?: ZipSafetyLimits;
 }
 
 /**
@@ -95,7 +98,7 @@ export class FilePipeline {
 
   /** Bombs, external entities, encryption and truncation: the user's file is at fault, so this runs after the charge. */
   async assertSafe(upload: UploadedFile): Promise<void> {
-    await assertSafeDocument(upload.path, upload.kind as FileKind);
+    await assertSafeDocument(upload.path, upload.kind as FileKind, this.#o.zipLimits);
   }
 
   /**

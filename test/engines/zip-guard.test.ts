@@ -33,7 +33,7 @@ describe('checkZipBomb', () => {
     const xml = Buffer.alloc(64 * 1024 * 1024, '<w:p/>');
     const bomb = await file('bomb.docx', zip([{ name: 'word/document.xml', data: xml }]));
     assert.ok(deflateRawSync(xml).length < 1024 * 1024);
-    await assert.rejects(checkZipBomb(bomb, { maxUnzippedBytes: 32 * 1024 * 1024 }), is422);
+    await assert.rejects(checkZipBomb(bomb, { maxUncompressedBytes: 32 * 1024 * 1024 }), is422);
   });
 
   it('refuses a zip declaring gigabytes', async () => {

@@ -1,12 +1,8 @@
-import type { ChromiumEngine } from '../../engines/chromium.ts';
-import type { LibreOfficeEngine } from '../../engines/libreoffice.ts';
-import type { PandocEngine } from '../../engines/pandoc.ts';
-import type { PopplerEngine } from '../../engines/poppler.ts';
+import type { EngineName, EngineView } from '../../engines/engine-registry.ts';
 
-/** What conversions need of the engines: the narrow view a tool gets as ctx.engines. */
-export interface ConversionEngines {
-  libreoffice: Pick<LibreOfficeEngine, 'convert'>;
-  chromium: Pick<ChromiumEngine, 'htmlToPdf'>;
-  pandoc: Pick<PandocEngine, 'convert'>;
-  poppler: Pick<PopplerEngine, 'pdfToText' | 'pdfToHtml'>;
-}
+/**
+ * What a converter gets as job.engines: every registered engine, typed from the registry. The
+ * row's label declares which of them its tool needs (checked before the charge); a new engine
+ * appears here by being registered.
+ */
+export type ConversionEngines = EngineView<EngineName>;

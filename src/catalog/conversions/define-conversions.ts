@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { defineFileTool, type AnyTool, type FileToolContext, type UploadedFile } from '../../core/define-tool.ts';
+import { defineFileTool, type AnyTool, type UploadedFile } from '../../core/define-tool.ts';
 import type { PageOptions } from '../../engines/page.ts';
+import { engineByLabel, type EngineLabel as RegisteredLabel, type EngineName } from '../../engines/engine-registry.ts';
 import { outputName } from '../../files/file-pipeline.ts';
 import { sanitizeHtmlFile } from '../../files/html-sanitizer.ts';
 import type { ConversionEngines } from './conversion-engines.ts';
@@ -20,7 +21,8 @@ export interface ConversionJob {
   options?: Readonly<Record<string, unknown>>;
 }
 
-export type EngineLabel = 'LibreOffice' | 'pandoc' | 'Chromium' | 'poppler' | 'built-in';
+/** A registered engine's label (engines/engine-registry.ts), or 'built-in' for code in this process. */
+export type EngineLabel = RegisteredLabel | 'built-in';
 
 /** One line of a family's conversion table. */
 export interface ConversionRow {
@@ -40,7 +42,26 @@ export interface ConversionRow {
   convert(job: ConversionJob): Promise<void>;
 }
 
-const DEFAULT_CREDITS: Record<string, number> = { LibreOffice: 3, Chromium: 3, pandoc: 2, poppler: 2, 'built-in': 1 };
+/** What a conversion done in-process costs by default. */
+const BUILT_IN_CREDITS = 1;
+
+/**
+ * The engines a row's label names ('poppler + pandoc'), declared by its tool: checked before the
+ * charge, so a conversion whose program is missing answers 503 and costs nothing.
+ */
+export function enginesOfLabel(label: string): EngineName[] {
+  return label.split(' + ').flatMap((part) => {
+    if (part === 'built-in') return [];
+    const engine = engineByLabel(part);
+    if (!engine) throw new Error(`conversion engine "${part}" is not a registered engine label`);
+    return [engine.name];
+  });
+}
+
+function defaultCredits(label: string): number {
+  const first = label.split(' + ')[0] ?? '';
+  return first === 'built-in' ? BUILT_IN_CREDITS : (engineByLabel(first)?.credits ?? 2);
+}
 
 // Unknown option fields answer 400 naming them, rather than being silently ignored.
 const noOptions = z.strictObject({});
@@ -51,7 +72,7 @@ export function defineConversions(family: string, rows: readonly ConversionRow[]
   return rows.map((row) => {
     const from = FORMATS[row.from];
     const to = FORMATS[row.to];
-    const credits = row.credits ?? DEFAULT_CREDITS[row.engine.split(' + ')[0]!] ?? 2;
+    const credits = row.credits ?? defaultCredits(row.engine);
     return defineFileTool({
       family,
       slug: `${row.from}-to-${row.to}`,
@@ -70,6 +91,7 @@ export function defineConversions(family: string, rows: readonly ConversionRow[]
       upload: { field: 'file', accept: [row.from] },
       conversion: { from: row.from, to: row.to },
       limits: { timeoutMs: 180_000 },
+      engines: enginesOfLabel(row.engine),
       examples: [
         {
           title: `${row.from.toUpperCase()} to ${row.to.toUpperCase()}`,
@@ -78,7 +100,7 @@ export function defineConversions(family: string, rows: readonly ConversionRow[]
           expect: { mimeType: to.mimeType, extension: to.extension, contains: [row.sampleText] },
         },
       ],
-      async run(input, ctx: FileToolContext<ConversionEngines>) {
+      async run(input, ctx) {
         const fileName = outputName(ctx.upload.originalName, to.extension);
         const outputPath = join(ctx.workDir, `result.${to.extension}`);
         await row.convert({
