@@ -124,9 +124,6 @@ export function assertListingSafe(listing: ArchiveListing, expectedType: string,
   if (listing.type !== expectedType) {
     throw archiveError('corrupt_document', `7-Zip cannot read the file as ${expectedType}${errorText ? `: ${errorText}` : ''}`);
   }
-  if (/unexpected end|headers error|data error|crc failed|is not archive|cannot open/i.test(errorText)) {
-    throw archiveError('corrupt_document', `7-Zip: ${errorText}`);
-  }
   if (listing.offset > 0) {
     throw archiveError('unsafe_document', `the ${expectedType} archive starts at byte ${listing.offset}: other data comes first (a polyglot or self-extractor)`);
   }
@@ -160,6 +157,10 @@ export function assertListingSafe(listing: ArchiveListing, expectedType: string,
     if (size > limits.ratioFloorBytes && ratio > limits.maxRatio) {
       throw archiveError('document_bomb', `${entry.block === null ? `entry ${JSON.stringify(entry.path)}` : `solid block ${entry.block}`} is compressed ${Math.round(ratio)}:1; the limit is ${limits.maxRatio}:1`);
     }
+  }
+  // Last, so that a bomb whose headers 7-Zip finds odd (overlapping entries) is called a bomb.
+  if (/unexpected end|headers error|data error|crc failed|is not archive|cannot open/i.test(errorText)) {
+    throw archiveError('corrupt_document', `7-Zip: ${errorText}`);
   }
 }
 

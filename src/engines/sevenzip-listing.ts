@@ -37,7 +37,7 @@ export interface ArchiveListing {
   errors: string[];
 }
 
-const ERROR_LINE = /^(ERROR|ERRORS|WARNING|WARNINGS|Open WARNING|Open ERROR):?\s*(.*)$/;
+const ERROR_LINE = /^(ERRORS|ERROR|WARNINGS|WARNING|Open WARNING|Open ERROR):\s*(.*)$/;
 
 function parseBlocks(text: string): { head: Map<string, string>[]; items: Map<string, string>[]; errors: string[] } {
   const head: Map<string, string>[] = [];

@@ -20,6 +20,7 @@ import { ServiceError } from '../core/errors.ts';
 import { archiveError, assertListingSafe, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './archive-entry-policy.ts';
 import { gunzipBounded, gzipFile, tarSizeLimit } from './archive-gzip.ts';
 import { checkExtracted, watchExtraction, type WalkResult } from './archive-walk.ts';
+import { isZipError, listZipEntries, type ZipDirectory } from '../files/zip-inspect.ts';
 import { findProgram, type RunResult } from './process.ts';
 import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
 import { parseSevenZipListing, type ArchiveListing } from './sevenzip-listing.ts';
@@ -112,6 +113,7 @@ export class SevenZipEngine {
     const { signal, workDir } = options;
     const source = await this.unwrap(options.inputPath, options.from, workDir, signal);
     const listing = await this.listFile(source.path, source.type, signal);
+    if (source.type === 'zip') await this.checkZipDirectory(source.path);
     assertListingSafe(listing, source.type, this.limits);
 
     const extracted = path.join(workDir, 'extracted');
@@ -156,6 +158,30 @@ export class SevenZipEngine {
     const tarPath = path.join(workDir, 'unwrapped.tar');
     await gunzipBounded(inputPath, tarPath, tarSizeLimit(this.limits), this.limits, signal);
     return { path: tarPath, type: 'tar' };
+  }
+
+  /**
+   * 7-Zip lists an overlapping zip (many central records over one compressed stream, David
+   * Fifield's bomb) as its first entry and a header error; the central directory, read
+   * directly, shows what it really claims.
+   */
+  private async checkZipDirectory(file: string): Promise<void> {
+    let directory: ZipDirectory;
+    try {
+      directory = await listZipEntries(file, { maxEntries: this.limits.maxEntries });
+    } catch (error) {
+      if (isZipError(error) && error.code === 'too_many_entries') throw archiveError('document_bomb', error.message);
+      return; // 7-Zip's listing judges the rest
+    }
+    const seen = new Map<number, string>();
+    let total = 0;
+    for (const entry of directory.entries) {
+      const first = seen.get(entry.localHeaderOffset);
+      if (first !== undefined) throw archiveError('document_bomb', `entries ${JSON.stringify(first)} and ${JSON.stringify(entry.name)} share the same data (overlapping entries)`);
+      seen.set(entry.localHeaderOffset, entry.name);
+      total += entry.uncompressedSize;
+      if (total > this.limits.maxUncompressedBytes) throw archiveError('document_bomb', `the entries expand to more than ${this.limits.maxUncompressedBytes} bytes`);
+    }
   }
 
   private async listFile(file: string, type: string, signal?: AbortSignal): Promise<ArchiveListing> {
@@ -205,7 +231,8 @@ export class SevenZipEngine {
     if (this.limits.maxDepth < 2) throw archiveError('unsafe_document', `${JSON.stringify(nested[0])} is an archive inside the archive; nesting is not accepted`);
     for (let at = 0; at < nested.length; at += NESTED_BATCH) {
       const batch = nested.slice(at, at + NESTED_BATCH);
-      const result = await this.engine.exec('7zz', ['l', '-slt', NO_PASSWORD, '-sccUTF-8', '--', ...batch.map((file) => `./${file}`)], {
+      // Several archives in one run: -an, then each named with -ai! (plain names would filter entries).
+      const result = await this.engine.exec('7zz', ['l', '-slt', NO_PASSWORD, '-sccUTF-8', '-an', ...batch.map((file) => `-ai!./${file}`)], {
         cwd: root,
         maxStdoutBytes: 64 * 1024 * 1024,
         ...(signal ? { signal } : {}),
