@@ -58,6 +58,11 @@ async function serve(): Promise<void> {
     await app.listen({ port: 0, host: HOST });
     const address = app.server.address();
     const ready: Ready = { kind: 'ready', port: typeof address === 'object' && address ? address.port : 0, apiKey };
+    // The server's CPU time on request: per call, it shows the cost of each path with less of
+    // the latency's noise on a shared machine.
+    process.on('message', (message) => {
+      if (message === 'cpu') process.send?.({ kind: 'cpu', usage: process.cpuUsage() });
+    });
     serveUntilStopped(ready, () => app.close(), dataDir);
   } catch (err) {
     failStart('mcp-vs-rest server', dataDir, err);
@@ -66,7 +71,8 @@ async function serve(): Promise<void> {
 
 function startServer(): Promise<{ child: ChildProcess; ready: Ready }> {
   const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
-    execArgv: ['--disable-warning=ExperimentalWarning'],
+    // BENCH_CPU_PROF_DIR=<dir>: the server writes a V8 CPU profile there when it stops (where the time goes).
+    execArgv: ['--disable-warning=ExperimentalWarning', ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -93,6 +99,19 @@ async function stopServer(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** The server's CPU time so far, in µs (user + system). */
+function serverCpu(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { kind?: string; usage?: NodeJS.CpuUsage }) => {
+      if (message?.kind !== 'cpu' || !message.usage) return;
+      child.off('message', onMessage);
+      resolve(message.usage.user + message.usage.system);
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
 }
 
 // ---- the two ways of making the call ----------------------------------------------------------
@@ -142,22 +161,31 @@ async function runClients(callers: readonly Caller[], calls: number, into: numbe
   );
 }
 
-interface Row {
-  mode: string;
+interface Samples {
   rest: number[];
   mcp: number[];
+  /** the server's CPU µs spent on each side's calls */
+  cpu: { rest: number; mcp: number };
+}
+
+interface Row extends Samples {
+  mode: string;
 }
 
 /** REST and MCP alternate, ROUNDS times, each round a share of the calls. */
-async function measure(rest: readonly Caller[], mcp: readonly Caller[], callsPerClient: number): Promise<{ rest: number[]; mcp: number[] }> {
-  const out = { rest: [] as number[], mcp: [] as number[] };
+async function measure(child: ChildProcess, rest: readonly Caller[], mcp: readonly Caller[], callsPerClient: number): Promise<Samples> {
+  const out: Samples = { rest: [], mcp: [], cpu: { rest: 0, mcp: 0 } };
   const perRound = Math.ceil(callsPerClient / ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
     const calls = Math.min(perRound, callsPerClient - round * perRound);
     if (calls <= 0) break;
     // Which goes first alternates too: neither always follows the other's garbage.
     const order = round % 2 === 0 ? ([['rest', rest], ['mcp', mcp]] as const) : ([['mcp', mcp], ['rest', rest]] as const);
-    for (const [name, callers] of order) await runClients(callers, calls, out[name]);
+    for (const [name, callers] of order) {
+      const cpuBefore = await serverCpu(child);
+      await runClients(callers, calls, out[name]);
+      out.cpu[name] += (await serverCpu(child)) - cpuBefore;
+    }
   }
   return out;
 }
@@ -181,16 +209,29 @@ async function main(): Promise<void> {
     await runClients(mcp, WARMUP_CALLS / CONCURRENT_CLIENTS, []);
 
     const rows: Row[] = [];
-    const sequential = await measure(rest.slice(0, 1), mcp.slice(0, 1), SEQUENTIAL_CALLS);
+    const sequential = await measure(child, rest.slice(0, 1), mcp.slice(0, 1), SEQUENTIAL_CALLS);
     rows.push({ mode: 'sequential (1 client)', ...sequential });
-    const concurrent = await measure(rest, mcp, CONCURRENT_CALLS_PER_CLIENT);
+    const concurrent = await measure(child, rest, mcp, CONCURRENT_CALLS_PER_CLIENT);
     rows.push({ mode: `${CONCURRENT_CLIENTS} concurrent clients`, ...concurrent });
 
     const ms = (v: number) => v.toFixed(2);
-    const lines: string[][] = [['mode', 'calls', 'REST p50', 'MCP p50', 'ratio p50', 'REST p99', 'MCP p99', 'ratio p99', `MCP <= ${TARGET_RATIO}x REST`]];
+    const lines: string[][] = [['mode', 'calls', 'REST p50', 'MCP p50', 'ratio p50', 'REST p99', 'MCP p99', 'ratio p99', `MCP <= ${TARGET_RATIO}x REST`, 'server CPU/call REST', 'MCP']];
     for (const row of rows) {
       const [r50, m50, r99, m99] = [percentile(row.rest, 50), percentile(row.mcp, 50), percentile(row.rest, 99), percentile(row.mcp, 99)];
-      lines.push([row.mode, String(row.rest.length), ms(r50), ms(m50), fmtRatio(m50 / r50), ms(r99), ms(m99), fmtRatio(m99 / r99), verdict(m50 / r50 <= TARGET_RATIO && m99 / r99 <= TARGET_RATIO)]);
+      const perCall = (total: number, calls: number) => `${(total / calls).toFixed(0)} µs`;
+      lines.push([
+        row.mode,
+        String(row.rest.length),
+        ms(r50),
+        ms(m50),
+        fmtRatio(m50 / r50),
+        ms(r99),
+        ms(m99),
+        fmtRatio(m99 / r99),
+        verdict(m50 / r50 <= TARGET_RATIO && m99 / r99 <= TARGET_RATIO),
+        perCall(row.cpu.rest, row.rest.length),
+        perCall(row.cpu.mcp, row.mcp.length),
+      ]);
     }
     console.log(`MCP invoke_tool vs REST, ${OPERATION}, latency in ms; every answer checked (load average ${loadAverage()})\n`);
     console.log(table(lines));

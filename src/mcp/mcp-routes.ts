@@ -12,7 +12,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { Readable } from 'node:stream';
 import type { Caller } from '../accounts/account-store.ts';
 import type { Catalog } from '../core/catalog.ts';
 import { errorEnvelope } from '../core/envelope.ts';
@@ -129,11 +131,23 @@ function wantsProgress(body: unknown): boolean {
   });
 }
 
+/** The web Request the SDK's transport reads: method, URL and headers; the body comes parsed. */
+function webRequestOf(request: FastifyRequest): Request {
+  const headers = new Headers();
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers });
+}
+
 export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): void {
   const sse = new Map<string, { transport: SSEServerTransport; accountId: string }>();
 
+  // One validator for every server: the SDK builds a new Ajv (with its formats) per server
+  // otherwise, which cost more than the whole tools/call. It serves only elicitation, which
+  // these tools do not use.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const buildServer = (caller: Caller, request: FastifyRequest): McpServer => {
-    const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+    const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} }, jsonSchemaValidator });
     registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, log: request.log, requestId: request.id, runs: options.runs, files: options.files });
     if (options.skills) registerSkillTools(server, options.skills);
     if (options.featureMemory) registerFeatureTools(server, { caller, memory: options.featureMemory });
@@ -164,15 +178,24 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     const server = buildServer(caller, request);
     // A plain JSON answer unless the client asked for progress (which needs the event stream):
     // framing one answer as a stream costs more than the call itself for most tools.
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(request.body) });
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(request.body) });
+    // A client that goes away aborts its call (the SDK aborts in-flight handlers on close). An
+    // answer sent whole leaves nothing in flight, and nothing else holds the pair: closing it
+    // then would only build the SDK's 'Connection closed' error (a stack trace per request).
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) void server.close();
     });
-    reply.hijack();
     await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
-    return reply;
+    // The SDK's web-standard transport, driven directly: the Request carries only what it reads
+    // (method, URL, headers) and the body Fastify already parsed, and its Response goes back
+    // through Fastify as one write with a Content-Length. The Node wrapper converted the whole
+    // Node request to a web one and wrote the answer back chunked, several writes per answer.
+    const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
+    reply.code(response.status);
+    response.headers.forEach((value, name) => void reply.header(name, value));
+    if (response.body === null) return reply.send();
+    if (response.headers.get('content-type')?.startsWith('text/event-stream')) return reply.send(Readable.fromWeb(response.body as never));
+    return reply.send(await response.text());
   };
 
   // A body the HTTP layer cannot take (not JSON, over the limit) is answered as JSON-RPC says:
