@@ -12,7 +12,7 @@ import { inputSchemaOf } from '../../src/runs/playbooks/playbook-schema.ts';
 import { loadPlaybookRegistry, PlaybookLoadError, SkillNotFoundError, type PlaybookRegistry } from '../../src/runs/playbooks/playbook-registry.ts';
 import { resolveStep, stepApplies } from '../../src/runs/playbooks/playbook-steps.ts';
 
-const ALL_IDS = ['competitor-comparison', 'page-speed-audit', 'security-baseline', 'seo-audit', 'ship-check', 'test-word-stats'];
+const ALL_IDS = ['competitor-comparison', 'document-conversion-check', 'page-speed-audit', 'security-baseline', 'seo-audit', 'ship-check', 'test-word-stats'];
 let catalog: Catalog;
 let registry: PlaybookRegistry;
 const tempDirs: string[] = [];

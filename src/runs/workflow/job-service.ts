@@ -27,7 +27,7 @@ import { runWorkflow, type WorkflowResult } from './workflow-runner.ts';
 export interface JobServiceDeps {
   catalog: Catalog;
   invoker: Invoker;
-  files: Pick<FilePipeline, 'createWorkDir' | 'removeWorkDir'>;
+  files: Pick<FilePipeline, 'createWorkDir' | 'removeWorkDir' | 'receiveStored'>;
   skills: PlaybookRegistry;
   memory: FeatureMemory;
   /** the service secret jobReports are sealed under (per account, see jobReportKey) */

@@ -4,8 +4,13 @@
 // analyzers of the steps whose whole report comes from the page's HTML (ToolDefinition.
 // htmlAnalyzers); steps that need the live page run only when the caller gave input.url and asked
 // for it with `enhance: true`, and are otherwise reported skipped, so their categories stay
-// `unknown` (never a pass by omission). A refusal that would refuse every later step as well (the
-// quota, the rate limit, the key) stops the workflow there: the rest is skipped, not charged.
+// `unknown` (never a pass by omission). A file step takes an earlier step's stored result by
+// `{{steps.<id>.result.fileId}}`; a later step that reads `{{steps.<id>.result.text}}` of a file
+// step gets that result's text (a text/* file up to STEP_TEXT_MAX_BYTES), so a workflow can
+// convert a document, extract its text and check it with a JSON tool. A refusal that would
+// refuse every later step as well (the quota, the rate limit, the key) stops the workflow there:
+// the rest is skipped, not charged.
+import { readFile } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../../accounts/account-store.ts';
 import { analyzeOnWorker } from '../../analysis/analysis-pool.ts';
@@ -15,13 +20,13 @@ import type { Invoker } from '../../core/invoke.ts';
 import type { FilePipeline } from '../../files/file-pipeline.ts';
 import { buildJobReport, type JobReport, type JobReportForm, type StepOutcome } from '../loop/job-report.ts';
 import type { SigningKey } from '../loop/report-signature.ts';
-import type { Playbook } from '../playbooks/playbook-schema.ts';
+import { parseReference, templatesIn, type Playbook } from '../playbooks/playbook-schema.ts';
 import { resolveStep, stepApplies, type StepScope } from '../playbooks/playbook-steps.ts';
 
 export interface WorkflowDeps {
   catalog: Catalog;
   invoker: Invoker;
-  files: Pick<FilePipeline, 'createWorkDir' | 'removeWorkDir'>;
+  files: Pick<FilePipeline, 'createWorkDir' | 'removeWorkDir' | 'receiveStored'>;
 }
 
 export interface WorkflowRequest {
@@ -62,7 +67,12 @@ const LOCAL_BASE = 'https://local.invalid/';
 /** Failures after which every later step would be refused the same way. */
 const STOPS_THE_RUN = new Set(['quota', 'rate', 'authorize']);
 
+/** The largest text file result handed to later steps as `result.text` (the text tools' own input bound). */
+export const STEP_TEXT_MAX_BYTES = 1_000_000;
+
 function toFileSource(value: unknown): FileSource | undefined {
+  // {{steps.<id>.result.fileId}}: an earlier step's stored result, read as the caller's own file.
+  if (typeof value === 'string' && value !== '') return { kind: 'stored', fileId: value };
   if (value === null || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
   if (typeof v['base64'] === 'string') return { kind: 'base64', data: v['base64'], name: typeof v['fileName'] === 'string' ? v['fileName'] : undefined };
@@ -71,8 +81,50 @@ function toFileSource(value: unknown): FileSource | undefined {
   return undefined;
 }
 
+/** The earlier steps a step reads results of ({{steps.<id>.result...}} in its input or file). */
+function stepsReadBy(step: Playbook['steps'][number]): string[] {
+  const refs = [...templatesIn(step.input, 'input'), ...(step.file === undefined ? [] : templatesIn(step.file, 'file'))];
+  return [...new Set(refs.map((r) => parseReference(r.text)).flatMap((ref) => (ref?.kind === 'step' ? [ref.stepId] : [])))];
+}
+
+/** The steps whose `result.text` a later step reads. */
+function stepsReadAsText(playbook: Playbook): Set<string> {
+  const ids = new Set<string>();
+  for (const step of playbook.steps) {
+    for (const { text } of templatesIn(step.input, 'input')) {
+      const ref = parseReference(text);
+      if (ref?.kind === 'step' && ref.path.length === 1 && ref.path[0] === 'text') ids.add(ref.stepId);
+    }
+  }
+  return ids;
+}
+
+/** The text of a file step's stored result, or undefined with a note saying why a later step gets none. */
+async function resultText(deps: WorkflowDeps, accountId: string, stepId: string, result: unknown, notes: string[]): Promise<string | undefined> {
+  const r = (result ?? {}) as { fileId?: unknown; mimeType?: unknown; sizeBytes?: unknown };
+  if (typeof r.fileId !== 'string' || typeof r.mimeType !== 'string' || !r.mimeType.startsWith('text/')) {
+    notes.push(`step "${stepId}" result is ${typeof r.mimeType === 'string' ? r.mimeType : 'not a file'}, not text: later steps get no result.text`);
+    return undefined;
+  }
+  if (typeof r.sizeBytes === 'number' && r.sizeBytes > STEP_TEXT_MAX_BYTES) {
+    notes.push(`step "${stepId}" result has ${r.sizeBytes} bytes, over the ${STEP_TEXT_MAX_BYTES} passed between steps: later steps get no result.text`);
+    return undefined;
+  }
+  const dir = await deps.files.createWorkDir();
+  try {
+    const copy = await deps.files.receiveStored(r.fileId, accountId, dir);
+    return await readFile(copy.path, 'utf8');
+  } catch (error) {
+    notes.push(`step "${stepId}" result could not be read back (${error instanceof Error ? error.message : String(error)}): later steps get no result.text`);
+    return undefined;
+  } finally {
+    await deps.files.removeWorkDir(dir);
+  }
+}
+
 export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Promise<WorkflowResult> {
   const { playbook } = req;
+  const readAsText = stepsReadAsText(playbook);
   const scope: StepScope = { input: req.input, results: {} };
   const outcomes: StepOutcome[] = [];
   const notes: string[] = [];
@@ -114,6 +166,12 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
           continue;
         }
       }
+      // A step fed by a step that did not answer would only be refused for the missing value: skip it, saying why.
+      const unanswered = stepsReadBy(step).filter((id) => !Object.hasOwn(scope.results, id));
+      if (unanswered.length > 0) {
+        skip(`it reads the result of step ${unanswered.map((id) => `"${id}"`).join(', ')}, which did not answer`);
+        continue;
+      }
       const { input, file } = resolveStep(step, scope);
       const source = tool.kind === 'file' ? toFileSource(file) : undefined;
       if (tool.kind === 'file' && source === undefined) {
@@ -133,7 +191,9 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
       toolsUsed.push(step.operationId);
       const creditsCharged = outcome.meter?.charged ?? 0;
       if (outcome.ok) {
-        scope.results[step.id] = outcome.result;
+        const text = tool.kind === 'file' && readAsText.has(step.id) ? await resultText(deps, req.caller.account.id, step.id, outcome.result, notes) : undefined;
+        // The text is for later steps only: the report keeps the tool's result as it answered.
+        scope.results[step.id] = text === undefined ? outcome.result : { ...(outcome.result as object), text };
         outcomes.push({ stepId: step.id, operationId: step.operationId, status: 'ok', creditsCharged, result: outcome.result });
       } else {
         outcomes.push({ stepId: step.id, operationId: step.operationId, status: 'error', errorCode: outcome.error.error, creditsCharged, result: { error: outcome.error.error, message: outcome.error.message, detail: outcome.error.detail } });
