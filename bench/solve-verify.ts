@@ -277,8 +277,10 @@ async function main(): Promise<void> {
   // The baseline's analysis worker is unref'd when idle: the process ends by itself.
 }
 
-if (process.argv.includes('--serve')) void serve();
-else {
+// Run as a script only: other files may import benchPage.
+const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
+if (isEntry && process.argv.includes('--serve')) void serve();
+else if (isEntry) {
   main().catch((err: unknown) => {
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exitCode = 1;
