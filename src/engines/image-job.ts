@@ -1,6 +1,7 @@
 // What the image engine's parent (image.ts) and its worker processes (image-worker.ts) say to each
 // other: plain data, so it crosses the IPC channel as it is. No sharp here: the server process
 // never loads libvips; only the workers do.
+import { DEFAULT_IMAGE_LIMITS, type ImageHeaderLimits } from '../files/kinds/image-header.ts';
 
 /** The image kinds the engine reads (the file-kind registry's names). */
 export const IMAGE_INPUT_KINDS = ['png', 'jpeg', 'gif', 'webp', 'avif', 'tiff', 'bmp', 'svg'] as const;
@@ -13,15 +14,12 @@ export type ImageOutputFormat = (typeof IMAGE_OUTPUT_FORMATS)[number];
 export const RESIZE_FITS = ['cover', 'contain', 'fill', 'inside', 'outside'] as const;
 export type ResizeFit = (typeof RESIZE_FITS)[number];
 
-/** The limits every job is held to, before and while libvips decodes. */
-export interface ImageLimits {
-  /** width x height (x frames when animated) an input may declare (libvips' limitInputPixels) */
-  maxPixels: number;
-  /** frames an animated input may have when its animation is kept */
-  maxFrames: number;
-}
-
-export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxPixels: 100_000_000, maxFrames: 500 };
+/**
+ * The limits every job is held to while libvips decodes: the same set the upload's header check
+ * applies (files/kinds/image-header.ts), so the engine is a second line, never a looser one.
+ */
+export type ImageLimits = ImageHeaderLimits;
+export { DEFAULT_IMAGE_LIMITS };
 
 export interface ImageConvertJob {
   op: 'convert';

@@ -17,7 +17,9 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import { ServiceError } from '../core/errors.ts';
+import { defineEngine } from './engine-definition.ts';
 import type { ImageConvertJob, ImageConvertResult, ImageJob, ImageLimits, ImageMetadata, ImageMetadataJob, WorkerHello, WorkerReply } from './image-job.ts';
 import { DEFAULT_IMAGE_LIMITS } from './image-job.ts';
 import { memoryLimitPrefix } from './process.ts';
@@ -302,3 +304,23 @@ export class ImageEngine {
     return ImageWorkerProcess.start(command, sandboxed.env, exchange);
   }
 }
+
+export const imageEngine = defineEngine({
+  name: 'image',
+  label: 'sharp',
+  credits: 1,
+  settings: z.object({
+    IMAGE_WORKERS: z.coerce.number().int().min(1).max(16).default(1).describe('image worker processes, each converting one image at a time (libvips uses IMAGE_THREADS threads within it)'),
+    IMAGE_THREADS: z.coerce.number().int().min(1).max(64).default(2).describe('libvips threads per image job'),
+    IMAGE_MAX_PIXELS: z.coerce.number().int().min(1).default(DEFAULT_IMAGE_LIMITS.maxPixels).describe('width x height an uploaded image may declare; larger ones (pixel floods) are refused from the header, before decoding'),
+    IMAGE_MAX_FRAMES: z.coerce.number().int().min(1).default(DEFAULT_IMAGE_LIMITS.maxFrames).describe('frames an uploaded GIF, WebP or TIFF may hold'),
+    IMAGE_MEMORY_LIMIT_MB: z.coerce.number().int().min(0).default(3072).describe('address-space limit of each image worker in MB (0 = none)'),
+  }),
+  fromSettings: (s): ImageEngineOptions => ({
+    workers: s.IMAGE_WORKERS,
+    threads: s.IMAGE_THREADS,
+    limits: { maxPixels: s.IMAGE_MAX_PIXELS, maxFrames: s.IMAGE_MAX_FRAMES },
+    memoryLimitBytes: s.IMAGE_MEMORY_LIMIT_MB * 1024 * 1024,
+  }),
+  create: (options) => new ImageEngine(options),
+});

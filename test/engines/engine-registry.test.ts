@@ -26,6 +26,7 @@ describe('the engine registry', () => {
         ['chromium', 'Chromium', 3],
         ['pandoc', 'pandoc', 2],
         ['poppler', 'poppler', 2],
+        ['image', 'sharp', 1],
       ],
     );
     assert.deepEqual(engineByLabel('LibreOffice'), { name: 'libreoffice', label: 'LibreOffice', credits: 3 });
@@ -45,6 +46,7 @@ describe('the engine registry', () => {
       chromium: { CHROMIUM_PROGRAM: '/usr/bin/chromium' },
       pandoc: {},
       poppler: {},
+      image: { IMAGE_WORKERS: 1, IMAGE_THREADS: 2, IMAGE_MAX_PIXELS: 100_000_000, IMAGE_MAX_FRAMES: 500, IMAGE_MEMORY_LIMIT_MB: 3072 },
     });
     const set = loadConfig({ DATA_DIR: '/tmp/unused', LIBREOFFICE_INSTANCES: '3', CHROMIUM_PROGRAM: '/opt/chromium' });
     assert.deepEqual(engineOptionsFrom(set.engines), {
@@ -52,6 +54,7 @@ describe('the engine registry', () => {
       chromium: { executablePath: '/opt/chromium' },
       pandoc: {},
       poppler: {},
+      image: { workers: 1, threads: 2, limits: { maxPixels: 100_000_000, maxFrames: 500 }, memoryLimitBytes: 3072 * 1024 * 1024 },
     });
     assert.throws(() => loadConfig({ LIBREOFFICE_INSTANCES: '0' }), (error: unknown) => error instanceof ConfigError && /LIBREOFFICE_INSTANCES/.test(error.message));
   });

@@ -12,9 +12,14 @@ export interface ImageHeader {
 }
 
 export interface ImageHeaderLimits {
+  /** width x height an image may declare (a pixel flood is far beyond) */
   maxPixels: number;
+  /** frames (GIF, WebP, TIFF pages) an image may hold */
   maxFrames: number;
 }
+
+/** The one image limit set: the header check here and the image engine's decoders use it (config IMAGE_MAX_*). */
+export const DEFAULT_IMAGE_LIMITS: ImageHeaderLimits = { maxPixels: 100_000_000, maxFrames: 500 };
 
 /** Why a header is refused: `too_large` (pixel flood, frame flood) or `unreadable` (truncated, malformed). */
 export class ImageHeaderError extends Error {
