@@ -5,8 +5,10 @@
 // 503 for a missing program before anything is charged.
 import type { z } from 'zod';
 import { ServiceError } from '../core/errors.ts';
+import { calibreEngine } from './calibre.ts';
 import { chromiumEngine } from './chromium.ts';
 import type { AnyEngineDefinition, SharedEngineOptions } from './engine-definition.ts';
+import { ffmpegEngine } from './ffmpeg.ts';
 import { imageEngine } from './image.ts';
 import { libreofficeEngine } from './libreoffice.ts';
 import { pandocEngine } from './pandoc.ts';
@@ -14,7 +16,7 @@ import { popplerEngine } from './poppler.ts';
 import { stderrLogger, type EngineLogger, type EngineStatus } from './engine-types.ts';
 
 /** Every engine, in /readyz order. */
-export const ENGINE_DEFINITIONS = [libreofficeEngine, chromiumEngine, pandocEngine, popplerEngine, imageEngine] as const satisfies readonly AnyEngineDefinition[];
+export const ENGINE_DEFINITIONS = [libreofficeEngine, chromiumEngine, pandocEngine, popplerEngine, imageEngine, ffmpegEngine, calibreEngine] as const satisfies readonly AnyEngineDefinition[];
 
 type Definition = (typeof ENGINE_DEFINITIONS)[number];
 type DefinitionOf<N extends EngineName> = Extract<Definition, { name: N }>;
