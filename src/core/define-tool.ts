@@ -60,8 +60,33 @@ export interface FileToolExample<I> {
   title: string;
   input: I;
   sampleText: string;
-  expect: { mimeType: string; extension: string; contains: readonly string[] };
+  expect: {
+    mimeType: string;
+    extension: string;
+    contains: readonly string[];
+    /**
+     * Facts of the result for families whose results are not text (an image's format, size and
+     * sampled colour; a JSON answer's exact value), checked by that family's examples suite.
+     */
+    facts?: Readonly<Record<string, unknown>>;
+  };
+  /** How that family's examples suite builds the source when a sample text is not enough (e.g. an image's size and colour). */
+  source?: Readonly<Record<string, unknown>>;
 }
+
+/**
+ * How a file tool answers. 'link' (the default): run returns a FileArtifact, stored behind a
+ * signed link (the FileResult). 'json' and 'text': run returns the answer itself, which goes in
+ * the body (the spec's exceptions: convertors/image-metadata and csv-2-json answer JSON,
+ * convertors/to-base64 plain text); nothing is stored.
+ */
+export type FileAnswer = 'link' | 'json' | 'text';
+
+/**
+ * The body of a failed call over REST: the standard error envelope, or the spec's shorter body
+ * for convertors/to-jpg, `{ status: <HTTP status>, message }`.
+ */
+export type ErrorBody = 'envelope' | 'status-message';
 
 export interface FileToolContext<E = unknown> extends ToolContext {
   upload: UploadedFile;
@@ -88,7 +113,12 @@ export interface FileToolSpec<I extends z.ZodType, N extends EngineName = never>
    * not installed the call answers 503 engine_unavailable before anything is charged.
    */
   engines?: readonly N[];
-  run(input: z.output<I>, ctx: FileToolContext<EngineView<N>>): Promise<FileArtifact>;
+  /** See FileAnswer; with 'json' or 'text', `output` is the answer's schema (default: any JSON, or a string). */
+  answer?: FileAnswer;
+  output?: z.ZodType;
+  /** See ErrorBody (default 'envelope'). */
+  errorBody?: ErrorBody;
+  run(input: z.output<I>, ctx: FileToolContext<EngineView<N>>): Promise<FileArtifact | unknown>;
 }
 
 const TOOL_BRAND: unique symbol = Symbol.for('tool-service.tool');
@@ -105,6 +135,10 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** Set on file tools: the multipart field and the accepted content kinds. */
   readonly upload?: { field: string; accept: readonly string[] };
   readonly conversion?: { from: string; to: string };
+  /** Set on file tools: 'link' stores run's FileArtifact; 'json' and 'text' answer run's value in the body (see FileAnswer). */
+  readonly answer?: FileAnswer;
+  /** REST's body for a failure (see ErrorBody); undefined is the envelope. */
+  readonly errorBody?: ErrorBody;
   /** Set on file tools: the engines checked before the charge (see FileToolSpec.engines). */
   readonly engines?: readonly EngineName[];
   readonly fileExamples?: readonly FileToolExample<unknown>[];
@@ -173,7 +207,8 @@ export function defineFileTool<I extends z.ZodType, N extends EngineName = never
     path: `/api/v1/${spec.family}/${spec.slug}`,
     method: 'POST',
     aliases: spec.aliases ?? [],
-    output: fileResultSchema,
+    // A tool answering in the body declares its answer's schema; a link answer is the FileResult.
+    output: (spec.answer === 'json' || spec.answer === 'text' ? (spec.output ?? (spec.answer === 'text' ? z.string() : z.unknown())) : fileResultSchema) as typeof fileResultSchema,
     // JSON examples do not apply: file examples are checked by converting a generated sample.
     examples: [],
     fileExamples: examples as readonly FileToolExample<unknown>[],

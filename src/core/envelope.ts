@@ -33,3 +33,13 @@ export function errorEnvelope(err: ServiceError, requestId?: string): ErrorEnvel
     ...(requestId ? { requestId } : {}),
   };
 }
+
+/** The spec's shorter error body of convertors/to-jpg (a tool's errorBody 'status-message'): the HTTP status as an integer and the message. */
+export interface StatusMessageBody {
+  status: number;
+  message: string;
+}
+
+export function statusMessageBody(err: ServiceError): StatusMessageBody {
+  return { status: err.status, message: err.detail && err.detail !== err.message ? `${err.message}: ${err.detail}` : err.message };
+}

@@ -419,8 +419,10 @@ export class Invoker {
   async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext, accountId: string): Promise<unknown> {
     const files = this.#files();
     await files.assertSafe(ctx.upload);
-    const artifact = (await tool.run(input, ctx)) as FileArtifact;
-    return files.store(artifact, accountId);
+    const produced = await tool.run(input, ctx);
+    // A tool that answers in the body (FileAnswer 'json' or 'text') stores nothing.
+    if (tool.answer === 'json' || tool.answer === 'text') return produced;
+    return files.store(produced as FileArtifact, accountId);
   }
 
   #fail(stage: FailureStage, err: unknown, req: InvokeRequest, meter?: Meter): InvokeFailure {

@@ -1,14 +1,15 @@
 // REST's reading of an invoke outcome: the envelope, the status, and the rate and credit headers
 // (IETF RateLimit-Policy / RateLimit, X-Credits-Remaining) from the account's standing.
 import { periodBounds } from '../accounts/periods.ts';
-import { errorEnvelope, successEnvelope, type ErrorEnvelope, type SuccessEnvelope } from '../core/envelope.ts';
+import { errorEnvelope, statusMessageBody, successEnvelope, type ErrorEnvelope, type StatusMessageBody, type SuccessEnvelope } from '../core/envelope.ts';
+import type { ErrorBody } from '../core/define-tool.ts';
 import type { ServiceError } from '../core/errors.ts';
 import type { Meter, Outcome } from '../core/outcome.ts';
 
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
-  body: SuccessEnvelope | ErrorEnvelope;
+  body: SuccessEnvelope | ErrorEnvelope | StatusMessageBody;
 }
 
 export function rateHeaders(meter: Meter, nowMs = Date.now()): Record<string, string> {
@@ -25,14 +26,19 @@ export function rateHeaders(meter: Meter, nowMs = Date.now()): Record<string, st
   return headers;
 }
 
-export function outcomeToHttp(outcome: Outcome, requestId: string): HttpAnswer {
+/** `errorBody` is the tool's (ToolDefinition.errorBody): the envelope unless the tool asks for the spec's shorter body. */
+export function outcomeToHttp(outcome: Outcome, requestId: string, errorBody: ErrorBody = 'envelope'): HttpAnswer {
   const headers = outcome.meter ? rateHeaders(outcome.meter) : {};
   if (outcome.replayed) headers['Idempotent-Replayed'] = 'true';
   if (outcome.ok) return { status: 200, headers, body: successEnvelope(outcome.result, { warnings: outcome.warnings }) };
-  return { status: outcome.error.status, headers: { ...headers, ...outcome.error.headers }, body: errorEnvelope(outcome.error, requestId) };
+  return { status: outcome.error.status, headers: { ...headers, ...outcome.error.headers }, body: failureBody(outcome.error, requestId, errorBody) };
 }
 
-/** An error before any call (a key that does not authenticate): the envelope, no rate headers. */
-export function errorToHttp(error: ServiceError, requestId: string): HttpAnswer {
-  return { status: error.status, headers: { ...error.headers }, body: errorEnvelope(error, requestId) };
+/** An error before any call (a key that does not authenticate): the envelope (or the tool's shorter body), no rate headers. */
+export function errorToHttp(error: ServiceError, requestId: string, errorBody: ErrorBody = 'envelope'): HttpAnswer {
+  return { status: error.status, headers: { ...error.headers }, body: failureBody(error, requestId, errorBody) };
+}
+
+function failureBody(error: ServiceError, requestId: string, errorBody: ErrorBody): ErrorEnvelope | StatusMessageBody {
+  return errorBody === 'status-message' ? statusMessageBody(error) : errorEnvelope(error, requestId);
 }

@@ -5,7 +5,7 @@ import { ServiceError, invalidInput } from '../core/errors.ts';
 import { toServiceError, type InvokeRequest, type Invoker } from '../core/invoke.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import { errorToHttp, outcomeToHttp, type HttpAnswer } from './outcome-response.ts';
-import type { FileResult } from '../core/define-tool.ts';
+import type { ErrorBody, FileResult } from '../core/define-tool.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { sendStoredFile } from './file-routes.ts';
 import { receiveMultipart } from './upload.ts';
@@ -65,7 +65,7 @@ function addToolRoutes(app: FastifyInstance, tools: Catalog['tools'], invoker: I
   for (const tool of tools) {
     const upload = tool.upload;
     const handler = upload
-      ? fileToolHandler(tool.operationId, upload.field, invoker, options)
+      ? fileToolHandler(tool, upload.field, invoker, options)
       : tool.kind === 'url'
         ? urlToolHandler(tool, invoker)
         : jsonToolHandler(tool.operationId, invoker);
@@ -77,14 +77,14 @@ function addToolRoutes(app: FastifyInstance, tools: Catalog['tools'], invoker: I
  * The caller behind the X-Api-Key header, or the 401 to answer. A known key comes from the cache
  * without a promise; only a miss waits on the database.
  */
-async function authenticate(request: FastifyRequest, invoker: Invoker): Promise<Caller | HttpAnswer> {
+async function authenticate(request: FastifyRequest, invoker: Invoker, errorBody?: ErrorBody): Promise<Caller | HttpAnswer> {
   const apiKey = headerValue(request, 'x-api-key');
   const cached = invoker.cachedCaller(apiKey);
   if (cached) return cached;
   try {
     return await invoker.authenticate(apiKey);
   } catch (err) {
-    return errorToHttp(toServiceError(err, request.log), request.id);
+    return errorToHttp(toServiceError(err, request.log), request.id, errorBody);
   }
 }
 
@@ -100,8 +100,9 @@ async function invokeOverHttp(
   request: FastifyRequest,
   invoker: Invoker,
   call: Omit<InvokeRequest, 'caller' | 'idempotencyKey' | 'requestId' | 'log'>,
+  errorBody?: ErrorBody,
 ): Promise<HttpAnswer> {
-  const caller = await authenticate(request, invoker);
+  const caller = await authenticate(request, invoker, errorBody);
   if (isAnswer(caller)) return caller;
   const outcome = await invoker.invoke({
     ...call,
@@ -110,7 +111,7 @@ async function invokeOverHttp(
     requestId: request.id,
     log: request.log,
   });
-  return outcomeToHttp(outcome, request.id);
+  return outcomeToHttp(outcome, request.id, errorBody);
 }
 
 /** A JSON tool: its fields come in the JSON body (or the query string for GET), its answer is the envelope. */
@@ -160,7 +161,7 @@ function urlToolHandler(tool: Catalog['tools'][number], invoker: Invoker) {
       signal: controller.signal,
     });
     reply.headers(response.headers).code(response.status);
-    if (format === undefined || response.status !== 200 || !response.body.status) return reply.send(response.body);
+    if (format === undefined || response.status !== 200 || !('result' in response.body)) return reply.send(response.body);
     const result = response.body.result;
     if (format === 'json') return reply.type('application/json; charset=utf-8').send(`${JSON.stringify(result, null, 2)}\n`);
     const render = tool.markdown;
@@ -186,7 +187,8 @@ export function checkDelivery(delivery: string | undefined, sunsetAt: Date, now 
 }
 
 /** A file tool: the upload comes as multipart (options as form fields or query parameters), the answer holds a signed link. */
-function fileToolHandler(operationId: string, field: string, invoker: Invoker, options: ToolRouteOptions) {
+function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker: Invoker, options: ToolRouteOptions) {
+  const { operationId } = tool;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     // A caller who goes away aborts a conversion in progress. The response's close, not the
     // request's: the request stream closes as soon as its body is read.
@@ -216,13 +218,16 @@ function fileToolHandler(operationId: string, field: string, invoker: Invoker, o
         workDir,
         delivery,
         signal: controller.signal,
-      });
+      }, tool.errorBody);
     } finally {
       await files.removeWorkDir(workDir);
     }
     reply.headers(response.headers);
-    if (delivery === 'binary' && response.status === 200 && response.body.status && options.store) {
-      const result = response.body.result as FileResult;
+    const success = response.status === 200 && 'result' in response.body ? response.body : undefined;
+    // A tool answering text (convertors/to-base64) sends the text itself, not the envelope.
+    if (success && tool.answer === 'text' && typeof success.result === 'string') return reply.code(200).type('text/plain; charset=utf-8').send(success.result);
+    if (delivery === 'binary' && success && tool.answer !== 'json' && tool.answer !== 'text' && options.store) {
+      const result = success.result as FileResult;
       const stored = await options.store.get(result.fileId);
       if (stored) {
         // RFC 9745 Deprecation (a structured date), RFC 8594 Sunset, and where to read about it.
