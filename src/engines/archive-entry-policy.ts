@@ -7,33 +7,17 @@
 // corrupt_document.
 import { posix } from 'node:path';
 import { ServiceError } from '../core/errors.ts';
+import { DEFAULT_ZIP_LIMITS, type ZipSafetyLimits } from '../files/zip-limits.ts';
 import type { ArchiveEntry, ArchiveListing } from './sevenzip-listing.ts';
 
-/** The archive limits; the same field names as the service's one zip limit set (files/zip-limits.ts). */
-export interface ArchiveLimits {
-  maxEntries: number;
-  /** the most all entries may expand to */
-  maxUncompressedBytes: number;
-  /** the most one entry may expand to */
-  maxPartBytes: number;
-  /** the largest expanded/compressed ratio of one entry or solid block (checked past ratioFloorBytes) */
-  maxRatio: number;
-  ratioFloorBytes: number;
-  /**
-   * Archives inside archives, counting the upload as 1. The archive tools never open a nested
-   * archive, but they refuse to pass on one that nests deeper than this (42.zip nests 5).
-   */
-  maxDepth: number;
-}
+/**
+ * The archive limits are the service's one zip limit set (files/zip-limits.ts, config's ZIP_*):
+ * maxDepth counts archives inside archives, the upload being 1. The archive tools never open a
+ * nested archive, but they refuse to pass on one that nests deeper (42.zip nests 5).
+ */
+export type ArchiveLimits = ZipSafetyLimits;
 
-export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({
-  maxEntries: 10_000,
-  maxUncompressedBytes: 300 * 1024 * 1024,
-  maxPartBytes: 64 * 1024 * 1024,
-  maxRatio: 200,
-  ratioFloorBytes: 1024 * 1024,
-  maxDepth: 2,
-});
+export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = DEFAULT_ZIP_LIMITS;
 
 export type ArchiveErrorCode = 'document_bomb' | 'unsafe_document' | 'encrypted_document' | 'corrupt_document';
 

@@ -13,10 +13,11 @@ import { imageEngine } from './image.ts';
 import { libreofficeEngine } from './libreoffice.ts';
 import { pandocEngine } from './pandoc.ts';
 import { popplerEngine } from './poppler.ts';
+import { sevenZipEngine } from './sevenzip.ts';
 import { stderrLogger, type EngineLogger, type EngineStatus } from './engine-types.ts';
 
 /** Every engine, in /readyz order. */
-export const ENGINE_DEFINITIONS = [libreofficeEngine, chromiumEngine, pandocEngine, popplerEngine, imageEngine, ffmpegEngine, calibreEngine] as const satisfies readonly AnyEngineDefinition[];
+export const ENGINE_DEFINITIONS = [libreofficeEngine, chromiumEngine, pandocEngine, popplerEngine, imageEngine, ffmpegEngine, calibreEngine, sevenZipEngine] as const satisfies readonly AnyEngineDefinition[];
 
 type Definition = (typeof ENGINE_DEFINITIONS)[number];
 type DefinitionOf<N extends EngineName> = Extract<Definition, { name: N }>;

@@ -25,6 +25,7 @@ import { findProgram, type RunResult } from './process.ts';
 import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
 import { parseSevenZipListing, type ArchiveListing } from './sevenzip-listing.ts';
 import type { EngineProbe, EngineStatus } from './supervisor.ts';
+import { defineEngine } from './engine-definition.ts';
 
 /** Formats the archive tools read. */
 export type ArchiveSourceFormat = 'zip' | '7z' | 'tar' | 'tar.gz';
@@ -344,5 +345,20 @@ async function looksLikeArchive(file: string): Promise<boolean> {
   }
 }
 
-/** The engine's environment keys (wired into the engine registry in phase B). */
-export const sevenZipSettings = z.object({});
+export const sevenZipEngine = defineEngine({
+  name: 'sevenzip',
+  label: '7-Zip',
+  credits: 2,
+  settings: z.object({
+    ARCHIVE_JOB_TIMEOUT_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .max(600_000)
+      .default(170_000)
+      .describe('Time one archive job (list, extract, check and pack) may take, in ms (default 170 s: 7z of a few hundred MB on two cores)'),
+  }),
+  fromSettings: (settings): SevenZipEngineOptions => ({ jobTimeoutMs: settings.ARCHIVE_JOB_TIMEOUT_MS }),
+  // The shared zip limit set is the archive limit set: one vocabulary, one config.
+  create: ({ zipLimits, ...options }) => new SevenZipEngine({ ...options, ...(zipLimits === undefined ? {} : { limits: zipLimits }) }),
+});
