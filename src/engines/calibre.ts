@@ -11,10 +11,12 @@
 // Start-up: ebook-convert spends about a second importing Python before it reads a byte (measured
 // in bench/audio-ebook.ts). A warm pool would have to share one sandbox between jobs, so each job
 // could see the others' folders; the per-job sandbox is kept and the second is paid.
-import { copyFile, link, mkdir, open, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ServiceError, unprocessable } from '../core/errors.ts';
+import { fb2Problem, palmDatabaseTruncation } from '../files/kinds/ebook.ts';
+import { corrupt, unsafe } from '../files/kinds/safety-errors.ts';
 import type { ZipSafetyLimits } from '../files/zip-limits.ts';
 import { defineEngine, type Engine } from './engine-definition.ts';
 import type { EngineProbe, EngineStatus } from './engine-types.ts';
@@ -75,13 +77,14 @@ export class CalibreEngine implements Engine {
     const size = await stat(options.inputPath).then((s) => s.size);
     if (size === 0) throw unprocessable('The file is empty');
     if (options.from === 'epub') await checkZipBomb(options.inputPath, this.zipLimits);
+    // The upload check makes these too (files/kinds/ebook.ts); the engine does not rely on its callers.
     if (options.from === 'mobi' || options.from === 'azw3') {
-      const cut = await palmDatabaseTruncation(options.inputPath, size);
-      if (cut !== null) throw new ServiceError(422, 'truncated_file', `The ${options.from.toUpperCase()} file is cut short`, { detail: cut });
+      const cut = await palmDatabaseTruncation(options.inputPath);
+      if (cut !== null) throw corrupt(`${options.from.toUpperCase()} ebook`, cut);
     }
-    // calibre reads FB2 in lxml's recover mode: a cut document would convert as far as it goes.
-    if (options.from === 'fb2' && !(await endsWithRoot(options.inputPath, size))) {
-      throw new ServiceError(422, 'truncated_file', 'The FB2 file is cut short', { detail: 'The document does not end with </FictionBook>' });
+    if (options.from === 'fb2') {
+      const problem = await fb2Problem(options.inputPath);
+      if (problem !== null) throw problem.cut ? corrupt('FB2 ebook', problem.detail) : unsafe(problem.detail);
     }
     // Everything calibre touches lives in one folder beside the output, removed afterwards.
     const jobDir = path.join(path.dirname(options.outputPath), `calibre-${process.hrtime.bigint()}`);
@@ -138,42 +141,6 @@ export class CalibreEngine implements Engine {
 
   close(): Promise<void> {
     return this.engine.close();
-  }
-}
-
-/**
- * MOBI and AZW3 are Palm databases: a header, then a list of where each record starts. calibre
- * converts what records it finds, so a cut file would come back as a shorter book without a word;
- * a record starting at or past the end of the file says the file was cut.
- */
-export async function palmDatabaseTruncation(file: string, size: number): Promise<string | null> {
-  const handle = await open(file, 'r');
-  try {
-    const header = Buffer.alloc(78);
-    const { bytesRead } = await handle.read(header, 0, 78, 0);
-    if (bytesRead < 78) return 'The file ends inside its Palm database header';
-    const records = header.readUInt16BE(76);
-    const list = Buffer.alloc(records * 8);
-    const read = await handle.read(list, 0, list.length, 78);
-    if (read.bytesRead < list.length) return 'The file ends inside its record list';
-    for (let i = 0; i < records; i++) {
-      const offset = list.readUInt32BE(i * 8);
-      if (offset >= size) return `Record ${i + 1} of ${records} starts at byte ${offset}, past the end of the file (${size} bytes)`;
-    }
-    return null;
-  } finally {
-    await handle.close();
-  }
-}
-
-async function endsWithRoot(file: string, size: number): Promise<boolean> {
-  const handle = await open(file, 'r');
-  try {
-    const tail = Buffer.alloc(Math.min(size, 256));
-    await handle.read(tail, 0, tail.length, size - tail.length);
-    return /<\/([\w.-]+:)?FictionBook\s*>\s*$/.test(tail.toString('latin1'));
-  } finally {
-    await handle.close();
   }
 }
 

@@ -16,7 +16,8 @@ import { ServiceError, unprocessable } from '../core/errors.ts';
 import { defineEngine, type Engine } from './engine-definition.ts';
 import type { EngineProbe, EngineStatus } from './engine-types.ts';
 import { AUDIO_FORMATS, type AudioFormatId } from './ffmpeg-formats.ts';
-import { truncationOf } from './ffmpeg-integrity.ts';
+import { audioTruncation } from '../files/kinds/audio.ts';
+import { corrupt } from '../files/kinds/safety-errors.ts';
 import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
 
 export interface FfmpegEngineOptions extends ProgramEngineOptions {
@@ -139,8 +140,9 @@ export class FfmpegEngine implements Engine {
     if (input.durationSeconds !== null && input.durationSeconds > this.maxDurationSeconds) {
       throw unprocessable(`The audio is longer than the ${formatSeconds(this.maxDurationSeconds)} this service converts`, `It lasts ${formatSeconds(input.durationSeconds)}`);
     }
-    const cut = await truncationOf(options.inputPath, options.format);
-    if (cut !== null) throw new ServiceError(422, 'truncated_file', `The ${from.label} file is cut short`, { detail: cut });
+    // The upload check makes it too (files/kinds/audio.ts); the engine does not rely on its callers.
+    const cut = await audioTruncation(options.inputPath, options.format);
+    if (cut !== null) throw corrupt(`${from.label} audio`, cut);
     const dir = path.dirname(options.inputPath);
     await mkdir(path.dirname(options.outputPath), { recursive: true });
     const args = [
@@ -171,9 +173,7 @@ export class FfmpegEngine implements Engine {
       }
       const output = await this.probeAudio({ ...options, inputPath: options.outputPath, format: options.to });
       if (input.durationSeconds !== null && output.durationSeconds !== null && output.durationSeconds < input.durationSeconds - TRUNCATION_TOLERANCE_SECONDS) {
-        throw new ServiceError(422, 'truncated_file', `The ${from.label} file is cut short`, {
-          detail: `It declares ${input.durationSeconds.toFixed(2)} s of audio but only ${output.durationSeconds.toFixed(2)} s could be decoded`,
-        });
+        throw corrupt(`${from.label} audio`, `It declares ${input.durationSeconds.toFixed(2)} s of audio but only ${output.durationSeconds.toFixed(2)} s could be decoded`);
       }
       return { input, output };
     } catch (error) {

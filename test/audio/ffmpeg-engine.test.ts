@@ -136,7 +136,7 @@ describe('ffmpeg engine', () => {
       await assert.rejects(engine.convertAudio({ inputPath: cut, format, outputPath: path.join(dir, `cut-${format}.wav`), to: 'wav' }), (error: unknown) => {
         assert.ok(error instanceof ServiceError, String(error));
         assert.equal(error.status, 422, `${format}: ${error.message}`);
-        assert.ok(['truncated_file', 'unprocessable_input'].includes(error.error), `${format}: ${error.error}`);
+        assert.ok(['corrupt_document', 'unprocessable_input'].includes(error.error), `${format}: ${error.error}`);
         return true;
       }, format);
     }
