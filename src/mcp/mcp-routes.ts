@@ -9,7 +9,7 @@
 // Every request needs an API key (X-Api-Key, or Authorization: Bearer for clients that can only
 // send that): 401 JSON before any MCP processing. A browser Origin other than the service's own
 // is refused (DNS-rebinding protection); the SDK checks the protocol-version header.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -22,6 +22,7 @@ import { ServiceError, isServiceError } from '../core/errors.ts';
 import { fromFastifyError } from '../rest/http-errors.ts';
 import { toServiceError, type Invoker } from '../core/invoke.ts';
 import { registerMetaTools } from './meta-tools.ts';
+import { ServerPool } from './server-pool.ts';
 import { registerSkillTools } from './skill-tools.ts';
 import { registerFeatureTools } from './feature-tools.ts';
 import { registerJobTools } from './job-tools.ts';
@@ -131,6 +132,25 @@ function wantsProgress(body: unknown): boolean {
   });
 }
 
+/** A lone tools/call request, the hot path: it may be answered by a server kept from an earlier request. */
+function isLoneToolCall(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === 'tools/call';
+}
+
+/** The request a server is answering: its tools read these when called, not when registered. */
+interface RequestSlot {
+  log: FastifyBaseLogger;
+  requestId: string;
+}
+
+interface BuiltServer {
+  server: McpServer;
+  slot: RequestSlot;
+}
+
+/** Idle servers kept for lone tools/calls, across all keys (each holds its tools' closures: a few KB). */
+const POOLED_SERVERS = 64;
+
 /** The web Request the SDK's transport reads: method, URL and headers; the body comes parsed. */
 function webRequestOf(request: FastifyRequest): Request {
   const headers = new Headers();
@@ -146,16 +166,21 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
   // otherwise, which cost more than the whole tools/call. It serves only elicitation, which
   // these tools do not use.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  const buildServer = (caller: Caller, request: FastifyRequest): McpServer => {
+  // Tools take the request's logger and id through getters on the slot, so that a server kept in
+  // the pool answers each request under that request's own id: a tool must read ctx.log and
+  // ctx.requestId when called, never copy them at registration.
+  const buildServer = (caller: Caller, request: FastifyRequest): BuiltServer => {
+    const slot: RequestSlot = { log: request.log, requestId: request.id };
     const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} }, jsonSchemaValidator });
-    registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, log: request.log, requestId: request.id, runs: options.runs, files: options.files });
+    registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, get log() { return slot.log; }, get requestId() { return slot.requestId; }, runs: options.runs, files: options.files });
     if (options.skills) registerSkillTools(server, options.skills);
     if (options.featureMemory) registerFeatureTools(server, { caller, memory: options.featureMemory });
     if (options.codingJobs) registerCodingJobTools(server, { caller, jobs: options.codingJobs });
-    if (options.jobs) registerJobTools(server, { caller, jobs: options.jobs, runs: options.runs, log: request.log, requestId: request.id });
+    if (options.jobs) registerJobTools(server, { caller, jobs: options.jobs, runs: options.runs, get log() { return slot.log; }, get requestId() { return slot.requestId; } });
     options.extend?.(server, caller, request);
-    return server;
+    return { server, slot };
   };
+  const pool = new ServerPool<BuiltServer>(POOLED_SERVERS);
 
   /** The caller, or the 401/403 already sent. */
   const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<Caller | undefined> => {
@@ -175,15 +200,27 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
   const streamable = async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = await admit(request, reply);
     if (!caller) return reply;
-    const server = buildServer(caller, request);
+    const progress = wantsProgress(request.body);
+    // Only a lone tools/call answered as JSON reuses a server: initialize, lists, batches and
+    // streams get a fresh one, as before, so nothing a client declares outlives its request.
+    // An `extend` hook is handed the request itself, so its servers are never reused.
+    const reusable = !progress && options.extend === undefined && isLoneToolCall(request.body);
+    const built = (reusable ? pool.take(caller) : undefined) ?? buildServer(caller, request);
+    const { server } = built;
+    built.slot.log = request.log;
+    built.slot.requestId = request.id;
     // A plain JSON answer unless the client asked for progress (which needs the event stream):
     // framing one answer as a stream costs more than the call itself for most tools.
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(request.body) });
-    // A client that goes away aborts its call (the SDK aborts in-flight handlers on close). An
-    // answer sent whole leaves nothing in flight, and nothing else holds the pair: closing it
-    // then would only build the SDK's 'Connection closed' error (a stack trace per request).
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !progress });
+    let answered = false;
     reply.raw.once('close', () => {
+      // The client went away before the answer: the SDK aborts in-flight handlers on close, and
+      // this server is not reused (its handlers may still be running).
       if (!reply.raw.writableFinished) void server.close();
+      // Answered whole: nothing is in flight. Closing detaches the transport so the server can
+      // take the next request's; a server that is not kept is left to the collector unclosed
+      // (closing would only build the SDK's 'Connection closed' error, a stack trace per request).
+      else if (reusable && answered) void server.close().then(() => pool.give(caller, built));
     });
     await server.connect(transport);
     // The SDK's web-standard transport, driven directly: the Request carries only what it reads
@@ -195,7 +232,9 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     response.headers.forEach((value, name) => void reply.header(name, value));
     if (response.body === null) return reply.send();
     if (response.headers.get('content-type')?.startsWith('text/event-stream')) return reply.send(Readable.fromWeb(response.body as never));
-    return reply.send(await response.text());
+    const text = await response.text();
+    answered = response.status === 200;
+    return reply.send(text);
   };
 
   // A body the HTTP layer cannot take (not JSON, over the limit) is answered as JSON-RPC says:
@@ -214,7 +253,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     reply.hijack();
     const transport = new SSEServerTransport('/mcp/messages', reply.raw);
     sse.set(transport.sessionId, { transport, accountId: caller.account.id });
-    const server = buildServer(caller, request);
+    const { server } = buildServer(caller, request);
     reply.raw.on('close', () => {
       sse.delete(transport.sessionId);
       void server.close();
