@@ -143,6 +143,8 @@ export function typedSample(kind: string): { name: string; content: Buffer } {
     doc: () => ole2([{ name: 'Contents', data: Buffer.from('sample') }]),
     xls: () => ole2([{ name: 'Contents', data: Buffer.from('sample') }]),
     ppt: () => ole2([{ name: 'Contents', data: Buffer.from('sample') }]),
+    // A 1x1 red PNG, for the image convertors.
+    png: () => Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAADElEQVQImWP4z8AAAAMBAQCc479ZAAAAAElFTkSuQmCC', 'base64'),
   };
   const builder = make[kind];
   if (!builder) throw new Error(`no typed sample for ${kind}`);

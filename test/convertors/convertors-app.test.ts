@@ -1,0 +1,165 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import sharp from 'sharp';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { json, listen, upload } from '../support/http.ts';
+import type { ImageExample } from '../../src/catalog/convertors/image-tools.ts';
+import { animatedGif, inspect, manyFrameGif, near, pixelFloodPng, solidImage } from './support/images.ts';
+
+/** The source an example describes, generated with sharp. */
+async function exampleSource(source: ImageExample['source']): Promise<Buffer> {
+  const { format, width, height, colour, right, alpha, frames } = source;
+  if (frames !== undefined) return animatedGif(width, height, Array.from({ length: frames }, (_, i) => (i === 0 ? colour : ([i * 40, 255 - i * 40, 0] as const))));
+  if (right !== undefined) {
+    const raw = Buffer.alloc(width * height * 3);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) raw.set(x < width / 2 ? colour : right, (y * width + x) * 3);
+    return sharp(raw, { raw: { width, height, channels: 3 } }).toFormat(format as 'png').toBuffer();
+  }
+  return solidImage(format as 'png', width, height, colour, alpha);
+}
+
+/**
+ * The convertors family through the real app over HTTP: every example converted and its result
+ * downloaded and read back (format, size, sampled colour, or the exact JSON/text answer), the
+ * spec's short error body of to-jpg, validated options, and hostile files answering 4xx JSON.
+ */
+describe('convertors over REST', () => {
+  let t: TestApp;
+  let base: string;
+  let apiKey: string;
+  before(async () => {
+    t = await startTestApp();
+    base = await listen(t);
+    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
+  });
+  after(async () => {
+    await t?.close();
+  });
+
+  const tool = (slug: string) => t.services.catalog.tools.find((x) => x.family === 'convertors' && x.path.endsWith(`/${slug}`))!;
+
+  it('lists the family: 9 image tools and the 3 that answer in the body', () => {
+    const slugs = t.services.catalog.tools.filter((x) => x.family === 'convertors').map((x) => x.path.split('/').pop()).sort();
+    assert.deepEqual(slugs, ['compress', 'csv-2-json', 'image-metadata', 'resize', 'rotate', 'strip-metadata', 'to-avif', 'to-base64', 'to-gif', 'to-jpg', 'to-png', 'to-webp']);
+    assert.equal(tool('to-jpg').upload?.field, 'image');
+    assert.equal(tool('to-jpg').errorBody, 'status-message');
+    assert.deepEqual([tool('to-base64').answer, tool('image-metadata').answer, tool('csv-2-json').answer], ['text', 'json', 'json']);
+  });
+
+  it('runs every example and checks the content of the result', async () => {
+    for (const x of t.services.catalog.tools.filter((x) => x.family === 'convertors')) {
+      for (const example of x.fileExamples ?? []) {
+        const label = `${x.operationId}: ${example.title}`;
+        const source = example.source as ImageExample['source'] | undefined;
+        const content = source ? await exampleSource(source) : Buffer.from(example.sampleText);
+        const name = source ? `sample.${source.format === 'jpeg' ? 'jpg' : source.format}` : 'sample.csv';
+        const res = await upload(base, x.path, apiKey, { field: x.upload!.field, name, content }, example.input as Record<string, string>);
+        if (x.answer === 'text') {
+          assert.equal(res.status, 200, label);
+          assert.equal(res.headers.get('content-type'), example.expect.mimeType, label);
+          const text = await res.text();
+          for (const expected of example.expect.contains) assert.ok(text.startsWith(expected), `${label}: ${text.slice(0, 80)}`);
+          assert.deepEqual(Buffer.from(text.replace(/^data:[^,]*,/, ''), 'base64'), content, `${label}: decodes to the upload`);
+          continue;
+        }
+        const body = await json(res);
+        assert.equal(res.status, 200, `${label}: ${JSON.stringify(body)}`);
+        if (x.answer === 'json') {
+          const facts = example.expect.facts ?? {};
+          for (const [key, value] of Object.entries(facts)) assert.deepEqual(body.result[key], value, `${label}: ${key}`);
+          continue;
+        }
+        assert.equal(body.result.mimeType, example.expect.mimeType, label);
+        assert.equal(body.result.fileName, `sample.${example.expect.extension}`, label);
+        const url = new URL(body.result.downloadUrl);
+        const download = Buffer.from(await (await fetch(`${base}${url.pathname}${url.search}`)).arrayBuffer());
+        assert.equal(download.length, body.result.sizeBytes, label);
+        const want = example.expect.facts as ImageExample['expect'];
+        const got = await inspect(download, want.at?.[0] ?? 0, want.at?.[1] ?? 0);
+        assert.deepEqual([got.format, got.width, got.height], [want.format, want.width, want.height], label);
+        if (want.frames !== undefined) assert.equal(got.frames, want.frames, label);
+        assert.ok(near(got.pixel, want.colour, 16), `${label}: pixel ${got.pixel} near ${want.colour}`);
+      }
+    }
+  });
+
+  it('to-jpg answers failures with the spec\'s short body {status, message}', async () => {
+    const wrongType = await upload(base, '/api/v1/convertors/to-jpg', apiKey, { field: 'image', name: 'a.txt', content: 'not an image at all' });
+    assert.equal(wrongType.status, 415);
+    const body = await json(wrongType);
+    assert.deepEqual(Object.keys(body).sort(), ['message', 'status']);
+    assert.equal(body.status, 415);
+    assert.match(body.message, /not png or jpeg/);
+    const noKey = await upload(base, '/api/v1/convertors/to-jpg', undefined, { field: 'image', name: 'a.png', content: await solidImage('png', 2, 2, [0, 0, 0]) });
+    assert.equal(noKey.status, 401);
+    assert.deepEqual(await json(noKey), { status: 401, message: 'An API key is required: Send your API key in the X-Api-Key header' });
+    const wrongField = await upload(base, '/api/v1/convertors/to-jpg', apiKey, { field: 'file', name: 'a.png', content: await solidImage('png', 2, 2, [0, 0, 0]) });
+    assert.equal(wrongField.status, 400);
+    assert.match((await json(wrongField)).message, /"image"/);
+  });
+
+  it('validates options: a quality of 0 or 500 is a 400 naming the field, nothing charged', async () => {
+    const png = await solidImage('png', 4, 4, [1, 2, 3]);
+    const remaining = new Set<string | null>();
+    for (const quality of ['0', '500']) {
+      const res = await upload(base, '/api/v1/convertors/to-webp', apiKey, { name: 'a.png', content: png }, { quality });
+      const body = await json(res);
+      assert.equal(res.status, 400);
+      assert.equal(body.error, 'validation_error');
+      assert.equal(body.issues[0].field, 'quality');
+      remaining.add(res.headers.get('x-credits-remaining'));
+      const jpg = await upload(base, '/api/v1/convertors/to-jpg', apiKey, { field: 'image', name: 'a.png', content: png }, { quality });
+      assert.equal(jpg.status, 400);
+      const short = await json(jpg);
+      assert.equal(short.status, 400);
+      assert.match(short.message, /quality/);
+      remaining.add(jpg.headers.get('x-credits-remaining'));
+    }
+    assert.equal(remaining.size, 1, 'no refused call was charged');
+    const fit = await json(await upload(base, '/api/v1/convertors/resize', apiKey, { name: 'a.png', content: png }, { width: '10', fit: 'squash' }));
+    assert.equal(fit.issues[0].field, 'fit');
+    const noAngle = await json(await upload(base, '/api/v1/convertors/rotate', apiKey, { name: 'a.png', content: png }));
+    assert.equal(noAngle.issues[0].field, 'angle');
+  });
+
+  it('image-metadata reads EXIF and ICC; csv-2-json refuses broken quoting', async () => {
+    const photo = await sharp(await solidImage('png', 12, 8, [9, 9, 9])).withExif({ IFD0: { Make: 'Acme', Model: 'X100' } }).withIccProfile('p3').jpeg().toBuffer();
+    const meta = await json(await upload(base, '/api/v1/convertors/image-metadata', apiKey, { name: 'p.jpg', content: photo }));
+    assert.deepEqual([meta.result.format, meta.result.width, meta.result.height, meta.result.exif.Make, meta.result.exif.Model, meta.result.icc.colorSpace], ['jpeg', 12, 8, 'Acme', 'X100', 'RGB']);
+    const broken = await upload(base, '/api/v1/convertors/csv-2-json', apiKey, { name: 'a.csv', content: 'a,b\n"open,2\n' });
+    const body = await json(broken);
+    assert.equal(broken.status, 422);
+    assert.equal(body.error, 'invalid_csv');
+    assert.equal(body.detail, 'The quoted field opened on line 2 is never closed');
+  });
+
+  describe('hostile files answer 4xx JSON and the service keeps working', () => {
+    const cases: [string, () => Promise<Buffer> | Buffer, number, string][] = [
+      ['a pixel flood (a PNG declaring 100,000 x 100,000)', () => pixelFloodPng(), 422, 'image_too_large'],
+      ['a GIF of 10,000 frames', () => manyFrameGif(10_000), 422, 'image_too_large'],
+      ['a truncated PNG', async () => (await sharp(Buffer.alloc(32 * 32 * 3, 7), { raw: { width: 32, height: 32, channels: 3 } }).png().toBuffer()).subarray(0, 60), 422, 'image_unreadable'],
+      ['a truncated JPEG', async () => {
+        const noisy = await sharp(Buffer.from(Array.from({ length: 64 * 64 * 3 }, (_, i) => (i * 131) % 256)), { raw: { width: 64, height: 64, channels: 3 } }).jpeg().toBuffer();
+        return noisy.subarray(0, Math.floor(noisy.length / 2));
+      }, 422, 'image_unreadable'],
+      ['a 0-byte file', () => Buffer.alloc(0), 400, 'empty_file'],
+      ['a polyglot (a PNG signature over a ZIP and a script)', () => Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('PK\x03\x04<script>alert(1)</script>')]), 422, 'image_unreadable'],
+    ];
+    for (const [name, make, status, error] of cases) {
+      it(name, async () => {
+        for (const slug of ['to-png', 'image-metadata']) {
+          const res = await upload(base, `/api/v1/convertors/${slug}`, apiKey, { name: 'x.png', content: await make() });
+          const body = await json(res);
+          assert.equal(res.status, status, `${slug}: ${JSON.stringify(body)}`);
+          assert.equal(body.error, error, slug);
+          assert.equal(body.result, undefined);
+        }
+        const jpg = await upload(base, '/api/v1/convertors/to-jpg', apiKey, { field: 'image', name: 'x.png', content: await make() });
+        assert.deepEqual(Object.keys(await json(jpg)).sort(), ['message', 'status']);
+        assert.equal(jpg.status, status);
+        const ok = await upload(base, '/api/v1/convertors/to-png', apiKey, { name: 'ok.png', content: await solidImage('png', 3, 3, [1, 2, 3]) });
+        assert.equal(ok.status, 200, 'the service still converts');
+      });
+    }
+  });
+});
