@@ -277,7 +277,9 @@ export class ImageEngine {
   async #start(index: number): Promise<ImageWorkerProcess> {
     const paths = projectPaths();
     if (paths === null) throw new Error('sharp is not installed');
-    const env = { IMAGE_THREADS: String(this.#options.threads ?? 2) };
+    // Two malloc arenas: glibc's default (8 per core, 64 MB of address space each) both bloats RSS
+    // and exhausts the address-space limit under libvips' threads ("VipsJpeg: Insufficient memory").
+    const env = { IMAGE_THREADS: String(this.#options.threads ?? 2), MALLOC_ARENA_MAX: '2' };
     const limit = await memoryLimitPrefix(this.#options.memoryLimitBytes ?? 3 * 1024 ** 3);
     const mode = this.#options.sandbox ?? 'auto';
     const exchange = mode === 'none' ? null : path.join(await this.#exchangeBase(), `worker-${index}-${randomUUID()}`);
