@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FileArtifact, FileResult, UploadedFile } from './file-types.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import { assertSafeDocument } from './document-safety.ts';
-import { detectFileKind, kindMatches, type AcceptedKind, type FileKind } from './file-kind.ts';
+import { detectFileKind, detectedKind, isAcceptedKind, kindMatches } from './file-kind.ts';
 import type { FileStore } from './file-store.ts';
 import type { LinkSigner } from './signed-links.ts';
 import type { ZipSafetyLimits } from './zip-limits.ts';
@@ -87,9 +87,9 @@ export class FilePipeline {
       throw new ServiceError(400, 'empty_file', 'The uploaded file is empty', { detail: `The "${upload.field}" field holds 0 bytes` });
     }
     const detected = await detectFileKind(received.path);
-    if (!upload.accept.some((accepted) => kindMatches(accepted as AcceptedKind, detected))) {
+    if (!upload.accept.some((accepted) => isAcceptedKind(accepted) && kindMatches(accepted, detected))) {
       throw new ServiceError(415, 'unsupported_file_type', `The uploaded file is not ${upload.accept.join(' or ')}`, {
-        detail: `Its content looks like ${describeKind(detected.kind)}; ${tool.operationId} takes ${upload.accept.join(', ')}. The type is read from the content, not the file name.`,
+        detail: `Its content looks like ${detectedKind(detected.kind).describedAs}; ${tool.operationId} takes ${upload.accept.join(', ')}. The type is read from the content, not the file name.`,
         extra: { detectedType: detected.kind, accepted: upload.accept },
       });
     }
@@ -98,7 +98,7 @@ export class FilePipeline {
 
   /** Bombs, external entities, encryption and truncation: the user's file is at fault, so this runs after the charge. */
   async assertSafe(upload: UploadedFile): Promise<void> {
-    await assertSafeDocument(upload.path, upload.kind as FileKind, this.#o.zipLimits);
+    await assertSafeDocument(upload.path, upload.kind, this.#o.zipLimits);
   }
 
   /**
@@ -140,11 +140,6 @@ export class FilePipeline {
       sizeBytes: stored.sizeBytes,
     };
   }
-}
-
-function describeKind(kind: string): string {
-  const names: Record<string, string> = { text: 'plain text', empty: 'nothing', unknown: 'an unrecognised binary format', ole2: 'a legacy Office (OLE2) file', zip: 'a ZIP archive' };
-  return names[kind] ?? kind.toUpperCase();
 }
 
 /** Result names keep at most this many characters of the upload's stem: enough to recognise it. */

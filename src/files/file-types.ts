@@ -1,6 +1,7 @@
 // What a file tool takes and gives, as the file pipeline handles it: the tool definitions in
 // core/ use these types, so the pipeline (a lower layer) never reads a tool definition.
 import { z } from 'zod';
+import type { FileKind } from './kinds/file-kind-registry.ts';
 
 /** An upload, streamed to disk by the surface and typed by its content, never by its name. */
 export interface UploadedFile {
@@ -8,8 +9,8 @@ export interface UploadedFile {
   sizeBytes: number;
   /** The name the client gave; only used to name the result. */
   originalName: string;
-  /** What the content is, from its magic bytes (see files/file-kind.ts). */
-  kind: string;
+  /** What the content is, from its magic bytes (see files/kinds/). */
+  kind: FileKind;
   mimeType: string;
   sha256: string;
 }
