@@ -181,3 +181,36 @@ export async function readArchive(archive: Buffer, type?: string): Promise<Recor
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** A tree as the archive examples write it: path to content; "dir/" a folder, "-> target" a symlink. */
+export type Tree = Readonly<Record<string, string>>;
+
+/** The archive of `format` holding `tree` (tar and tar.gz written here, zip and 7z by the real 7zz from the same files). */
+export async function buildArchive(format: string, tree: Tree): Promise<Buffer> {
+  const tarEntries: TarEntry[] = Object.entries(tree).map(([path, content]) =>
+    path.endsWith('/') ? { name: path, type: '5' } : content.startsWith('-> ') ? { name: path, type: '2', linkName: content.slice(3) } : { name: path, content },
+  );
+  if (format === 'tar') return buildTar(tarEntries);
+  if (format === 'tar.gz') return buildTarGz(tarEntries);
+  const dir = await mkdtemp(join(tmpdir(), 'fixture-tree-'));
+  try {
+    await writeFile(join(dir, 'in.tar'), buildTar(tarEntries));
+    await sevenZip(['x', '-y', '-bd', '-osrc', 'in.tar'], dir);
+    await sevenZip(['a', `-t${format}`, '-snl', '-bd', join(dir, `out.${format}`), '.'], join(dir, 'src'));
+    return await readFile(join(dir, `out.${format}`));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** What readArchive answers for a tree: folders (also implied ones), files with content, symlinks with target. */
+export function expectedEntries(tree: Tree): Record<string, ExtractedEntry> {
+  const out: Record<string, ExtractedEntry> = {};
+  for (const [path, content] of Object.entries(tree)) {
+    const parts = path.replace(/\/$/, '').split('/');
+    for (let i = 1; i < parts.length; i += 1) out[parts.slice(0, i).join('/')] = { type: 'directory' };
+    const name = parts.join('/');
+    out[name] = path.endsWith('/') ? { type: 'directory' } : content.startsWith('-> ') ? { type: 'symlink', target: content.slice(3) } : { type: 'file', content };
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
