@@ -18,7 +18,7 @@ import { checkZipBomb } from './zip-guard.ts';
 import type { ZipSafetyLimits } from '../files/zip-limits.ts';
 import { defineEngine } from './engine-definition.ts';
 import { bubblewrap, findProgram, groupGone, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess } from './process.ts';
-import { FAKE_PASSWD, SANDBOX_FILES_DIR, minimalEnv, sandboxCommand } from './sandbox.ts';
+import { FAKE_PASSWD, SANDBOX_FILES_DIR, minimalEnv, sandboxedCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
 const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.meta.url));
@@ -462,8 +462,8 @@ export class LibreOfficeEngine {
       const passwd = path.join(base, 'passwd');
       await writeFile(passwd, FAKE_PASSWD);
       const bridge = `${SANDBOX_FILES_DIR}/libreoffice-bridge.py`;
-      const sandboxed = await sandboxCommand({
-        command: [this.python, bridge, ...bridgeArgs],
+      // The memory limit is in plan.prefix already (and warned about once when prlimit is missing).
+      const sandboxed = await sandboxedCommand(this.python, [bridge, ...bridgeArgs], {
         writable: [profile, tmpDir, exchange],
         readOnly: [{ host: BRIDGE_SCRIPT, inside: bridge }],
         systemExtras: ['/etc/libreoffice'],

@@ -1,10 +1,11 @@
 // Engines whose programs cannot stay warm (pandoc, poppler): a process per job, still behind the
 // supervisor's bounded queue and per-job timeout. Every run is in its own process group (killed on
 // timeout), under an address-space limit, and inside the shared sandbox (src/engines/sandbox.ts):
-// it sees the system, the job's own folders and nothing else, with a minimal environment.
+// it sees the system, the job's own folders and nothing else, with a minimal environment. The
+// command is built by sandboxedCommand (sandbox.ts), shared with every other program engine.
 import os from 'node:os';
-import { memoryLimitPrefix, findProgram, runProcess, type RunResult } from './process.ts';
-import { minimalEnv, sandboxCommand } from './sandbox.ts';
+import { findProgram, runProcess, type RunResult } from './process.ts';
+import { minimalEnv, runSandboxed, type SandboxArgs } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
 export interface ProgramEngineOptions {
@@ -47,7 +48,7 @@ export interface ExecOptions {
 }
 
 /** Arguments, or a function of where the `files` of ExecOptions appear inside the sandbox. */
-export type ExecArgs = readonly string[] | ((pathOf: (host: string) => string) => readonly string[]);
+export type ExecArgs = SandboxArgs;
 
 const always: EngineWorker = { alive: () => true, stop: async () => undefined };
 
@@ -57,7 +58,6 @@ export class ProgramEngine {
   private readonly options: ProgramEngineOptions;
   private readonly logger: EngineLogger;
   private readonly paths = new Map<string, string>();
-  private prefix: Promise<string[]> | null = null;
 
   constructor(spec: ProgramSpec, options: ProgramEngineOptions = {}) {
     this.spec = spec;
@@ -87,8 +87,7 @@ export class ProgramEngine {
     return this.supervisor.run(async (_worker, { signal }) => {
       const path = this.paths.get(program);
       if (path === undefined) throw new Error(`${program} is not one of ${this.spec.name}'s programs`);
-      const sandboxed = await sandboxCommand({
-        command: [],
+      return runSandboxed(path, args, {
         writable: [...(options.cwd === undefined ? [] : [options.cwd]), ...(options.folders ?? [])],
         readOnly: options.files ?? [],
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
@@ -96,14 +95,9 @@ export class ProgramEngine {
         mode: this.options.sandbox ?? 'auto',
         engine: this.spec.label,
         logger: this.logger,
-      });
-      const resolved = typeof args === 'function' ? args(sandboxed.pathOf) : args;
-      const full = [...(await this.commandPrefix()), ...sandboxed.command, path, ...resolved];
-      return runProcess(full[0]!, full.slice(1), {
+        memoryMb: (this.options.memoryLimitBytes ?? 2 * 1024 ** 3) / 1024 ** 2,
         signal,
-        env: sandboxed.env,
         ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
-        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
         ...(options.maxStdoutBytes === undefined ? {} : { maxStdoutBytes: options.maxStdoutBytes }),
       });
     }, runOptions);
@@ -137,16 +131,5 @@ export class ProgramEngine {
     const result = await runProcess(first, this.spec.versionArgs, { signal: AbortSignal.timeout(20_000), env: minimalEnv(os.tmpdir()) }).catch(() => null);
     const text = `${result?.stdout.toString('utf8') ?? ''}\n${result?.stderr ?? ''}`;
     return { ok: true, version: this.spec.versionPattern.exec(text)?.[1] ?? 'unknown' };
-  }
-
-  /** The address-space limit, outside the sandbox so that nothing inside can lift it. */
-  private commandPrefix(): Promise<string[]> {
-    this.prefix ??= (async () => {
-      const prefix: string[] = [];
-      const limit = await memoryLimitPrefix(this.options.memoryLimitBytes ?? 2 * 1024 ** 3);
-      if (limit) prefix.push(...limit);
-      return prefix;
-    })();
-    return this.prefix;
   }
 }

@@ -1,4 +1,5 @@
-// One sandbox for every program the engines run on a caller's file (pandoc, poppler, LibreOffice):
+// One sandbox for every program the engines run on a caller's file (pandoc, poppler, LibreOffice,
+// and ffmpeg, calibre, 7-Zip through ProgramEngine; sandboxedCommand/runSandboxed for any other):
 // a bubblewrap jail with its own network, pid, IPC and user namespaces, a read-only view of the
 // system (/usr, the library links, fonts), an empty /tmp, and read-write binds of exactly the job
 // folders it is given. DATA_DIR, the database, the signing secret, /etc/passwd, /home and the
@@ -7,7 +8,7 @@
 // environment and, when the machine allows it, a network namespace (unshare --net), and a warning
 // is logged once per engine.
 import os from 'node:os';
-import { bubblewrap, networkIsolationPrefix, systemBinds } from './process.ts';
+import { bubblewrap, memoryLimitPrefix, networkIsolationPrefix, runProcess, systemBinds, type RunResult } from './process.ts';
 import type { EngineLogger } from './supervisor.ts';
 
 /** Where extra read-only files (scripts, filters) appear inside the sandbox. */
@@ -113,4 +114,50 @@ export async function sandboxCommand(spec: SandboxSpec): Promise<SandboxedComman
 
 function unique(dirs: readonly string[]): string[] {
   return [...new Set(dirs)];
+}
+
+export interface SandboxedCommandOptions extends Omit<SandboxSpec, 'command'> {
+  /** address-space limit of the program and its children, in MiB (0 or absent: none); set outside the sandbox, so nothing inside can lift it */
+  memoryMb?: number;
+}
+
+/** Arguments, or a function of where `readOnly` host files appear inside the sandbox. */
+export type SandboxArgs = readonly string[] | ((pathOf: (host: string) => string) => readonly string[]);
+
+/**
+ * The whole command line of one sandboxed run: the memory limit, the sandbox (bubblewrap with
+ * only `writable` and `readOnly` in view, no network unless asked, or the fallbacks of
+ * sandboxCommand), then the program (an absolute path: the sandbox has no PATH of the host's)
+ * and its arguments. Every program engine builds its runs with this.
+ */
+export async function sandboxedCommand(program: string, args: SandboxArgs, options: SandboxedCommandOptions): Promise<SandboxedCommand> {
+  const { memoryMb, ...spec } = options;
+  const sandboxed = await sandboxCommand({ ...spec, command: [] });
+  const limit = memoryMb === undefined || memoryMb <= 0 ? null : await memoryLimitPrefix(memoryMb * 1024 * 1024);
+  const resolved = typeof args === 'function' ? args(sandboxed.pathOf) : args;
+  return { ...sandboxed, command: [...(limit ?? []), ...sandboxed.command, program, ...resolved] };
+}
+
+export interface RunSandboxedOptions extends SandboxedCommandOptions {
+  /** kills the whole process group when it aborts */
+  signal?: AbortSignal;
+  /** time limit of this run in ms (the group is killed; the promise rejects with a TimeoutError) */
+  timeoutMs?: number;
+  stdin?: string | Buffer;
+  maxStdoutBytes?: number;
+}
+
+/** Runs `program` sandboxed (sandboxedCommand) to completion, under its memory and time limits. */
+export async function runSandboxed(program: string, args: SandboxArgs, options: RunSandboxedOptions): Promise<RunResult> {
+  const { signal, timeoutMs, stdin, maxStdoutBytes, ...rest } = options;
+  const built = await sandboxedCommand(program, args, rest);
+  const signals = [...(signal ? [signal] : []), ...(timeoutMs === undefined ? [] : [AbortSignal.timeout(timeoutMs)])];
+  const [command, ...commandArgs] = built.command as [string, ...string[]];
+  return runProcess(command, commandArgs, {
+    env: built.env,
+    ...(signals.length === 0 ? {} : { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) }),
+    ...(stdin === undefined ? {} : { stdin }),
+    ...(rest.cwd === undefined ? {} : { cwd: rest.cwd }),
+    ...(maxStdoutBytes === undefined ? {} : { maxStdoutBytes }),
+  });
 }
