@@ -62,7 +62,7 @@ export const AUDIO_FORMATS: Readonly<Record<AudioFormatId, AudioFormat>> = {
     encoder: 'libvorbis',
     codecs: ['vorbis'],
     bitrateKbps: { min: 48, max: 480, default: 160 },
-    sampleRates: [8000, 11025, 16000, 22050, 32000, 44100, 48000, 88200, 96000],
+    sampleRates: COMMON_RATES,
   },
   opus: {
     id: 'opus',

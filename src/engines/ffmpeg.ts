@@ -151,7 +151,7 @@ export class FfmpegEngine implements Engine {
       '-i', fileUrl(options.inputPath, dir),
       '-map', '0:a:0', '-vn', '-sn', '-dn',
       '-c:a', to.encoder,
-      ...(options.bitrateKbps === undefined ? defaultBitrate(options.to) : ['-b:a', `${options.bitrateKbps}k`]),
+      ...bitrateArgs(options.to, options.bitrateKbps),
       ...(options.sampleRate === undefined ? [] : ['-ar', String(options.sampleRate)]),
       ...(options.channels === undefined ? [] : ['-ac', String(options.channels)]),
       '-t', String(this.maxDurationSeconds),
@@ -210,9 +210,26 @@ function fileUrl(file: string, cwd: string): string {
   return `file:${relative.startsWith('..') || path.isAbsolute(relative) ? file : `./${relative}`}`;
 }
 
-function defaultBitrate(to: AudioFormatId): string[] {
-  const bitrate = AUDIO_FORMATS[to].bitrateKbps;
-  return bitrate === undefined ? [] : ['-b:a', `${bitrate.default}k`];
+/**
+ * libvorbis refuses a managed bitrate its tables lack for the rate and channels (96 kbit/s of
+ * 8 kHz mono fails to set up), so Vorbis gets the quality that aims at the bitrate for 44.1 kHz
+ * stereo instead, which works at every rate; the other encoders take the bitrate as it is.
+ */
+function bitrateArgs(to: AudioFormatId, kbps: number | undefined): string[] {
+  const range = AUDIO_FORMATS[to].bitrateKbps;
+  if (range === undefined) return [];
+  const target = kbps ?? range.default;
+  if (to !== 'ogg') return ['-b:a', `${target}k`];
+  // libvorbis nominal bitrates of qualities -1..10 at 44.1 kHz stereo.
+  const nominal = [45, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 500];
+  let quality = nominal.length - 2;
+  for (let q = 0; q < nominal.length - 1; q++) {
+    if (target <= nominal[q + 1]!) {
+      quality = q + (target - nominal[q]!) / (nominal[q + 1]! - nominal[q]!);
+      break;
+    }
+  }
+  return ['-q:a', (Math.max(0, quality) - 1).toFixed(2)];
 }
 
 /** The engine's own check of what the tools validate: a caller of the engine cannot pass a bad value to ffmpeg. */

@@ -51,7 +51,7 @@ type AudioOptions = { bitrate?: number; sample_rate?: number; channels?: number 
 function exampleInput(to: AudioFormatId): AudioOptions {
   const format = AUDIO_FORMATS[to];
   // One example with every option the target takes; the examples suite checks each in the result.
-  return { ...(format.bitrateKbps ? { bitrate: format.bitrateKbps.min * 2 } : {}), sample_rate: format.sampleRates.includes(24000) ? 24000 : format.sampleRates[0]!, channels: 1 };
+  return { ...(format.bitrateKbps ? { bitrate: Math.max(64, format.bitrateKbps.min * 2) } : {}), sample_rate: 24000, channels: 1 };
 }
 
 function audioConversion(from: AudioFormatId, to: AudioFormatId): AnyTool {
@@ -87,7 +87,14 @@ function audioConversion(from: AudioFormatId, to: AudioFormatId): AnyTool {
           mimeType: target.mimeType,
           extension: target.extension,
           contains: [],
-          facts: { durationSeconds: 3, channels: 1, sampleRate: exampleInput(to).sample_rate, ...(exampleInput(to).bitrate ? { bitrateKbps: exampleInput(to).bitrate } : {}) },
+          facts: {
+            durationSeconds: 3,
+            channels: 1,
+            // Opus always decodes at 48 kHz; the rate asked for is the encoder's bandwidth.
+            sampleRate: to === 'opus' ? 48000 : exampleInput(to).sample_rate,
+            // Vorbis is encoded by quality (see engines/ffmpeg.ts), so its bitrate is not exact.
+            ...(exampleInput(to).bitrate && to !== 'ogg' ? { bitrateKbps: exampleInput(to).bitrate } : {}),
+          },
         },
       },
     ],
