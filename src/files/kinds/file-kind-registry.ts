@@ -3,6 +3,7 @@
 // in upload.accept), their MIME types and extensions, kindMatches, and which safety check a
 // detected kind meets. Adding a format is an entry in its container's file, or a new container
 // file and one line here.
+import { archiveFiles } from './archives.ts';
 import { audioFiles } from './audio.ts';
 import type { ContainerDefinition, DetectedKindSpec, AcceptedKindSpec, Detection } from './container-definition.ts';
 import { ebookFiles } from './ebook.ts';
@@ -13,7 +14,7 @@ import { textFiles } from './text-like.ts';
 import { zipFiles } from './zip-based.ts';
 
 /** Detectors in the order they are tried; text-like last, as the fallback before `unknown`. */
-export const FILE_CONTAINERS = [pdfFiles, ole2Files, zipFiles, imageFiles, audioFiles, ebookFiles, textFiles] as const;
+export const FILE_CONTAINERS = [pdfFiles, ole2Files, zipFiles, archiveFiles, imageFiles, audioFiles, ebookFiles, textFiles] as const;
 
 type Container = (typeof FILE_CONTAINERS)[number];
 type DetectedOf<C> = C extends ContainerDefinition<infer D, string> ? D : never;

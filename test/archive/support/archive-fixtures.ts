@@ -83,7 +83,9 @@ export function buildZip(entries: readonly ZipEntry[], options: { overlap?: bool
   for (const entry of entries) {
     const data = Buffer.from(entry.content ?? '');
     const method = entry.method ?? 8;
-    const packed = method === 8 ? deflateRawSync(data) : data;
+    // Overlapping entries all point at the first stream: compress that one only.
+    const shared = options.overlap === true && locals.length > 0;
+    const packed = shared ? (locals[2] as Buffer) : method === 8 ? deflateRawSync(data) : data;
     const name = Buffer.from(entry.name, 'utf8');
     const size = entry.declaredSize ?? data.length;
     const flags = 0x0800 | (entry.encryptedFlag ? 1 : 0);
