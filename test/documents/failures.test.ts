@@ -204,7 +204,7 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
   it('lists every engine with its version and state at /readyz', async () => {
     const ready = await json(await fetch(`${base}/readyz`));
     const names = ready.engines.map((e: { name: string }) => e.name).sort();
-    assert.deepEqual(names, ['chromium', 'libreoffice', 'pandoc', 'poppler']);
+    assert.deepEqual(names, ['calibre', 'chromium', 'ffmpeg', 'image', 'libreoffice', 'pandoc', 'poppler', 'sevenzip']);
     for (const engine of ready.engines) {
       assert.match(engine.version ?? '', /\d+\.\d+/, `${engine.name} has a version`);
       assert.notEqual(engine.state, 'missing');
