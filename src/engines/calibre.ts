@@ -8,9 +8,10 @@
 // space, so the usual address-space limit (prlimit --as) kills it before it starts. calibre runs
 // under a data-segment limit instead (prlimit --data), which bounds what it really allocates.
 //
-// Start-up: ebook-convert spends about a second importing Python before it reads a byte (measured
-// in bench/audio-ebook.ts). A warm pool would have to share one sandbox between jobs, so each job
-// could see the others' folders; the per-job sandbox is kept and the second is paid.
+// Start-up: the smallest book costs ebook-convert about 1.2 s, nearly all of it importing and
+// setting up its conversion pipeline (`--version` alone takes 0.14 s; bench/audio.ts). A warm
+// pool (a preloaded process forking per job) would have to share one sandbox between jobs, so
+// each job could see the others' folders; the per-job sandbox is kept and the second is paid.
 import { copyFile, link, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
