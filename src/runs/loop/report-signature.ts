@@ -8,15 +8,37 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** The key type the caller passes: a per-account secret (see jobReportKey). */
 export type SigningKey = string | Uint8Array;
 
-/** JSON with object keys sorted at every level; the input must be JSON data (no cycles). */
+/**
+ * JSON with object keys sorted at every level; the input must be JSON data (no cycles). Every
+ * solve seals a report and every verify checks one, so this is written as one pass of string
+ * building (no intermediate arrays per object); its bytes must never change, or issued seals stop
+ * holding (test/runs/loop/job-report.test.ts pins them).
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  const entries = Object.keys(value)
-    .sort()
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(',')}}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      // A hole (never in parsed JSON) is written as nothing, as Array#join writes it.
+      if (!(i in value)) continue;
+      const item: unknown = value[i];
+      out += item === undefined ? 'null' : canonicalJson(item);
+    }
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const item = record[key];
+    if (item === undefined) continue;
+    if (!first) out += ',';
+    first = false;
+    out += `${JSON.stringify(key)}:${canonicalJson(item)}`;
+  }
+  return `${out}}`;
 }
 
 /**

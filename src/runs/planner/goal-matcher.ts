@@ -87,9 +87,21 @@ function correct(word: string, index: GoalIndex): string {
   return best?.word ?? word;
 }
 
+// Rarity depends on the index alone, and scoring asks for it for every name term of every job on
+// each goal: the table is worked out once per index (the index itself is built once per registries).
+const idfTables = new WeakMap<GoalIndex, Map<string, number>>();
+
+function idfTable(index: GoalIndex): Map<string, number> {
+  let table = idfTables.get(index);
+  if (table === undefined) {
+    table = new Map([...index.df].map(([term, df]) => [term, df === 0 ? 0 : Math.log((index.jobs.length + 1) / (df + 0.5))]));
+    idfTables.set(index, table);
+  }
+  return table;
+}
+
 function idf(term: string, index: GoalIndex): number {
-  const df = index.df.get(term) ?? 0;
-  return df === 0 ? 0 : Math.log((index.jobs.length + 1) / (df + 0.5));
+  return idfTable(index).get(term) ?? 0;
 }
 
 function readGoal(text: string, index: GoalIndex): GoalTerms {
@@ -151,11 +163,12 @@ function score(job: IndexedJob, goal: GoalTerms, index: GoalIndex): Scored {
   let named = 0;
   let matchedPhrase: string | null = null;
   let fullPhrase: string[] | null = null;
+  const rarity = idfTable(index);
   for (const ph of job.phrases) {
     let total = 0;
     let hit = 0;
     for (const term of ph.terms) {
-      const w = idf(term, index);
+      const w = rarity.get(term) ?? 0;
       total += w;
       if (goal.weights.has(term)) hit += w;
     }

@@ -162,6 +162,18 @@ function localContent(input: Record<string, unknown>): ResolvedInput['local'] | 
   return Object.keys(local).length > 0 ? local : undefined;
 }
 
+// Local mode makes every input optional (the URL is not needed); built once per playbook, as inputSchemaOf is.
+const localInputSchemas = new WeakMap<Playbook, z.ZodObject>();
+
+function localInputSchemaOf(playbook: Playbook): z.ZodObject {
+  let schema = localInputSchemas.get(playbook);
+  if (schema === undefined) {
+    schema = inputSchemaOf(playbook).partial();
+    localInputSchemas.set(playbook, schema);
+  }
+  return schema;
+}
+
 function resolvePlaybook(playbook: Playbook, catalog: Catalog, args: Args): ResolvedInput | NeedInput {
   const job: JobRef = { kind: 'playbook', id: playbook.id };
   const given = args.input ?? {};
@@ -204,7 +216,7 @@ function resolvePlaybook(playbook: Playbook, catalog: Catalog, args: Args): Reso
           : '';
     return { status: 'need_input', code: 'missing_input', job, missing, hint: `${playbook.title} needs ${missing.map((m) => `input.${m} (${playbook.inputs[m]?.description ?? ''})`).join(' and ')}.${urlHint}`, exampleInput };
   }
-  const schema = localMode ? inputSchemaOf(playbook).partial() : inputSchemaOf(playbook);
+  const schema = localMode ? localInputSchemaOf(playbook) : inputSchemaOf(playbook);
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -177,7 +177,15 @@ function zodForInput(spec: PlaybookInput): z.ZodType {
   return spec.required ? base : base.optional();
 }
 
+// Playbooks are read-only once loaded, and every run validates against its schema: built once each.
+const inputSchemas = new WeakMap<Pick<Playbook, 'inputs'>, z.ZodObject>();
+
 /** The zod schema of a playbook's input object (and, through z.toJSONSchema, what load_skill shows). */
 export function inputSchemaOf(playbook: Pick<Playbook, 'inputs'>): z.ZodObject {
-  return z.object(Object.fromEntries(Object.entries(playbook.inputs).map(([name, spec]) => [name, zodForInput(spec)]))).strict();
+  let schema = inputSchemas.get(playbook);
+  if (schema === undefined) {
+    schema = z.object(Object.fromEntries(Object.entries(playbook.inputs).map(([name, spec]) => [name, zodForInput(spec)]))).strict();
+    inputSchemas.set(playbook, schema);
+  }
+  return schema;
 }

@@ -95,8 +95,17 @@ export class JobService {
     return { playbooks: this.#deps.skills, catalog: this.#deps.catalog };
   }
 
+  // An HMAC per call to derive the same key again: kept per account (bounded; a key is 32 bytes).
+  readonly #keys = new Map<string, Buffer>();
+
   #key(caller: Caller) {
-    return jobReportKey(this.#deps.reportSecret, caller.account.id);
+    let key = this.#keys.get(caller.account.id);
+    if (key === undefined) {
+      if (this.#keys.size >= 10_000) this.#keys.clear();
+      key = jobReportKey(this.#deps.reportSecret, caller.account.id);
+      this.#keys.set(caller.account.id, key);
+    }
+    return key;
   }
 
   #execution(call: JobCall, intentType: IntentType, input: Record<string, unknown> | undefined): Execution {
