@@ -9,7 +9,6 @@ export interface AudioFormat {
   id: AudioFormatId;
   label: string;
   extension: string;
-  mimeType: string;
   /** ffmpeg's demuxer for this container (forced with -f and the only one -format_whitelist allows) */
   demuxer: string;
   /** ffmpeg's muxer for the output */
@@ -32,7 +31,6 @@ export const AUDIO_FORMATS: Readonly<Record<AudioFormatId, AudioFormat>> = {
     id: 'mp3',
     label: 'MP3',
     extension: 'mp3',
-    mimeType: 'audio/mpeg',
     demuxer: 'mp3',
     muxer: 'mp3',
     encoder: 'libmp3lame',
@@ -45,7 +43,6 @@ export const AUDIO_FORMATS: Readonly<Record<AudioFormatId, AudioFormat>> = {
     id: 'wav',
     label: 'WAV',
     extension: 'wav',
-    mimeType: 'audio/wav',
     demuxer: 'wav',
     muxer: 'wav',
     encoder: 'pcm_s16le',
@@ -56,7 +53,6 @@ export const AUDIO_FORMATS: Readonly<Record<AudioFormatId, AudioFormat>> = {
     id: 'ogg',
     label: 'Ogg Vorbis',
     extension: 'ogg',
-    mimeType: 'audio/ogg',
     demuxer: 'ogg',
     muxer: 'ogg',
     encoder: 'libvorbis',
@@ -68,7 +64,6 @@ export const AUDIO_FORMATS: Readonly<Record<AudioFormatId, AudioFormat>> = {
     id: 'opus',
     label: 'Opus',
     extension: 'opus',
-    mimeType: 'audio/ogg; codecs=opus',
     demuxer: 'ogg',
     muxer: 'opus',
     encoder: 'libopus',
@@ -81,7 +76,6 @@ export const AUDIO_FORMATS: Readonly<Record<AudioFormatId, AudioFormat>> = {
     id: 'flac',
     label: 'FLAC',
     extension: 'flac',
-    mimeType: 'audio/flac',
     demuxer: 'flac',
     muxer: 'flac',
     encoder: 'flac',
@@ -92,7 +86,6 @@ export const AUDIO_FORMATS: Readonly<Record<AudioFormatId, AudioFormat>> = {
     id: 'm4a',
     label: 'M4A (AAC)',
     extension: 'm4a',
-    mimeType: 'audio/mp4',
     // ffmpeg's one ISO-BMFF demuxer; 'mov' is how -f and -format_whitelist name it.
     demuxer: 'mov',
     // The iPod flavour of MP4 writes the M4A brand players expect for audio.

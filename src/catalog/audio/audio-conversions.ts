@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineFileTool, type AnyTool } from '../../core/define-tool.ts';
 import { AUDIO_FORMAT_IDS, AUDIO_FORMATS, type AudioFormatId } from '../../engines/ffmpeg-formats.ts';
 import { outputName } from '../../files/file-pipeline.ts';
+import { acceptedKind } from '../../files/kinds/file-kind-registry.ts';
 
 // The audio family: every pair of the six formats ffmpeg reads and writes for us, 30 conversions.
 // The table is the format list (engines/ffmpeg-formats.ts): each format converts to every other,
@@ -57,6 +58,8 @@ function exampleInput(to: AudioFormatId): AudioOptions {
 function audioConversion(from: AudioFormatId, to: AudioFormatId): AnyTool {
   const source = AUDIO_FORMATS[from];
   const target = AUDIO_FORMATS[to];
+  // The MIME type from the file-kind registry (files/kinds/audio.ts), the one place a format is described.
+  const mimeType = acceptedKind(to).mimeType;
   const input = audioOptionsSchema(to);
   return defineFileTool({
     family: 'audio',
@@ -76,7 +79,7 @@ function audioConversion(from: AudioFormatId, to: AudioFormatId): AnyTool {
         input: {},
         sampleText: 'a 3-second 440 Hz stereo tone',
         source: { seconds: 3, channels: 2 },
-        expect: { mimeType: target.mimeType, extension: target.extension, contains: [], facts: { durationSeconds: 3, channels: 2, codec: target.codecs[0] } },
+        expect: { mimeType, extension: target.extension, contains: [], facts: { durationSeconds: 3, channels: 2, codec: target.codecs[0] } },
       },
       {
         title: `${from.toUpperCase()} to ${to.toUpperCase()}, mono, resampled${target.bitrateKbps ? ', at a set bitrate' : ''}`,
@@ -84,7 +87,7 @@ function audioConversion(from: AudioFormatId, to: AudioFormatId): AnyTool {
         sampleText: 'a 3-second 440 Hz stereo tone',
         source: { seconds: 3, channels: 2 },
         expect: {
-          mimeType: target.mimeType,
+          mimeType,
           extension: target.extension,
           contains: [],
           facts: {
@@ -111,7 +114,7 @@ function audioConversion(from: AudioFormatId, to: AudioFormatId): AnyTool {
         ...(values.channels === undefined ? {} : { channels: values.channels }),
         signal: ctx.signal,
       });
-      return { path: outputPath, fileName: outputName(ctx.upload.originalName, target.extension), mimeType: target.mimeType };
+      return { path: outputPath, fileName: outputName(ctx.upload.originalName, target.extension), mimeType };
     },
   });
 }

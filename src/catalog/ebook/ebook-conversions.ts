@@ -3,19 +3,23 @@ import { z } from 'zod';
 import { defineFileTool, type AnyTool } from '../../core/define-tool.ts';
 import type { EbookInput, EbookOutput } from '../../engines/calibre.ts';
 import { outputName } from '../../files/file-pipeline.ts';
+import { acceptedKind } from '../../files/kinds/file-kind-registry.ts';
 import { pdfOptionsSchema, toPageOptions } from '../conversions/page-options.ts';
 
 // The ebook family, one line per conversion, all with calibre's ebook-convert. Text, headings,
 // images and the table of contents carry over; DRM-protected books cannot be read.
 
-const FORMATS: Record<EbookInput | EbookOutput, { label: string; mimeType: string }> = {
-  epub: { label: 'EPUB', mimeType: 'application/epub+zip' },
-  mobi: { label: 'MOBI (Kindle)', mimeType: 'application/x-mobipocket-ebook' },
-  azw3: { label: 'AZW3 (Kindle KF8)', mimeType: 'application/vnd.amazon.ebook' },
-  fb2: { label: 'FB2 (FictionBook)', mimeType: 'application/x-fictionbook+xml' },
-  pdf: { label: 'PDF', mimeType: 'application/pdf' },
-  txt: { label: 'plain text', mimeType: 'text/plain; charset=utf-8' },
+const LABELS: Record<EbookInput | EbookOutput, string> = {
+  epub: 'EPUB',
+  mobi: 'MOBI (Kindle)',
+  azw3: 'AZW3 (Kindle KF8)',
+  fb2: 'FB2 (FictionBook)',
+  pdf: 'PDF',
+  txt: 'plain text',
 };
+
+/** Label from here, MIME type from the file-kind registry (files/kinds/), the one place a format is described. */
+const format = (id: EbookInput | EbookOutput) => ({ label: LABELS[id], mimeType: acceptedKind(id).mimeType });
 
 interface EbookRow {
   from: EbookInput;
@@ -44,8 +48,8 @@ const noOptions = z.strictObject({});
 const withPdfOptions = pdfOptionsSchema.strict();
 
 function ebookConversion(row: EbookRow): AnyTool {
-  const from = FORMATS[row.from];
-  const to = FORMATS[row.to];
+  const from = format(row.from);
+  const to = format(row.to);
   const pdf = row.to === 'pdf';
   return defineFileTool({
     family: 'ebook',
