@@ -93,7 +93,7 @@ export class SevenZipEngine {
         versionArgs: ['i'],
         versionPattern: /7-Zip (?:\(z\) )?([\d.]+)/,
       },
-      { jobTimeoutMs: 170_000, ...programOptions },
+      { jobTimeoutMs: 540_000, ...programOptions },
     );
   }
 
@@ -355,8 +355,8 @@ export const sevenZipEngine = defineEngine({
       .int()
       .min(1000)
       .max(600_000)
-      .default(170_000)
-      .describe('Time one archive job (list, extract, check and pack) may take, in ms (default 170 s: 7z of a few hundred MB on two cores)'),
+      .default(540_000)
+      .describe('Time one archive job (list, extract, check and pack) may take, in ms (default 9 minutes: LZMA2 packs a few MB/s per core, and an archive may expand to ZIP_MAX_UNCOMPRESSED_BYTES)'),
   }),
   fromSettings: (settings): SevenZipEngineOptions => ({ jobTimeoutMs: settings.ARCHIVE_JOB_TIMEOUT_MS }),
   // The shared zip limit set is the archive limit set: one vocabulary, one config.

@@ -122,7 +122,8 @@ export const archiveConversions: AnyTool[] = ROWS.map((row) => {
     upload: { field: 'file', accept: [from.kind] },
     conversion: { from: row.from, to: row.to },
     engines: ['sevenzip'],
-    limits: { timeoutMs: 180_000 },
+    // Beyond the engine's own job limit (ARCHIVE_JOB_TIMEOUT_MS, 9 minutes), so that one answers first.
+    limits: { timeoutMs: 600_000 },
     examples: [example],
     async run(input, ctx) {
       const outputPath = join(ctx.workDir, `result.${to.extension}`);
