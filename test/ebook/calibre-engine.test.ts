@@ -12,8 +12,7 @@ import { promisify } from 'node:util';
 import { ServiceError } from '../../src/core/errors.ts';
 import { CalibreEngine, type EbookInput, type EbookOutput } from '../../src/engines/calibre.ts';
 import { silentLogger } from '../../src/engines/engine-types.ts';
-import { docxBomb } from '../support/fixtures.ts';
-import { epub, fb2, madeByCalibre, textOf } from './support/ebook-fixtures.ts';
+import { epub, epubBomb, fb2, madeByCalibre, textOf } from './support/ebook-fixtures.ts';
 
 const run = promisify(execFile);
 const SENTENCE = 'The lighthouse keeper counted seven ships before dawn';
@@ -120,7 +119,7 @@ describe('calibre engine', () => {
 
   it('refuses an EPUB that would inflate past the zip limits before calibre opens it', async () => {
     const bomb = path.join(dir, 'bomb.epub');
-    await writeFile(bomb, docxBomb({ gigabytes: 1 }));
+    await writeFile(bomb, epubBomb(1024));
     await assert.rejects(engine.convert({ inputPath: bomb, from: 'epub', outputPath: path.join(dir, 'bomb.pdf'), to: 'pdf' }), (e: unknown) => e instanceof ServiceError && e.status === 422 && /expands to more than the server accepts/.test(e.message));
   });
 });

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { inflateRawSync } from 'node:zlib';
+import { constants, crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { escapeXml, zip } from '../../support/fixtures.ts';
 
 const run = promisify(execFile);
@@ -111,4 +111,26 @@ export function epubText(content: Buffer): string {
     }
   }
   return texts.join('\n').replace(/\s+/g, ' ');
+}
+
+/**
+ * An EPUB (mimetype first, so it is typed as one) whose chapter inflates to `megabytes` of spaces:
+ * a few hundred KB on the wire.
+ */
+export function epubBomb(megabytes = 1024): Buffer {
+  const block = Buffer.alloc(1024 * 1024, 0x20);
+  const flush = { finishFlush: constants.Z_FULL_FLUSH };
+  const deflated = deflateRawSync(block, flush);
+  const pieces: Buffer[] = [];
+  let crc = 0;
+  for (let i = 0; i < megabytes; i++) {
+    pieces.push(deflated);
+    crc = crc32(block, crc);
+  }
+  pieces.push(deflateRawSync(Buffer.alloc(0)));
+  return zip([
+    { name: 'mimetype', data: 'application/epub+zip', method: 0 },
+    { name: 'META-INF/container.xml', data: '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="chapter.xhtml" media-type="application/oebps-package+xml"/></rootfiles></container>' },
+    { name: 'chapter.xhtml', data: '', precompressed: { data: Buffer.concat(pieces), crc32: crc, size: megabytes * block.length } },
+  ]);
 }
