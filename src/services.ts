@@ -114,6 +114,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     retentionMs: config.fileRetentionMs,
     outputLimitBytes: config.outputLimitBytes,
     zipLimits: config.zipLimits,
+    imageLimits: { maxPixels: config.engines.image.IMAGE_MAX_PIXELS, maxFrames: config.engines.image.IMAGE_MAX_FRAMES },
   });
   const engines =
     options.engines ??

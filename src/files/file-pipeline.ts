@@ -10,6 +10,7 @@ import { detectFileKind, detectedKind, isAcceptedKind, kindMatches } from './fil
 import type { FileStore } from './file-store.ts';
 import type { LinkSigner } from './signed-links.ts';
 import type { ZipSafetyLimits } from './zip-limits.ts';
+import type { ImageHeaderLimits } from './kinds/image-header.ts';
 
 /** The file tool an upload is for, as far as the pipeline needs to know it. */
 export interface UploadTarget {
@@ -35,6 +36,8 @@ export interface FilePipelineOptions {
   outputLimitBytes: number;
   /** zip-bomb limits for uploads (config's ZIP_*; the defaults when not given) */
   zipLimits?: ZipSafetyLimits;
+  /** pixel and frame limits for uploaded images (the image engine's IMAGE_MAX_*; the defaults when not given) */
+  imageLimits?: ImageHeaderLimits;
 }
 
 /**
@@ -98,7 +101,7 @@ export class FilePipeline {
 
   /** Bombs, external entities, encryption and truncation: the user's file is at fault, so this runs after the charge. */
   async assertSafe(upload: UploadedFile): Promise<void> {
-    await assertSafeDocument(upload.path, upload.kind, this.#o.zipLimits);
+    await assertSafeDocument(upload.path, upload.kind, { ...this.#o.zipLimits, ...(this.#o.imageLimits === undefined ? {} : { image: this.#o.imageLimits }) });
   }
 
   /**

@@ -1,14 +1,19 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { json, listen, upload } from '../support/http.ts';
 import type { ImageExample } from '../../src/catalog/convertors/image-tools.ts';
-import { animatedGif, inspect, manyFrameGif, near, pixelFloodPng, solidImage } from './support/images.ts';
+import { HOSTILE_SVGS, animatedGif, bmp, heicHead, inspect, manyFrameGif, near, pixelFloodPng, solidImage, solidSvg } from './support/images.ts';
 
-/** The source an example describes, generated with sharp. */
+/** The source an example describes, generated with sharp (BMP and SVG written by hand: sharp writes neither). */
 async function exampleSource(source: ImageExample['source']): Promise<Buffer> {
   const { format, width, height, colour, right, alpha, frames } = source;
+  if (format === 'svg') return Buffer.from(solidSvg(width, height, colour, right, alpha));
+  if (format === 'bmp') return bmp(width, height, (x) => (right !== undefined && x >= width / 2 ? right : colour));
   if (frames !== undefined) return animatedGif(width, height, Array.from({ length: frames }, (_, i) => (i === 0 ? colour : ([i * 40, 255 - i * 40, 0] as const))));
   if (right !== undefined) {
     const raw = Buffer.alloc(width * height * 3);
@@ -161,5 +166,91 @@ describe('convertors over REST', () => {
         assert.equal(ok.status, 200, 'the service still converts');
       });
     }
+  });
+
+  describe('SVG and HEIC uploads', () => {
+    let dir = '';
+    let redPng = '';
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'convertors-svg-'));
+      redPng = join(dir, 'red.png');
+      await writeFile(redPng, await solidImage('png', 20, 20, [255, 0, 0]));
+    });
+    after(async () => {
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    /** Every pixel of a downloaded result: the RGB channels' minimum and maximum and the alpha minimum. */
+    async function pixelRange(res: Response): Promise<{ min: number[]; max: number[]; alphaMin: number; width: number; height: number }> {
+      const body = await json(res);
+      assert.equal(res.status, 200, JSON.stringify(body));
+      const url = new URL(body.result.downloadUrl);
+      const image = Buffer.from(await (await fetch(`${base}${url.pathname}${url.search}`)).arrayBuffer());
+      const { channels } = await sharp(image).stats();
+      const meta = await sharp(image).metadata();
+      return { min: channels.slice(0, 3).map((c) => c.min), max: channels.slice(0, 3).map((c) => c.max), alphaMin: channels[3]?.min ?? 255, width: meta.width!, height: meta.height! };
+    }
+
+    async function stillConverts(): Promise<void> {
+      const ok = await upload(base, '/api/v1/convertors/to-png', apiKey, { name: 'ok.svg', content: solidSvg(3, 3, [1, 2, 3]) });
+      assert.equal(ok.status, 200, 'the service still converts');
+    }
+
+    it('renders SVGs that point at /etc/passwd and at a file on disk without reading either', async () => {
+      // The control: librsvg itself, given the SVG as a file beside the red PNG, does load it.
+      const beside = join(dir, 'beside.svg');
+      await writeFile(beside, HOSTILE_SVGS.fileImage(redPng));
+      assert.deepEqual([...(await sharp(beside).raw().toBuffer()).subarray(0, 3)], [255, 0, 0], 'librsvg follows the reference when left to itself');
+      const cases: [string, string][] = [
+        ['file:///etc/passwd and the red PNG as images', HOSTILE_SVGS.fileImage(redPng)],
+        ['XInclude of /etc/passwd as text', HOSTILE_SVGS.xinclude],
+        ['CSS @import and url() of files', HOSTILE_SVGS.cssImport(redPng)],
+        ['an external DTD', `<?xml version="1.0"?><!DOCTYPE svg SYSTEM "file:///etc/passwd"><svg xmlns="http://www.w3.org/2000/svg" width="20" height="20"><rect width="20" height="20" fill="#00ff00"/></svg>`],
+      ];
+      for (const [label, svg] of cases) {
+        const res = await upload(base, '/api/v1/convertors/to-png', apiKey, { name: 'x.svg', content: svg });
+        // Only the green rectangle is drawn: no pixel of the red PNG, no glyph of /etc/passwd.
+        assert.deepEqual(await pixelRange(res), { min: [0, 255, 0], max: [0, 255, 0], alphaMin: 255, width: 20, height: 20 }, label);
+      }
+      await stillConverts();
+    });
+
+    it('refuses SVGs that declare entities (external entities, billion laughs) and pixel floods, for every image tool', async () => {
+      const cases: [string, string, string, RegExp][] = [
+        ['an external entity', HOSTILE_SVGS.externalEntity, 'unsafe_image', /declares XML entities/],
+        ['billion laughs', HOSTILE_SVGS.billionLaughs, 'unsafe_image', /declares XML entities/],
+        ['a 100,000 x 100,000 SVG', '<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"><rect width="100000" height="100000"/></svg>', 'image_too_large', /declares 100000 x 100000 pixels/],
+      ];
+      for (const [label, svg, error, detail] of cases) {
+        // to-base64 never decodes the image: the refusal is the upload's safety step, for every image tool.
+        for (const slug of ['to-png', 'image-metadata', 'to-base64']) {
+          const res = await upload(base, `/api/v1/convertors/${slug}`, apiKey, { name: 'x.svg', content: svg });
+          const text = await res.text();
+          assert.equal(res.status, 422, `${label} ${slug}: ${text}`);
+          assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+          const body = JSON.parse(text);
+          assert.equal(body.error, error, `${label} ${slug}`);
+          assert.match(body.detail, detail, `${label} ${slug}`);
+          assert.doesNotMatch(text, /root:/, 'nothing of /etc/passwd in the answer');
+        }
+        const jpg = await upload(base, '/api/v1/convertors/to-jpg', apiKey, { field: 'image', name: 'x.svg', content: svg });
+        const short = await json(jpg);
+        assert.deepEqual([jpg.status, Object.keys(short).sort()], [422, ['message', 'status']], label);
+      }
+      await stillConverts();
+    });
+
+    it('answers HEIC with a 415 that says this server cannot decode HEVC', async () => {
+      const res = await upload(base, '/api/v1/convertors/to-png', apiKey, { name: 'photo.heic', content: heicHead() });
+      const body = await json(res);
+      assert.equal(res.status, 415, JSON.stringify(body));
+      assert.equal(body.error, 'unsupported_file_type');
+      assert.equal(body.detectedType, 'heic');
+      assert.match(body.detail, /^Its content looks like HEIC \(HEVC-coded HEIF\), which this server cannot read: its libvips \(sharp's bundled build\) has no HEVC decoder/);
+      const jpg = await upload(base, '/api/v1/convertors/to-jpg', apiKey, { field: 'image', name: 'photo.heic', content: heicHead() });
+      const short = await json(jpg);
+      assert.equal(short.status, 415);
+      assert.match(short.message, /no HEVC decoder/);
+    });
   });
 });

@@ -1,6 +1,6 @@
 // The convertors family's three tools that answer in the body instead of a file link (the spec's
 // exceptions): to-base64 (plain text), image-metadata (JSON) and csv-2-json (JSON). They go
-// through the same file pipeline (upload typed by content, header checks, charge) and declare
+// through the same file pipeline (upload typed by content, charge, header checks) and declare
 // `answer`, so nothing is stored.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
@@ -8,7 +8,7 @@ import { defineFileTool } from '../../core/define-tool.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { ImageInputKind } from '../../engines/image-job.ts';
 import { CsvError, parseCsv, sniffDelimiter } from './csv-parse.ts';
-import { IMAGE_ACCEPT, assertImageHeader } from './image-tools.ts';
+import { IMAGE_ACCEPT } from './image-tools.ts';
 
 /** Inputs answered in the body are held in memory as text: 10 MB of file at most (about 13.4 MB of base64). */
 export const BODY_ANSWER_MAX_BYTES = 10 * 1024 * 1024;
@@ -36,6 +36,7 @@ export const toBase64 = defineFileTool({
   output: z.string().describe('the Base64 text (REST answers it as text/plain)'),
   examples: [
     { title: 'a PNG as a data URI', input: { data_uri: 'true' }, sampleText: '2x2 png', source: { format: 'png', width: 2, height: 2, colour: [255, 0, 0] }, expect: { mimeType: 'text/plain; charset=utf-8', extension: 'txt', contains: ['data:image/png;base64,iVBORw0KGgo'] } },
+    { title: 'an SVG as a data URI', input: { data_uri: 'true' }, sampleText: '4x4 svg', source: { format: 'svg', width: 4, height: 4, colour: [0, 0, 255] }, expect: { mimeType: 'text/plain; charset=utf-8', extension: 'txt', contains: ['data:image/svg+xml;base64,PD94bWwg'] } },
   ],
   async run(input, ctx) {
     if (ctx.upload.sizeBytes > BODY_ANSWER_MAX_BYTES) throw tooLargeForBody(ctx.upload.sizeBytes);
@@ -82,9 +83,22 @@ export const imageMetadata = defineFileTool({
       source: { format: 'png', width: 30, height: 20, colour: [10, 20, 30], alpha: 128 },
       expect: { mimeType: 'application/json', extension: 'json', contains: [], facts: { format: 'png', mimeType: 'image/png', width: 30, height: 20, frames: 1, hasAlpha: true, channels: 4, exif: null, icc: null } },
     },
+    {
+      title: 'a TIFF',
+      input: {},
+      sampleText: '24x18 tiff',
+      source: { format: 'tiff', width: 24, height: 18, colour: [200, 100, 50] },
+      expect: { mimeType: 'application/json', extension: 'json', contains: [], facts: { format: 'tiff', mimeType: 'image/tiff', width: 24, height: 18, frames: 1, hasAlpha: false, channels: 3, exif: null } },
+    },
+    {
+      title: 'an SVG, at its declared size',
+      input: {},
+      sampleText: '50x25 svg',
+      source: { format: 'svg', width: 50, height: 25, colour: [0, 128, 0] },
+      expect: { mimeType: 'application/json', extension: 'json', contains: [], facts: { format: 'svg', mimeType: 'image/svg+xml', width: 50, height: 25, frames: 1 } },
+    },
   ],
   async run(_input, ctx) {
-    await assertImageHeader(ctx.upload.path, ctx.upload.kind, ctx.engines.image.limits);
     const meta = await ctx.engines.image.metadata({ inputPath: ctx.upload.path, inputKind: ctx.upload.kind as ImageInputKind }, { signal: ctx.signal });
     return { ...meta, format: meta.format, mimeType: ctx.upload.mimeType, sizeBytes: ctx.upload.sizeBytes };
   },

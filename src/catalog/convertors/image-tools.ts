@@ -1,16 +1,15 @@
 // The convertors family's image tools, one line each: each row names the tool, what it writes,
 // its options and an example whose result's format, size and sampled colour the examples suite
 // (test/convertors/examples.test.ts) checks. The image engine (engines/image.ts) does the work in
-// its sandboxed worker processes; uploads are typed by content and their headers checked for
-// pixel and frame floods before any decoder runs.
+// its sandboxed worker processes; uploads are typed by content, and the file pipeline's safety
+// step (the image kinds' check in the file-kind registry, files/kinds/image-header.ts) refuses
+// pixel and frame floods from the header before any decoder runs.
 import { join } from 'node:path';
 import { z } from 'zod';
 import { defineFileTool, type AnyTool, type FileToolExample } from '../../core/define-tool.ts';
 import type { ImageConvertJob, ImageInputKind, ImageOutputFormat } from '../../engines/image-job.ts';
 import { RESIZE_FITS } from '../../engines/image-job.ts';
 import { outputName } from '../../files/file-pipeline.ts';
-import { ImageHeaderError, checkImageHeader, type ImageHeaderLimits } from '../../files/kinds/image-header.ts';
-import { ServiceError } from '../../core/errors.ts';
 
 /** Every image kind the engine reads; HEIC (HEVC) is not decoded by sharp's bundled libvips. */
 export const IMAGE_ACCEPT: readonly ImageInputKind[] = ['png', 'jpeg', 'gif', 'webp', 'avif', 'tiff', 'bmp', 'svg'];
@@ -72,21 +71,6 @@ interface ImageToolRow {
   examples: readonly ImageExample[];
 }
 
-/**
- * The pixel-flood and frame-flood check, from the header alone and with the engine's configured
- * limits, before any decoder sees the file (a 100,000 x 100,000 PNG, a GIF of 10,000 frames).
- */
-export async function assertImageHeader(path: string, kind: string, limits: ImageHeaderLimits): Promise<void> {
-  try {
-    await checkImageHeader(path, kind, limits);
-  } catch (error) {
-    if (!(error instanceof ImageHeaderError)) throw error;
-    throw error.reason === 'too_large'
-      ? new ServiceError(422, 'image_too_large', 'The image is too large to convert', { detail: error.message, extra: { maxPixels: limits.maxPixels, maxFrames: limits.maxFrames } })
-      : new ServiceError(422, 'image_unreadable', 'The image could not be read', { detail: error.message });
-  }
-}
-
 function toFileExample(example: ImageExample, row: ImageToolRow): FileToolExample<Record<string, string>> {
   const format = row.format === 'same' || row.format === 'option' ? (example.input['format'] as ImageOutputFormat | undefined) ?? SAME[example.source.format] : row.format;
   const out = OUTPUT[format];
@@ -107,7 +91,7 @@ function defineImageTool(row: ImageToolRow): AnyTool {
     family: 'convertors',
     slug: row.slug,
     title: row.title,
-    description: `${row.description} Reads ${accepted} (a GIF's first frame unless the output keeps the animation; SVG is rendered with no external references and no entities). Upload the image in the multipart field "${row.field ?? 'file'}"; the answer holds a presigned downloadUrl valid 1 hour.`,
+    description: `${row.description} Reads ${accepted} (a GIF's first frame unless the output keeps the animation; SVG is rendered with no external references and no entities; HEIC is refused with a 415, as this server's libvips has no HEVC decoder). Upload the image in the multipart field "${row.field ?? 'file'}"; the answer holds a presigned downloadUrl valid 1 hour.`,
     aliases: row.aliases ?? [],
     credits: row.credits ?? 1,
     input,
@@ -123,7 +107,6 @@ function defineImageTool(row: ImageToolRow): AnyTool {
       const format = chosen === 'same' ? SAME[inputKind] : chosen;
       const out = OUTPUT[format];
       const outputPath = join(ctx.workDir, `result.${out.extension}`);
-      await assertImageHeader(ctx.upload.path, inputKind, ctx.engines.image.limits);
       await ctx.engines.image.convert({ inputPath: ctx.upload.path, inputKind, outputPath, format, animated: o.animated ?? true, ...row.job(o) }, { signal: ctx.signal });
       return { path: outputPath, fileName: outputName(ctx.upload.originalName, out.extension), mimeType: out.mimeType };
     },
@@ -132,6 +115,7 @@ function defineImageTool(row: ImageToolRow): AnyTool {
 
 const RED = [220, 20, 60] as const;
 const BLUE = [30, 60, 200] as const;
+const GREEN = [20, 160, 80] as const;
 const common = (o: Options): Partial<ImageConvertJob> => ({
   ...(o.quality === undefined ? {} : { quality: o.quality }),
   ...(o.background === undefined ? {} : { background: o.background }),
@@ -158,27 +142,41 @@ const ROWS: readonly ImageToolRow[] = [
       { title: 'PNG to JPEG', input: {}, source: { format: 'png', width: 64, height: 48, colour: RED }, expect: { format: 'jpeg', width: 64, height: 48, colour: RED } },
       { title: 'transparent PNG onto black', input: { background: '#000000' }, source: { format: 'png', width: 16, height: 16, colour: BLUE, alpha: 0 }, expect: { format: 'jpeg', width: 16, height: 16, colour: [0, 0, 0] } },
       { title: 'GIF to JPEG at quality 90', input: { quality: '90' }, source: { format: 'gif', width: 20, height: 10, colour: BLUE }, expect: { format: 'jpeg', width: 20, height: 10, colour: BLUE } },
+      { title: 'TIFF to JPEG', input: {}, source: { format: 'tiff', width: 48, height: 32, colour: GREEN }, expect: { format: 'jpeg', width: 48, height: 32, colour: GREEN } },
+      { title: 'SVG rendered to JPEG', input: {}, source: { format: 'svg', width: 60, height: 40, colour: RED, right: BLUE }, expect: { format: 'jpeg', width: 60, height: 40, at: [59, 39], colour: BLUE } },
     ],
   }),
   to('png', 'PNG', {
     description: 'Converts an image to lossless PNG, keeping transparency.',
-    examples: [{ title: 'WebP to PNG', input: {}, source: { format: 'webp', width: 30, height: 20, colour: BLUE, alpha: 128 }, expect: { format: 'png', width: 30, height: 20, colour: [...BLUE, 128] } }],
+    examples: [
+      { title: 'WebP to PNG', input: {}, source: { format: 'webp', width: 30, height: 20, colour: BLUE, alpha: 128 }, expect: { format: 'png', width: 30, height: 20, colour: [...BLUE, 128] } },
+      { title: 'SVG rendered to PNG, transparency kept', input: {}, source: { format: 'svg', width: 40, height: 30, colour: GREEN, alpha: 128 }, expect: { format: 'png', width: 40, height: 30, colour: [...GREEN, 128] } },
+      { title: 'BMP to PNG', input: {}, source: { format: 'bmp', width: 24, height: 16, colour: RED, right: BLUE }, expect: { format: 'png', width: 24, height: 16, at: [23, 15], colour: BLUE } },
+      { title: 'AVIF to PNG', input: {}, source: { format: 'avif', width: 32, height: 32, colour: GREEN }, expect: { format: 'png', width: 32, height: 32, colour: GREEN } },
+    ],
   }),
   to('webp', 'WebP', {
     description: 'Converts an image to WebP (lossy, with transparency; an animated GIF stays animated).',
     examples: [
       { title: 'JPEG to WebP', input: { quality: '90' }, source: { format: 'jpeg', width: 40, height: 40, colour: RED }, expect: { format: 'webp', width: 40, height: 40, colour: RED } },
       { title: 'animated GIF to WebP', input: {}, source: { format: 'gif', width: 8, height: 8, colour: RED, frames: 3 }, expect: { format: 'webp', width: 8, height: 8, frames: 3, colour: RED } },
+      { title: 'TIFF to WebP', input: { quality: '90' }, source: { format: 'tiff', width: 20, height: 20, colour: BLUE }, expect: { format: 'webp', width: 20, height: 20, colour: BLUE } },
     ],
   }),
   to('avif', 'AVIF', {
     description: 'Converts an image to AVIF (AV1): far smaller than JPEG at the same quality.',
-    examples: [{ title: 'PNG to AVIF', input: { quality: '80' }, source: { format: 'png', width: 32, height: 32, colour: BLUE }, expect: { format: 'heif', width: 32, height: 32, colour: BLUE } }],
+    examples: [
+      { title: 'PNG to AVIF', input: { quality: '80' }, source: { format: 'png', width: 32, height: 32, colour: BLUE }, expect: { format: 'heif', width: 32, height: 32, colour: BLUE } },
+      { title: 'BMP to AVIF', input: { quality: '80' }, source: { format: 'bmp', width: 16, height: 16, colour: GREEN }, expect: { format: 'heif', width: 16, height: 16, colour: GREEN } },
+    ],
   }),
   to('gif', 'GIF', {
     description: 'Converts an image to GIF (256 colours; an animated WebP or GIF stays animated).',
     options: ['background', 'animated'],
-    examples: [{ title: 'PNG to GIF', input: {}, source: { format: 'png', width: 24, height: 12, colour: RED }, expect: { format: 'gif', width: 24, height: 12, colour: RED } }],
+    examples: [
+      { title: 'PNG to GIF', input: {}, source: { format: 'png', width: 24, height: 12, colour: RED }, expect: { format: 'gif', width: 24, height: 12, colour: RED } },
+      { title: 'SVG to GIF', input: {}, source: { format: 'svg', width: 24, height: 12, colour: BLUE }, expect: { format: 'gif', width: 24, height: 12, colour: BLUE } },
+    ],
   }),
   {
     slug: 'resize',
@@ -191,6 +189,8 @@ const ROWS: readonly ImageToolRow[] = [
     examples: [
       { title: 'halve the width, keep the ratio', input: { width: '50' }, source: { format: 'png', width: 100, height: 60, colour: RED, right: BLUE }, expect: { format: 'png', width: 50, height: 30, at: [49, 29], colour: BLUE } },
       { title: 'square thumbnail, cropped', input: { width: '32', height: '32', fit: 'cover', format: 'jpeg' }, source: { format: 'png', width: 100, height: 60, colour: RED }, expect: { format: 'jpeg', width: 32, height: 32, colour: RED } },
+      { title: 'a TIFF halved, still a TIFF', input: { width: '40' }, source: { format: 'tiff', width: 80, height: 40, colour: RED, right: BLUE }, expect: { format: 'tiff', width: 40, height: 20, at: [39, 19], colour: BLUE } },
+      { title: 'an SVG drawn at 4x its declared size', input: { width: '80' }, source: { format: 'svg', width: 20, height: 10, colour: RED, right: BLUE }, expect: { format: 'png', width: 80, height: 40, at: [79, 39], colour: BLUE } },
     ],
   },
   {
@@ -201,7 +201,10 @@ const ROWS: readonly ImageToolRow[] = [
     format: 'same',
     options: ['quality', 'keep_metadata'],
     job: (o) => ({ ...common(o), quality: o.quality ?? 60, palette: true }),
-    examples: [{ title: 'JPEG at quality 40', input: { quality: '40' }, source: { format: 'jpeg', width: 64, height: 64, colour: BLUE }, expect: { format: 'jpeg', width: 64, height: 64, colour: BLUE } }],
+    examples: [
+      { title: 'JPEG at quality 40', input: { quality: '40' }, source: { format: 'jpeg', width: 64, height: 64, colour: BLUE }, expect: { format: 'jpeg', width: 64, height: 64, colour: BLUE } },
+      { title: 'AVIF at quality 30', input: { quality: '30' }, source: { format: 'avif', width: 48, height: 48, colour: RED }, expect: { format: 'heif', width: 48, height: 48, colour: RED } },
+    ],
   },
   {
     slug: 'rotate',
@@ -212,7 +215,10 @@ const ROWS: readonly ImageToolRow[] = [
     options: ['angle', 'background', 'quality', 'keep_metadata'],
     required: ['angle'],
     job: (o) => ({ ...common(o), ...(o.angle === undefined ? {} : { rotate: o.angle }) }),
-    examples: [{ title: 'a quarter turn clockwise', input: { angle: '90' }, source: { format: 'png', width: 40, height: 20, colour: RED, right: BLUE }, expect: { format: 'png', width: 20, height: 40, at: [0, 39], colour: BLUE } }],
+    examples: [
+      { title: 'a quarter turn clockwise', input: { angle: '90' }, source: { format: 'png', width: 40, height: 20, colour: RED, right: BLUE }, expect: { format: 'png', width: 20, height: 40, at: [0, 39], colour: BLUE } },
+      { title: 'a BMP half turned (written as PNG)', input: { angle: '180' }, source: { format: 'bmp', width: 30, height: 10, colour: RED, right: BLUE }, expect: { format: 'png', width: 30, height: 10, at: [0, 0], colour: BLUE } },
+    ],
   },
   {
     slug: 'strip-metadata',
@@ -222,7 +228,10 @@ const ROWS: readonly ImageToolRow[] = [
     format: 'same',
     options: ['quality'],
     job: (o) => ({ ...(o.quality === undefined ? {} : { quality: o.quality }), keepMetadata: false }),
-    examples: [{ title: 'a JPEG without its EXIF', input: {}, source: { format: 'jpeg', width: 30, height: 30, colour: RED }, expect: { format: 'jpeg', width: 30, height: 30, colour: RED } }],
+    examples: [
+      { title: 'a JPEG without its EXIF', input: {}, source: { format: 'jpeg', width: 30, height: 30, colour: RED }, expect: { format: 'jpeg', width: 30, height: 30, colour: RED } },
+      { title: 'a TIFF without its metadata', input: {}, source: { format: 'tiff', width: 30, height: 20, colour: GREEN }, expect: { format: 'tiff', width: 30, height: 20, colour: GREEN } },
+    ],
   },
 ];
 

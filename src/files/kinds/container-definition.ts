@@ -5,6 +5,12 @@
 // new file (or a new entry in one) and a line in the registry.
 import type { FileHandle } from 'node:fs/promises';
 import type { ZipSafetyLimits } from '../zip-limits.ts';
+import type { ImageHeaderLimits } from './image-header.ts';
+
+/** The limits the safety checks hold files to: the zip set, and the image set (IMAGE_MAX_*; the defaults when absent). */
+export interface SafetyLimits extends ZipSafetyLimits {
+  image?: ImageHeaderLimits;
+}
 
 /** What an OLE2 compound file holds, from its directory. */
 export type OleType = 'doc' | 'xls' | 'ppt' | 'encrypted-ooxml' | 'other';
@@ -64,7 +70,7 @@ export interface ContainerDefinition<D extends string, A extends string> {
    * Throws a 422 ServiceError when a file of `kind` must not reach an engine (bombs, DTDs,
    * passwords, truncation). Runs after the charge: the file is the caller's fault.
    */
-  assertSafe?(path: string, kind: D, limits: ZipSafetyLimits): Promise<void>;
+  assertSafe?(path: string, kind: D, limits: SafetyLimits): Promise<void>;
 }
 
 export function defineContainer<D extends string, A extends string>(definition: ContainerDefinition<D, A>): ContainerDefinition<D, A> {

@@ -10,11 +10,12 @@ import { ebookFiles } from './ebook.ts';
 import { imageFiles } from './images.ts';
 import { ole2Files } from './ole2.ts';
 import { pdfFiles } from './pdf.ts';
+import { svgFiles } from './svg.ts';
 import { textFiles } from './text-like.ts';
 import { zipFiles } from './zip-based.ts';
 
 /** Detectors in the order they are tried; text-like last, as the fallback before `unknown`. */
-export const FILE_CONTAINERS = [pdfFiles, ole2Files, zipFiles, archiveFiles, imageFiles, audioFiles, ebookFiles, textFiles] as const;
+export const FILE_CONTAINERS = [pdfFiles, ole2Files, zipFiles, archiveFiles, imageFiles, audioFiles, ebookFiles, svgFiles, textFiles] as const;
 
 type Container = (typeof FILE_CONTAINERS)[number];
 type DetectedOf<C> = C extends ContainerDefinition<infer D, string> ? D : never;

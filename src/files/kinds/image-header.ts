@@ -3,6 +3,7 @@
 // in the server, without libvips. Every reader walks structures by their declared lengths with
 // bounded steps and reads the file in small chunks (a 100 MB GIF is never held in memory).
 import { open, type FileHandle } from 'node:fs/promises';
+import { ServiceError } from '../../core/errors.ts';
 
 export interface ImageHeader {
   width: number;
@@ -21,11 +22,13 @@ export interface ImageHeaderLimits {
 /** The one image limit set: the header check here and the image engine's decoders use it (config IMAGE_MAX_*). */
 export const DEFAULT_IMAGE_LIMITS: ImageHeaderLimits = { maxPixels: 100_000_000, maxFrames: 500 };
 
-/** Why a header is refused: `too_large` (pixel flood, frame flood) or `unreadable` (truncated, malformed). */
-export class ImageHeaderError extends Error {
-  readonly reason: 'too_large' | 'unreadable';
+/** Why a header is refused: `too_large` (pixel flood, frame flood), `unsafe` (an SVG declaring entities) or `unreadable` (truncated, malformed). */
+export type ImageHeaderRefusal = 'too_large' | 'unsafe' | 'unreadable';
 
-  constructor(reason: 'too_large' | 'unreadable', message: string) {
+export class ImageHeaderError extends Error {
+  readonly reason: ImageHeaderRefusal;
+
+  constructor(reason: ImageHeaderRefusal, message: string) {
     super(message);
     this.reason = reason;
   }
@@ -239,7 +242,7 @@ const UNIT_PX: Record<string, number> = { px: 1, pt: 4 / 3, pc: 16, mm: 96 / 25.
 /** SVG: the root's width and height (or its viewBox) in pixels, from the first 64 KB. */
 async function svg(r: Reader): Promise<ImageHeader> {
   const text = (await r.bytes(0, 64 * 1024)).toString('utf8');
-  if (/<!ENTITY/i.test(text) || /<!DOCTYPE[^>[]*\[/i.test(text)) throw new ImageHeaderError('unreadable', 'The SVG declares XML entities (a DTD internal subset); they are refused');
+  if (/<!ENTITY/i.test(text) || /<!DOCTYPE[^>[]*\[/i.test(text)) throw new ImageHeaderError('unsafe', 'The SVG declares XML entities (a DTD internal subset); they are refused');
   const root = /<svg\b([^>]*)>/i.exec(text);
   if (!root) throw new ImageHeaderError('unreadable', 'The SVG has no <svg> element in its first 64 KB');
   const attr = (name: string) => new RegExp(`\\s${name}\\s*=\\s*(["'])([^"']*)\\1`, 'i').exec(root[1]!)?.[2];
@@ -284,4 +287,22 @@ export async function checkImageHeader(path: string, kind: string, limits: Image
   }
   if (frames > limits.maxFrames) throw new ImageHeaderError('too_large', `The ${kind.toUpperCase()} holds ${frames} frames; the limit is ${limits.maxFrames}`);
   return header;
+}
+
+/**
+ * The file-kind registry's safety check for every image kind (images.ts, svg.ts): the header
+ * check with the configured limits (IMAGE_MAX_*; the defaults when none are given), answered as
+ * the image engine answers the same faults: 422 `image_too_large`, `unsafe_image` or `image_unreadable`.
+ */
+export async function assertImageHeaderSafe(path: string, kind: string, limits: ImageHeaderLimits = DEFAULT_IMAGE_LIMITS): Promise<void> {
+  try {
+    await checkImageHeader(path, kind, limits);
+  } catch (error) {
+    if (!(error instanceof ImageHeaderError)) throw error;
+    if (error.reason === 'too_large') {
+      throw new ServiceError(422, 'image_too_large', 'The image is too large to convert', { detail: error.message, extra: { maxPixels: limits.maxPixels, maxFrames: limits.maxFrames } });
+    }
+    if (error.reason === 'unsafe') throw new ServiceError(422, 'unsafe_image', 'The image holds content that is refused', { detail: error.message });
+    throw new ServiceError(422, 'image_unreadable', 'The image could not be read', { detail: error.message });
+  }
 }

@@ -45,7 +45,8 @@ export function htmlShape(text: string): 'document' | 'fragment' | undefined {
   return HTML_TAG.test(text) ? 'fragment' : undefined;
 }
 
-const isText = sameKind('text');
+// An SVG is XML text: the text formats take it as they took it before it had a kind of its own.
+const isText = (detection: Detection): boolean => detection.kind === 'text' || detection.kind === 'svg';
 const text = (mimeType: string, extensions: readonly string[]) => ({ mimeType, extensions, matches: isText });
 
 export const textFiles = defineContainer({

@@ -140,3 +140,18 @@ export const HOSTILE_SVGS = {
 
 /** A plain green SVG. */
 export const GREEN_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"><rect width="40" height="30" fill="#00ff00"/></svg>`;
+
+/** An SVG of one colour (left half `colour`, right half `right` when given), `alpha` 0-255 as fill-opacity. */
+export function solidSvg(width: number, height: number, colour: Rgb, right?: Rgb, alpha?: number): string {
+  const fill = (c: Rgb) => `rgb(${c[0]},${c[1]},${c[2]})`;
+  const opacity = alpha === undefined ? '' : ` fill-opacity="${alpha / 255}"`;
+  const halves = right === undefined ? `<rect width="${width}" height="${height}" fill="${fill(colour)}"${opacity}/>` : `<rect width="${width / 2}" height="${height}" fill="${fill(colour)}"${opacity}/><rect x="${width / 2}" width="${width / 2}" height="${height}" fill="${fill(right)}"${opacity}/>`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${halves}</svg>\n`;
+}
+
+/** The start of an iPhone-style HEIC (HEVC-coded HEIF): its ftyp box and an empty meta box. */
+export function heicHead(): Buffer {
+  const ftyp = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic\0\0\0\0mif1heic', 'latin1')]);
+  const meta = Buffer.concat([Buffer.from([0, 0, 0, 12]), Buffer.from('meta\0\0\0\0', 'latin1')]);
+  return Buffer.concat([ftyp, meta, Buffer.alloc(64)]);
+}
