@@ -38,8 +38,8 @@ describe('security suite, run against every tool route', () => {
 
   async function send(tool: AnyTool, apiKey: string | undefined): Promise<Answer | LightMyRequestResponse> {
     if (tool.upload) {
-      // A valid upload, so that only the caller's standing decides the answer.
-      const res = await upload(await listen(t), tool.path, apiKey, typedSample(tool.upload.accept[0]!));
+      // A valid upload in the tool's own field, with its first example's options (rotate needs an angle), so that only the caller's standing decides the answer.
+      const res = await upload(await listen(t), tool.path, apiKey, { field: tool.upload.field, ...typedSample(tool.upload.accept[0]!) }, (tool.fileExamples?.[0]?.input ?? {}) as Record<string, string>);
       const body = await res.text();
       return { statusCode: res.status, headers: Object.fromEntries(res.headers), body, json: () => JSON.parse(body) };
     }
