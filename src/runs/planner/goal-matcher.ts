@@ -100,6 +100,29 @@ function idfTable(index: GoalIndex): Map<string, number> {
   return table;
 }
 
+// A job holding none of a goal's terms scores 0 on both halves (a job's names are among its
+// terms) and is dropped: only the jobs holding at least one goal term are scored. The ranking
+// below is a total order (ids are unique), so the order they are scored in changes nothing.
+const jobsByTerm = new WeakMap<GoalIndex, Map<string, IndexedJob[]>>();
+
+function jobsHolding(index: GoalIndex, terms: Iterable<string>): IndexedJob[] {
+  let byTerm = jobsByTerm.get(index);
+  if (byTerm === undefined) {
+    byTerm = new Map();
+    for (const job of index.jobs) {
+      for (const term of job.weights.keys()) {
+        const jobs = byTerm.get(term);
+        if (jobs === undefined) byTerm.set(term, [job]);
+        else jobs.push(job);
+      }
+    }
+    jobsByTerm.set(index, byTerm);
+  }
+  const found = new Set<IndexedJob>();
+  for (const term of terms) for (const job of byTerm.get(term) ?? []) found.add(job);
+  return [...found];
+}
+
 function idf(term: string, index: GoalIndex): number {
   return idfTable(index).get(term) ?? 0;
 }
@@ -211,7 +234,7 @@ export function matchGoal(goal: unknown, registries: Registries): GoalMatch {
   const { urls, rest } = extractUrls(goal);
   const read = readGoal(rest, index);
   if (![...read.weights.keys()].some((t) => index.df.has(t))) return { ...invalid('no_words', urls), corrections: read.corrections };
-  const scored = index.jobs
+  const scored = jobsHolding(index, read.weights.keys())
     .map((job) => score(job, read, index))
     .filter((s) => s.candidate.confidence > 0)
     .sort((a, b) => b.candidate.confidence - a.candidate.confidence || (a.job.kind === b.job.kind ? 0 : a.job.kind === 'playbook' ? -1 : 1) || a.job.id.localeCompare(b.job.id));
