@@ -18,9 +18,21 @@
  * drift hits all three alike. Every answer is checked (status, job, mode, findings, charge). A
  * measurement, not a test: it exits 0 whatever the figures; the run is bounded by DEADLINE_MS.
  *
+ * Wall-clock figures on a shared two-core machine move with everyone else's load, so the bench
+ * also reports main-thread CPU time per call (process.threadCpuUsage, which a busy neighbour
+ * does not inflate much): the server's, asked over IPC before and after each call, and this
+ * process's (the client's side of MCP, or the baseline's postMessage and reply). The analyses
+ * themselves run on worker threads and are in neither; the CPU overhead of a call is its server
+ * plus client main-thread time minus the baseline's. And where the wall time goes: the server
+ * child times each JobService.solve / verify call (the job itself: matching, input, the runner's
+ * analyses, report, seal, gate, loop, delta), so a call splits into the analyses, the job
+ * service's own share (job - baseline) and the MCP transport's (call - job).
+ *
  * Environment:
  *   BENCH_ITERATIONS   measured iterations of each figure (default 60)
  *   BENCH_WARMUP       warm-up iterations of each (default 8)
+ *   BENCH_ONLY         solve or verify: measure that figure alone (with the baseline), for a profile
+ *   BENCH_SERVER_CPU_PROF  a folder: the server child runs with --cpu-prof and writes its profile there
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -145,8 +157,29 @@ async function serve(): Promise<void> {
     const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' });
     const { app, services } = await createApp(config);
     const apiKey = await benchApiKey(services);
+    // Wall time inside the job service per call, for the parent's breakdown (the bench's own wrapper:
+    // the service is the real one, only timed).
+    const jobTimes: number[] = [];
+    for (const method of ['solve', 'verify'] as const) {
+      const original = services.jobs[method].bind(services.jobs) as (...args: unknown[]) => Promise<unknown>;
+      (services.jobs as unknown as Record<string, unknown>)[method] = async (...args: unknown[]) => {
+        const t0 = performance.now();
+        try {
+          return await original(...args);
+        } finally {
+          jobTimes.push(performance.now() - t0);
+        }
+      };
+    }
     await app.listen({ port: 0, host: HOST });
     const address = app.server.address();
+    // The parent asks for this thread's CPU time around each call (microseconds, user + system).
+    process.on('message', (message) => {
+      if (message === 'cpu') {
+        const { user, system } = process.threadCpuUsage();
+        process.send?.({ kind: 'cpu', micros: user + system, jobMs: jobTimes.splice(0).at(-1) ?? null });
+      }
+    });
     serveUntilStopped({ kind: 'ready', port: typeof address === 'object' && address ? address.port : 0, apiKey } satisfies Ready, () => app.close(), dataDir);
   } catch (err) {
     failStart('solve-verify server', dataDir, err);
@@ -185,6 +218,24 @@ async function stopServer(child: ChildProcess): Promise<void> {
 }
 
 // ---- the three figures ------------------------------------------------------------------------
+
+/** The server's main-thread CPU time so far, in ms, and the wall time of the last job-service call since the last ask. */
+function serverCpu(child: ChildProcess): Promise<{ cpu: number; jobMs: number | null }> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { kind?: string; micros?: number; jobMs?: number | null }) => {
+      if (message?.kind !== 'cpu') return;
+      child.off('message', onMessage);
+      resolve({ cpu: (message.micros ?? 0) / 1000, jobMs: message.jobMs ?? null });
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
+}
+
+const clientCpu = (): number => {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Answer = Record<string, any>;
@@ -238,20 +289,29 @@ async function main(): Promise<void> {
     checkSolve(first, findings);
     if (!(findings > 0)) throw new Error('the bench page has no findings: the loop would have nothing to rank');
 
+    const figure = (name: string, run: () => Promise<unknown>) => ({ name, run, samples: [] as number[], serverCpu: [] as number[], clientCpu: [] as number[], jobMs: [] as number[] });
     const figures = {
-      baseline: { name: 'baseline: the steps\' analyses (analyzeOnWorker, in turn)', samples: [] as number[], run: analyses },
-      solve: { name: 'solve_task over MCP', samples: [] as number[], run: async () => checkSolve(await call(client, 'solve_task', { goal: GOAL, input }, deadline), findings) },
-      verify: { name: 'verify_task over MCP (baseline: the solve)', samples: [] as number[], run: async () => checkVerify(await call(client, 'verify_task', { goal: GOAL, input, baseline: first }, deadline), findings) },
+      baseline: figure("baseline: the steps' analyses (analyzeOnWorker, in turn)", analyses),
+      solve: figure('solve_task over MCP', async () => checkSolve(await call(client, 'solve_task', { goal: GOAL, input }, deadline), findings)),
+      verify: figure('verify_task over MCP (baseline: the solve)', async () => checkVerify(await call(client, 'verify_task', { goal: GOAL, input, baseline: first }, deadline), findings)),
     };
-    const all = Object.values(figures);
+    const only = process.env['BENCH_ONLY'];
+    if (only !== undefined && only !== 'solve' && only !== 'verify') throw new Error(`BENCH_ONLY must be solve or verify (got "${only}")`);
+    const all = Object.values(figures).filter((f) => only === undefined || f === figures.baseline || f === figures[only]);
     for (let i = 0; i < WARMUP; i++) for (const f of all) await f.run();
     for (let i = 0; i < ITERATIONS; i++) {
       // Which goes first rotates: none always runs right after another's garbage.
       for (let k = 0; k < all.length; k++) {
         const f = all[(i + k) % all.length]!;
+        const s0 = await serverCpu(child);
+        const c0 = clientCpu();
         const t0 = performance.now();
         await f.run();
         f.samples.push(performance.now() - t0);
+        f.clientCpu.push(clientCpu() - c0);
+        const s1 = await serverCpu(child);
+        f.serverCpu.push(s1.cpu - s0.cpu);
+        if (s1.jobMs !== null) f.jobMs.push(s1.jobMs);
       }
     }
 
@@ -259,16 +319,26 @@ async function main(): Promise<void> {
     const base99 = percentile(figures.baseline.samples, 99);
     const ms = (v: number): string => v.toFixed(2);
     const pct = (r: number): string => `${(r * 100).toFixed(1)}%`;
+    // CPU time is counted in scheduler ticks: a mean over many calls, not a median, reads it right.
+    const mean = (v: readonly number[]): number => v.reduce((a, b) => a + b, 0) / v.length;
     const rows = [['figure', 'median ms', 'p99 ms', 'median / baseline', 'overhead (median)', `overhead <= ${pct(TARGET_OVERHEAD)}`]];
+    const split = [['figure', 'in job service ms', 'job service share ms', 'MCP transport ms', 'server CPU ms', 'client CPU ms', 'CPU overhead ms']];
+    const baseCpu = mean(figures.baseline.clientCpu);
     for (const f of all) {
+      if (f.samples.length === 0) continue;
       const m = median(f.samples);
       const isBase = f === figures.baseline;
       rows.push([f.name, ms(m), ms(percentile(f.samples, 99)), fmtRatio(m / base50), isBase ? '' : pct(m / base50 - 1), isBase ? '' : verdict(m / base50 - 1 <= TARGET_OVERHEAD)]);
+      if (isBase) continue;
+      const job = median(f.jobMs);
+      split.push([f.name, ms(job), ms(job - base50), ms(m - job), ms(mean(f.serverCpu)), ms(mean(f.clientCpu)), ms(mean(f.serverCpu) + mean(f.clientCpu) - baseCpu)]);
     }
     process.stdout.write(
       `solve_task / verify_task over MCP on local HTML (${PLAYBOOK}, ${steps.length} steps), a ${(Buffer.byteLength(html) / 1024).toFixed(0)} KB page with ${findings} findings ` +
         `(${stepFindings} over the steps before merging); ${ITERATIONS} iterations after ${WARMUP} warm-up, node ${process.version}, load ${loadAverage()}\n` +
-        `Baseline p99 ${ms(base99)} ms. Overhead = what the MCP call costs beyond the same analyses run directly.\n\n${table(rows)}\n`,
+        `Baseline p99 ${ms(base99)} ms. Overhead = what the MCP call costs beyond the same analyses run directly.\n\n${table(rows)}\n\n` +
+        `Where the time goes (medians; job service share = in job service - baseline median; MCP transport = call - in job service). CPU: mean main-thread ` +
+        `CPU per call (the analyses run on workers, in none of them); CPU overhead = server + client - the baseline's ${ms(baseCpu)} ms.\n\n${table(split)}\n`,
     );
   } finally {
     await client.close().catch(() => undefined);
