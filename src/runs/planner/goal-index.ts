@@ -6,7 +6,7 @@ import type { Catalog } from '../../core/catalog.ts';
 import type { AnyTool } from '../../core/define-tool.ts';
 import type { Playbook } from '../playbooks/playbook-schema.ts';
 import type { PlaybookRegistry } from '../playbooks/playbook-registry.ts';
-import { applySynonyms, SYNONYM_WORDS } from './goal-synonyms.ts';
+import { applySynonyms, LITERAL_SENSES, SYNONYM_WORDS } from './goal-synonyms.ts';
 import { rawWords, stem, STOP_TERMS, STOP_WORDS } from './goal-text.ts';
 
 export interface Registries {
@@ -47,10 +47,14 @@ export interface GoalIndex {
   known: Set<string>;
 }
 
-/** A text's terms: stems, with synonym phrases folded into concepts, stop words dropped. */
-export function termsOf(text: string): string[] {
+/**
+ * A text's terms: stems, with synonym phrases folded into concepts, stop words dropped. Concepts
+ * in `literal` stay the stems of the words they were read from (see LITERAL_SENSES).
+ */
+export function termsOf(text: string, literal: readonly string[] = []): string[] {
   const words = rawWords(text);
-  return [...new Set(applySynonyms(words.map(stem), words).map((t) => t.term).filter((t) => !STOP_TERMS.has(t)))];
+  const terms = applySynonyms(words.map(stem), words).flatMap((t) => (literal.includes(t.term) ? t.source.split(/\s+/).map(stem) : [t.term]));
+  return [...new Set(terms.filter((t) => !STOP_TERMS.has(t)))];
 }
 
 const FIELD = { name: 1, tag: 0.8, family: 0.4, prose: 0.2 } as const;
@@ -59,12 +63,12 @@ function weigh(weights: Map<string, number>, terms: readonly string[], weight: n
   for (const term of terms) weights.set(term, Math.max(weights.get(term) ?? 0, weight));
 }
 
-function phrase(text: string): IndexedPhrase {
-  return { text, terms: termsOf(text) };
+function phrase(text: string, literal: readonly string[] = []): IndexedPhrase {
+  return { text, terms: termsOf(text, literal) };
 }
 
 function playbookJob(p: Playbook): IndexedJob {
-  const phrases = [p.title, p.id.replace(/-/g, ' '), ...p.aliases].map(phrase);
+  const phrases = [p.title, p.id.replace(/-/g, ' '), ...p.aliases].map((text) => phrase(text));
   const weights = new Map<string, number>();
   weigh(weights, p.description.length > 0 ? termsOf(p.description) : [], FIELD.prose);
   weigh(weights, p.steps.flatMap((s) => termsOf(s.purpose)), FIELD.prose);
@@ -75,16 +79,18 @@ function playbookJob(p: Playbook): IndexedJob {
 
 function conversionOf(tool: AnyTool): IndexedJob['direction'] {
   const [from, to] = tool.title.split(/\s+to\s+/i);
-  if (from === undefined || to === undefined || !/-to-/.test(tool.slug)) return undefined;
-  const [slugFrom, slugTo] = tool.slug.split('-to-');
-  return { from: new Set([...termsOf(from), ...termsOf(slugFrom ?? '')]), to: new Set([...termsOf(to), ...termsOf(slugTo ?? '')]) };
+  // Conversion slugs read "<from>-to-<to>", or "<from>-2-<to>" (the spec's csv-2-json).
+  const [slugFrom, slugTo] = tool.slug.split(/-(?:to|2)-/);
+  if (from === undefined || to === undefined || slugFrom === undefined || slugTo === undefined) return undefined;
+  return { from: new Set([...termsOf(from), ...termsOf(slugFrom)]), to: new Set([...termsOf(to), ...termsOf(slugTo)]) };
 }
 
 function toolJob(tool: AnyTool): IndexedJob {
-  const phrases = [tool.title, tool.slug.replace(/-/g, ' '), ...tool.aliases].map(phrase);
+  const literal = LITERAL_SENSES[tool.family] ?? [];
+  const phrases = [tool.title, tool.slug.replace(/-/g, ' '), ...tool.aliases].map((text) => phrase(text, literal));
   const weights = new Map<string, number>();
-  weigh(weights, termsOf(tool.description), FIELD.prose);
-  weigh(weights, termsOf(tool.family.replace(/[-_]/g, ' ')), FIELD.family);
+  weigh(weights, termsOf(tool.description, literal), FIELD.prose);
+  weigh(weights, termsOf(tool.family.replace(/[-_]/g, ' '), literal), FIELD.family);
   for (const ph of phrases) weigh(weights, ph.terms, FIELD.name);
   const direction = conversionOf(tool);
   return { kind: 'tool', id: tool.operationId, title: tool.title, weights, phrases, stepTools: [], ...(direction ? { direction } : {}), tool };

@@ -12,7 +12,7 @@
 //   - named: how completely one of the job's names (title, id, an alias) appears in the goal.
 // A conversion named the wrong way round ("pdf to word" for Word to PDF) has its score halved.
 import { allowedTypos, extractUrls, MAX_GOAL_CHARS, MAX_GOAL_WORDS, rawWords, stem, STOP_TERMS, STOP_WORDS, typoDistance } from './goal-text.ts';
-import { applySynonyms, type Term } from './goal-synonyms.ts';
+import { applySynonyms, LITERAL_SENSES, type Term } from './goal-synonyms.ts';
 import { goalIndexFor, type GoalIndex, type IndexedJob, type JobKind, type Registries } from './goal-index.ts';
 
 export type { Registries, JobKind } from './goal-index.ts';
@@ -127,6 +127,14 @@ function idf(term: string, index: GoalIndex): number {
   return idfTable(index).get(term) ?? 0;
 }
 
+const LITERAL_CONCEPTS = new Set(Object.values(LITERAL_SENSES).flat());
+
+/** The stems of the (corrected) words a concept was read from, each at its own place. */
+function literalTerms(t: Term, words: readonly string[]): Term[] {
+  const count = t.source.split(/\s+/).length;
+  return words.slice(t.at, t.at + count).map((w, j) => ({ term: stem(w), at: t.at + j, source: w }));
+}
+
 function readGoal(text: string, index: GoalIndex): GoalTerms {
   const written = rawWords(text).slice(0, MAX_GOAL_WORDS);
   const corrections: { from: string; to: string }[] = [];
@@ -137,7 +145,11 @@ function readGoal(text: string, index: GoalIndex): GoalTerms {
   });
   const shown = written.map((w, i) => (words[i] !== w ? `${w}->${words[i] ?? ''}` : w));
   const seen = new Set<string>();
-  const terms = applySynonyms(words.map(stem), shown).filter((t) => !STOP_TERMS.has(t.term) && !seen.has(t.term) && seen.add(t.term) !== undefined);
+  const folded = applySynonyms(words.map(stem), shown);
+  // A concept some family reads literally ("speed" of a unit converter) keeps the literal stems it
+  // was read from too, which only that family's tools hold (see LITERAL_SENSES).
+  const literals = folded.flatMap((t) => (LITERAL_CONCEPTS.has(t.term) ? literalTerms(t, words) : [])).filter((t) => index.df.has(t.term));
+  const terms = [...folded, ...literals].filter((t) => !STOP_TERMS.has(t.term) && !seen.has(t.term) && seen.add(t.term) !== undefined);
   const weights = new Map<string, number>();
   for (const t of terms) weights.set(t.term, index.df.has(t.term) ? idf(t.term, index) : UNKNOWN_WEIGHT);
   return { terms, weights, words, corrections };
@@ -150,6 +162,9 @@ function reversed(job: IndexedJob, goal: GoalTerms): boolean {
   const first = (set: Set<string>): Term | undefined => goal.terms.find((t) => set.has(t.term) && !(job.direction?.from.has(t.term) && job.direction.to.has(t.term)));
   const source = first(job.direction.from);
   const target = first(job.direction.to);
+  // "to CSV" names CSV the target: a job converting from CSV is the wrong way round, even when
+  // the goal does not name what the job converts to.
+  if (source !== undefined && target === undefined) return afterTo(source, goal.words);
   if (source === undefined || target === undefined) return false;
   // "from my old word file": only stop words may stand between "from" and the format.
   const afterFrom = (t: Term): boolean => {
@@ -163,6 +178,16 @@ function reversed(job: IndexedJob, goal: GoalTerms): boolean {
   if (afterFrom(source)) return false;
   if (afterFrom(target)) return true;
   return target.at < source.at;
+}
+
+/** Whether the word before a term (skipping filler) is "to" or "into". */
+function afterTo(t: Term, words: readonly string[]): boolean {
+  for (let i = t.at - 1; i >= 0 && i >= t.at - 3; i--) {
+    const w = words[i] ?? '';
+    if (w === 'to' || w === 'into') return true;
+    if (!STOP_WORDS.has(w)) return false;
+  }
+  return false;
 }
 
 interface Scored {
@@ -219,7 +244,9 @@ function related(a: IndexedJob, b: IndexedJob): boolean {
 // Running either would silently drop half of what was asked, so the caller chooses.
 function namesAnotherJob(top: IndexedJob, other: Scored): boolean {
   if (other.fullPhrase === null || other.candidate.confidence < MATCH_THRESHOLD) return false;
-  return other.fullPhrase.some((term) => (top.weights.get(term) ?? 0) < 0.8);
+  // A concept the best job's family reads literally is the best job's word, not another job's.
+  const literal = top.kind === 'tool' && top.tool !== undefined ? (LITERAL_SENSES[top.tool.family] ?? []) : [];
+  return other.fullPhrase.some((term) => (top.weights.get(term) ?? 0) < 0.8 && !literal.includes(term));
 }
 
 function invalid(reason: MatchReason, urls: string[] = []): GoalMatch {
@@ -244,10 +271,11 @@ export function matchGoal(goal: unknown, registries: Registries): GoalMatch {
   if (top === undefined) return { decision: 'suggest', reason: 'no_words', best: null, ...base };
   if (top.candidate.confidence < MATCH_THRESHOLD) return { decision: 'suggest', reason: 'low_confidence', best: null, ...base };
   const unrelated = scored.slice(1).filter((s) => !related(top.job, s.job));
+  // Naming two jobs in full says more than a close score does, so it is told first.
+  if (unrelated.some((s) => namesAnotherJob(top.job, s))) return { decision: 'suggest', reason: 'several_jobs', best: null, ...base };
   const rival = unrelated[0];
   if (rival !== undefined && top.candidate.confidence - rival.candidate.confidence < MATCH_MARGIN) {
     return { decision: 'suggest', reason: 'ambiguous', best: null, ...base };
   }
-  if (unrelated.some((s) => namesAnotherJob(top.job, s))) return { decision: 'suggest', reason: 'several_jobs', best: null, ...base };
   return { decision: 'match', reason: 'matched', best: top.candidate, ...base };
 }

@@ -48,6 +48,16 @@ function buildPhrases(): Phrase[] {
 const PHRASES = buildPhrases();
 const FIRST_WORDS = new Set(PHRASES.map((p) => p.words[0] ?? ''));
 
+/**
+ * Families whose names use a concept's words in their literal sense: a speed converter converts
+ * km/h to mph, it does not judge page speed. Their tools are indexed with the literal stems, so
+ * "how fast does my page load" never meets the unit converter on the #speed concept; a goal for
+ * the converter names its units (mph, km/h, knots: its aliases) or "convert speed units".
+ */
+export const LITERAL_SENSES: Readonly<Record<string, readonly string[]>> = {
+  'unit-conversions': ['#speed'],
+};
+
 /** Every raw word the table knows, for typo correction ("perfomance" -> "performance"). */
 export const SYNONYM_WORDS: readonly string[] = [...new Set(Object.values(SYNONYM_GROUPS).flatMap((v) => v.flatMap((p) => p.split(/\s+/))))];
 

@@ -60,6 +60,8 @@ const TABLE: readonly (readonly [string, string])[] = [
   ['how much can I borrow', 'calculators_loan_affordability_calculator'],
   ['BMI', 'calculators_bmi_calculator'],
   ['celsius to fahrenheit', 'unit_conversions_temperature_converter'],
+  ['convert speed from mph to km/h', 'unit_conversions_speed_converter'],
+  ['xlsx to csv', 'office_xlsx_to_csv'],
   ['find broken links on my site', 'seo_apis_broken_links_checker'],
   ['mixed content check', 'seo_apis_mixed_content_checker'],
   ['decode this jwt token', 'security_apis_jwt_decoder'],
