@@ -10,6 +10,9 @@
  * Streamable HTTP transport costs one POST per call on a kept-alive connection, as REST does.
  * REST and MCP alternate in rounds so the VM's drift hits both alike. Every answer is checked
  * (status and the exact result). The whole run is bounded by DEADLINE_MS and stops by itself.
+ * Beside the latencies it prints the CPU time per call of the server and of this load generator
+ * (fetch against the SDK's Client), which a busy shared machine blurs less than the latencies.
+ * BENCH_CPU_PROF_DIR=<dir> makes the server write a V8 CPU profile there.
  *
  *   npm run bench:mcp
  */
@@ -166,6 +169,8 @@ interface Samples {
   mcp: number[];
   /** the server's CPU µs spent on each side's calls */
   cpu: { rest: number; mcp: number };
+  /** the load generator's (this process's) CPU µs on each side's calls: fetch against the SDK's Client */
+  clientCpu: { rest: number; mcp: number };
 }
 
 interface Row extends Samples {
@@ -174,7 +179,7 @@ interface Row extends Samples {
 
 /** REST and MCP alternate, ROUNDS times, each round a share of the calls. */
 async function measure(child: ChildProcess, rest: readonly Caller[], mcp: readonly Caller[], callsPerClient: number): Promise<Samples> {
-  const out: Samples = { rest: [], mcp: [], cpu: { rest: 0, mcp: 0 } };
+  const out: Samples = { rest: [], mcp: [], cpu: { rest: 0, mcp: 0 }, clientCpu: { rest: 0, mcp: 0 } };
   const perRound = Math.ceil(callsPerClient / ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
     const calls = Math.min(perRound, callsPerClient - round * perRound);
@@ -183,7 +188,10 @@ async function measure(child: ChildProcess, rest: readonly Caller[], mcp: readon
     const order = round % 2 === 0 ? ([['rest', rest], ['mcp', mcp]] as const) : ([['mcp', mcp], ['rest', rest]] as const);
     for (const [name, callers] of order) {
       const cpuBefore = await serverCpu(child);
+      const clientBefore = process.cpuUsage();
       await runClients(callers, calls, out[name]);
+      const client = process.cpuUsage(clientBefore);
+      out.clientCpu[name] += client.user + client.system;
       out.cpu[name] += (await serverCpu(child)) - cpuBefore;
     }
   }
@@ -215,7 +223,7 @@ async function main(): Promise<void> {
     rows.push({ mode: `${CONCURRENT_CLIENTS} concurrent clients`, ...concurrent });
 
     const ms = (v: number) => v.toFixed(2);
-    const lines: string[][] = [['mode', 'calls', 'REST p50', 'MCP p50', 'ratio p50', 'REST p99', 'MCP p99', 'ratio p99', `MCP <= ${TARGET_RATIO}x REST`, 'server CPU/call REST', 'MCP']];
+    const lines: string[][] = [['mode', 'calls', 'REST p50', 'MCP p50', 'ratio p50', 'REST p99', 'MCP p99', 'ratio p99', `MCP <= ${TARGET_RATIO}x REST`, 'server CPU/call REST', 'MCP', 'client CPU/call REST', 'MCP']];
     for (const row of rows) {
       const [r50, m50, r99, m99] = [percentile(row.rest, 50), percentile(row.mcp, 50), percentile(row.rest, 99), percentile(row.mcp, 99)];
       const perCall = (total: number, calls: number) => `${(total / calls).toFixed(0)} µs`;
@@ -231,6 +239,8 @@ async function main(): Promise<void> {
         verdict(m50 / r50 <= TARGET_RATIO && m99 / r99 <= TARGET_RATIO),
         perCall(row.cpu.rest, row.rest.length),
         perCall(row.cpu.mcp, row.mcp.length),
+        perCall(row.clientCpu.rest, row.rest.length),
+        perCall(row.clientCpu.mcp, row.mcp.length),
       ]);
     }
     console.log(`MCP invoke_tool vs REST, ${OPERATION}, latency in ms; every answer checked (load average ${loadAverage()})\n`);
