@@ -1,6 +1,8 @@
 // The MCP surface on the one Fastify app, built on the official SDK's transports:
-//   POST /mcp, POST /mcp/http   Streamable HTTP, stateless: every request gets a fresh server and
-//                               transport, so any process on the same database answers any request.
+//   POST /mcp, POST /mcp/http   Streamable HTTP, stateless: every request gets a fresh transport
+//                               and a server built for its caller (a lone tools/call may get one
+//                               kept from that key's earlier call: server-pool.ts), so any process
+//                               on the same database answers any request.
 //   GET /mcp                    the legacy HTTP+SSE transport: an SSE stream whose `endpoint` event
 //                               names POST /mcp/messages?sessionId=…. That session lives in the
 //                               process holding the stream (the transport's design), so its POSTs
