@@ -4,7 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { AnyTool } from '../../src/core/define-tool.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen, upload } from '../support/http.ts';
-import { typedSample } from '../support/documents.ts';
+import { typedSampleOf } from '../support/typed-samples.ts';
 
 /**
  * The shared security suite: every tool route, whatever its family, answers the same way to a
@@ -39,7 +39,7 @@ describe('security suite, run against every tool route', () => {
   async function send(tool: AnyTool, apiKey: string | undefined): Promise<Answer | LightMyRequestResponse> {
     if (tool.upload) {
       // A valid upload in the tool's own field, with its first example's options (rotate needs an angle), so that only the caller's standing decides the answer.
-      const res = await upload(await listen(t), tool.path, apiKey, { field: tool.upload.field, ...typedSample(tool.upload.accept[0]!) }, (tool.fileExamples?.[0]?.input ?? {}) as Record<string, string>);
+      const res = await upload(await listen(t), tool.path, apiKey, { field: tool.upload.field, ...(await typedSampleOf(tool.upload.accept[0]!)) }, (tool.fileExamples?.[0]?.input ?? {}) as Record<string, string>);
       const body = await res.text();
       return { statusCode: res.status, headers: Object.fromEntries(res.headers), body, json: () => JSON.parse(body) };
     }
