@@ -57,6 +57,9 @@ const envSchema = z.object({
   RUN_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(100),
 });
 
+/** Every environment variable the service reads (the README's configuration table lists each). */
+export const CONFIG_KEYS: readonly string[] = Object.keys(envSchema.shape);
+
 export interface Config {
   port: number;
   host: string;
