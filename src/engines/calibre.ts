@@ -19,10 +19,9 @@ import { ServiceError, unprocessable } from '../core/errors.ts';
 import { fb2Problem, palmDatabaseTruncation } from '../files/kinds/ebook.ts';
 import { corrupt, unsafe } from '../files/kinds/safety-errors.ts';
 import type { ZipSafetyLimits } from '../files/zip-limits.ts';
-import { defineEngine, type Engine } from './engine-definition.ts';
-import type { EngineProbe, EngineStatus } from './engine-types.ts';
+import { defineEngine } from './engine-definition.ts';
 import { resolvePage, type PageOptions } from './page.ts';
-import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
+import { jobRunOptions, ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
 import { checkZipBomb } from './zip-guard.ts';
 
 export type EbookInput = 'epub' | 'mobi' | 'azw3' | 'fb2';
@@ -50,15 +49,12 @@ export interface EbookConvertOptions {
 const DEFAULT_DATA_LIMIT = 2 * 1024 ** 3;
 const MM_TO_PT = 72 / 25.4;
 
-export class CalibreEngine implements Engine {
-  readonly engine: ProgramEngine;
+export class CalibreEngine extends ProgramBackedEngine {
   private readonly dataLimit: number;
   private readonly zipLimits: Partial<ZipSafetyLimits>;
 
   constructor(options: CalibreEngineOptions = {}) {
-    this.dataLimit = options.memoryLimitBytes ?? DEFAULT_DATA_LIMIT;
-    this.zipLimits = options.zipLimits ?? {};
-    this.engine = new ProgramEngine(
+    super(
       {
         name: 'calibre',
         label: 'calibre',
@@ -71,6 +67,8 @@ export class CalibreEngine implements Engine {
       // heavy: two at once on a small machine, each with a long time limit.
       { concurrency: 2, jobTimeoutMs: 180_000, ...options, memoryLimitBytes: 0 },
     );
+    this.dataLimit = options.memoryLimitBytes ?? DEFAULT_DATA_LIMIT;
+    this.zipLimits = options.zipLimits ?? {};
   }
 
   /** Converts one ebook; 422 when calibre cannot read it, it is too large, or it yields nothing. */
@@ -111,8 +109,7 @@ export class CalibreEngine implements Engine {
       // prlimit and env find the next program on the sandbox's PATH.
       const result = await this.engine.exec('prlimit', [...limit, '--', 'env', ...env, 'ebook-convert', ...args], {
         cwd: jobDir,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        ...jobRunOptions(options),
         maxStdoutBytes: 4 * 1024 * 1024,
       });
       const produced = await stat(output).then((s) => s.size, () => 0);
@@ -127,21 +124,6 @@ export class CalibreEngine implements Engine {
     } finally {
       await rm(jobDir, { recursive: true, force: true });
     }
-  }
-
-  status(): Promise<EngineStatus> {
-    return this.engine.status();
-  }
-
-  availability(): Promise<EngineProbe> {
-    return this.engine.availability();
-  }
-
-  /** A process per job (see the file comment): nothing to keep warm. */
-  async warm(): Promise<void> {}
-
-  close(): Promise<void> {
-    return this.engine.close();
   }
 }
 

@@ -13,12 +13,11 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ServiceError, unprocessable } from '../core/errors.ts';
-import { defineEngine, type Engine } from './engine-definition.ts';
-import type { EngineProbe, EngineStatus } from './engine-types.ts';
+import { defineEngine } from './engine-definition.ts';
 import { AUDIO_FORMATS, type AudioFormatId } from './ffmpeg-formats.ts';
 import { audioTruncation } from '../files/kinds/audio.ts';
 import { corrupt } from '../files/kinds/safety-errors.ts';
-import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
+import { jobRunOptions, ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
 
 export interface FfmpegEngineOptions extends ProgramEngineOptions {
   /** longest input accepted, in seconds (default 4 hours) */
@@ -69,15 +68,12 @@ const DEFAULT_MAX_OUTPUT_BYTES = 100 * 1024 * 1024;
 /** Decoded audio this much shorter than declared means the input was cut (frames round a little). */
 const TRUNCATION_TOLERANCE_SECONDS = 0.5;
 
-export class FfmpegEngine implements Engine {
-  readonly engine: ProgramEngine;
+export class FfmpegEngine extends ProgramBackedEngine {
   readonly maxDurationSeconds: number;
   readonly maxOutputBytes: number;
 
   constructor(options: FfmpegEngineOptions = {}) {
-    this.maxDurationSeconds = options.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS;
-    this.maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-    this.engine = new ProgramEngine(
+    super(
       {
         name: 'ffmpeg',
         label: 'ffmpeg',
@@ -88,6 +84,8 @@ export class FfmpegEngine implements Engine {
       },
       options,
     );
+    this.maxDurationSeconds = options.maxDurationSeconds ?? DEFAULT_MAX_DURATION_SECONDS;
+    this.maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   }
 
   /** Reads the first audio stream's facts with the demuxer of `format` only; 422 when it cannot. */
@@ -106,7 +104,7 @@ export class FfmpegEngine implements Engine {
         '-select_streams', 'a:0',
         '-of', 'json',
       ],
-      { cwd: dir, maxStdoutBytes: 1024 * 1024, ...jobOptions(options) },
+      { cwd: dir, maxStdoutBytes: 1024 * 1024, ...jobRunOptions(options) },
     );
     if (result.code !== 0) throw unreadable(format.label, result.stderr, dir);
     const parsed = probeOutput.safeParse(safeJson(result.stdout.toString('utf8')));
@@ -161,7 +159,7 @@ export class FfmpegEngine implements Engine {
       fileUrl(options.outputPath, dir),
     ];
     try {
-      const run = await this.engine.exec('ffmpeg', args, { cwd: dir, folders: [path.dirname(options.outputPath)], ...jobOptions(options) });
+      const run = await this.engine.exec('ffmpeg', args, { cwd: dir, folders: [path.dirname(options.outputPath)], ...jobRunOptions(options) });
       if (run.code !== 0) {
         if (run.code === null) throw unprocessable('The audio is too large or complex to convert', clean(run.stderr, dir));
         throw unprocessable(`ffmpeg could not convert this ${from.label} file to ${to.label}`, clean(run.stderr, dir));
@@ -181,21 +179,6 @@ export class FfmpegEngine implements Engine {
       await rm(options.outputPath, { force: true });
       throw error;
     }
-  }
-
-  status(): Promise<EngineStatus> {
-    return this.engine.status();
-  }
-
-  availability(): Promise<EngineProbe> {
-    return this.engine.availability();
-  }
-
-  /** A process per job: nothing to keep warm. */
-  async warm(): Promise<void> {}
-
-  close(): Promise<void> {
-    return this.engine.close();
   }
 }
 
@@ -242,10 +225,6 @@ function checkOptions(options: AudioConvertOptions): void {
   }
   if (options.sampleRate !== undefined && !to.sampleRates.includes(options.sampleRate)) throw new Error(`${to.label} cannot be written at ${options.sampleRate} Hz`);
   if (options.channels !== undefined && options.channels !== 1 && options.channels !== 2) throw new Error('channels is 1 or 2');
-}
-
-function jobOptions(options: { signal?: AbortSignal; timeoutMs?: number }): { signal?: AbortSignal; timeoutMs?: number } {
-  return { ...(options.signal ? { signal: options.signal } : {}), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
 }
 
 /** ffmpeg's message without the job folder's path, first lines only. */

@@ -16,14 +16,13 @@ import { realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unprocessable } from '../core/errors.ts';
-import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
+import { jobRunOptions, ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
 import { checkPandocInput, type PandocLimits } from './pandoc-limits.ts';
 import { neutraliseActiveContent } from './pandoc-active-content.ts';
 import { confineResources } from './pandoc-resources.ts';
 import { SANDBOX_FILES_DIR } from './sandbox.ts';
 import { checkZipBomb } from './zip-guard.ts';
 import type { ZipSafetyLimits } from '../files/zip-limits.ts';
-import type { EngineProbe, EngineStatus } from './supervisor.ts';
 import { defineEngine } from './engine-definition.ts';
 import { z } from 'zod';
 
@@ -66,17 +65,14 @@ export interface PandocConvertOptions {
   timeoutMs?: number;
 }
 
-export class PandocEngine {
-  readonly engine: ProgramEngine;
+export class PandocEngine extends ProgramBackedEngine {
   private sandbox: Promise<boolean> | null = null;
 
   private readonly limits: PandocLimits;
   private readonly zipLimits: Partial<ZipSafetyLimits>;
 
   constructor(options: PandocEngineOptions = {}) {
-    this.limits = options.limits ?? {};
-    this.zipLimits = options.zipLimits ?? {};
-    this.engine = new ProgramEngine(
+    super(
       {
         name: 'pandoc',
         label: 'pandoc',
@@ -87,6 +83,8 @@ export class PandocEngine {
       },
       options,
     );
+    this.limits = options.limits ?? {};
+    this.zipLimits = options.zipLimits ?? {};
   }
 
   async convert(options: PandocConvertOptions): Promise<void> {
@@ -105,8 +103,7 @@ export class PandocEngine {
       cwd: jobDir,
       folders: [path.dirname(output)],
       files: [FILTER_FILE],
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...jobRunOptions(options),
     };
     // Pass 1: read, filter, and hand over the document as JSON.
     const json = await this.engine.exec('pandoc', (pathOf) => [...sandbox, '-f', reader, '-t', 'json', `--lua-filter=${pathOf(FILTER)}`, '--', input], {
@@ -149,21 +146,6 @@ export class PandocEngine {
       await rm(input, { force: true });
       await rm(output, { force: true });
     }
-  }
-
-  status(): Promise<EngineStatus> {
-    return this.engine.status();
-  }
-
-  availability(): Promise<EngineProbe> {
-    return this.engine.availability();
-  }
-
-  /** A process per job: nothing to keep warm. */
-  async warm(): Promise<void> {}
-
-  close(): Promise<void> {
-    return this.engine.close();
   }
 
   /** --sandbox exists from pandoc 2.15 on. */

@@ -3,9 +3,8 @@
 import { stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { unprocessable } from '../core/errors.ts';
-import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
+import { jobRunOptions, ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
 import type { RunResult } from './process.ts';
-import type { EngineProbe, EngineStatus } from './supervisor.ts';
 import { defineEngine } from './engine-definition.ts';
 import { z } from 'zod';
 
@@ -43,11 +42,9 @@ export interface PdfInfo {
   fields: Record<string, string>;
 }
 
-export class PopplerEngine {
-  readonly engine: ProgramEngine;
-
+export class PopplerEngine extends ProgramBackedEngine {
   constructor(options: ProgramEngineOptions = {}) {
-    this.engine = new ProgramEngine(
+    super(
       {
         name: 'poppler',
         label: 'poppler-utils',
@@ -98,21 +95,6 @@ export class PopplerEngine {
     };
   }
 
-  status(): Promise<EngineStatus> {
-    return this.engine.status();
-  }
-
-  availability(): Promise<EngineProbe> {
-    return this.engine.availability();
-  }
-
-  /** A process per job: nothing to keep warm. */
-  async warm(): Promise<void> {}
-
-  close(): Promise<void> {
-    return this.engine.close();
-  }
-
   private async run(program: string, args: string[], options: PdfJobOptions): Promise<RunResult> {
     const size = await stat(options.inputPath).then((s) => s.size);
     if (size === 0) throw unprocessable('The file is empty');
@@ -121,8 +103,7 @@ export class PopplerEngine {
     const relative = args.map((arg) => (arg === options.inputPath ? `./${path.basename(arg)}` : arg));
     const result = await this.engine.exec(program, relative, {
       cwd: path.dirname(options.inputPath),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...jobRunOptions(options),
     });
     if (result.truncated) throw unprocessable('The PDF produces too much output');
     if (result.code !== 0) {

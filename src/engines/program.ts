@@ -5,6 +5,7 @@
 // command is built by sandboxedCommand (sandbox.ts), shared with every other program engine.
 import os from 'node:os';
 import { findProgram, runProcess, type RunResult } from './process.ts';
+import type { Engine } from './engine-definition.ts';
 import { minimalEnv, runSandboxed, type SandboxArgs } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
@@ -50,6 +51,11 @@ export interface ExecOptions {
 /** Arguments, or a function of where the `files` of ExecOptions appear inside the sandbox. */
 export type ExecArgs = SandboxArgs;
 
+/** The caller's signal and time limit of a job: only the keys it set, so an engine's defaults still apply. */
+export function jobRunOptions(options: { signal?: AbortSignal; timeoutMs?: number }): { signal?: AbortSignal; timeoutMs?: number } {
+  return { ...(options.signal ? { signal: options.signal } : {}), ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
+}
+
 const always: EngineWorker = { alive: () => true, stop: async () => undefined };
 
 export class ProgramEngine {
@@ -81,9 +87,7 @@ export class ProgramEngine {
 
   /** Runs one of the engine's programs through the queue; the process group dies on timeout. */
   exec(program: string, args: ExecArgs, options: ExecOptions = {}): Promise<RunResult> {
-    const runOptions: { signal?: AbortSignal; timeoutMs?: number } = {};
-    if (options.signal) runOptions.signal = options.signal;
-    if (options.timeoutMs !== undefined) runOptions.timeoutMs = options.timeoutMs;
+    const runOptions = jobRunOptions(options);
     return this.supervisor.run(async (_worker, { signal }) => {
       const path = this.paths.get(program);
       if (path === undefined) throw new Error(`${program} is not one of ${this.spec.name}'s programs`);
@@ -131,5 +135,33 @@ export class ProgramEngine {
     const result = await runProcess(first, this.spec.versionArgs, { signal: AbortSignal.timeout(20_000), env: minimalEnv(os.tmpdir()) }).catch(() => null);
     const text = `${result?.stdout.toString('utf8') ?? ''}\n${result?.stderr ?? ''}`;
     return { ok: true, version: this.spec.versionPattern.exec(text)?.[1] ?? 'unknown' };
+  }
+}
+
+/**
+ * An engine made of one ProgramEngine and its own job logic (pandoc, poppler, ffmpeg, calibre,
+ * 7-Zip). Its programs run a process per job, so there is nothing to warm, and /readyz, the
+ * preflight and shutdown are the program engine's: written once here rather than in every engine.
+ */
+export abstract class ProgramBackedEngine implements Engine {
+  readonly engine: ProgramEngine;
+
+  constructor(spec: ProgramSpec, options: ProgramEngineOptions) {
+    this.engine = new ProgramEngine(spec, options);
+  }
+
+  status(): Promise<EngineStatus> {
+    return this.engine.status();
+  }
+
+  availability(): Promise<EngineProbe> {
+    return this.engine.availability();
+  }
+
+  /** A process per job: nothing to keep warm. */
+  async warm(): Promise<void> {}
+
+  close(): Promise<void> {
+    return this.engine.close();
   }
 }

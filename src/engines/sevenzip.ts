@@ -22,9 +22,8 @@ import { gunzipBounded, gzipFile, tarSizeLimit } from './archive-gzip.ts';
 import { checkExtracted, watchExtraction, type WalkResult } from './archive-walk.ts';
 import { isZipError, listZipEntries, type ZipDirectory } from '../files/zip-inspect.ts';
 import { findProgram, type RunResult } from './process.ts';
-import { ProgramEngine, type ProgramEngineOptions } from './program.ts';
+import { ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
 import { parseSevenZipListing, type ArchiveListing } from './sevenzip-listing.ts';
-import type { EngineProbe, EngineStatus } from './supervisor.ts';
 import { defineEngine } from './engine-definition.ts';
 
 /** Formats the archive tools read. */
@@ -74,17 +73,14 @@ const NESTED_BATCH = 200;
 // 7-Zip would ask for a password on the terminal; a dummy one makes an encrypted archive fail at once.
 const NO_PASSWORD = '-pno-password-given';
 
-export class SevenZipEngine {
-  readonly engine: ProgramEngine;
+export class SevenZipEngine extends ProgramBackedEngine {
   readonly limits: ArchiveLimits;
   private readonly maxOutputBytes: number;
   private sevenZipPath: Promise<string | null> | null = null;
 
   constructor(options: SevenZipEngineOptions = {}) {
     const { limits, maxOutputBytes, ...programOptions } = options;
-    this.limits = { ...DEFAULT_ARCHIVE_LIMITS, ...limits };
-    this.maxOutputBytes = maxOutputBytes ?? 100 * 1024 * 1024;
-    this.engine = new ProgramEngine(
+    super(
       {
         name: 'sevenzip',
         label: '7-Zip',
@@ -95,6 +91,8 @@ export class SevenZipEngine {
       },
       { jobTimeoutMs: 540_000, ...programOptions },
     );
+    this.limits = { ...DEFAULT_ARCHIVE_LIMITS, ...limits };
+    this.maxOutputBytes = maxOutputBytes ?? 100 * 1024 * 1024;
   }
 
   /** The archive's entries as 7-Zip lists them; 422 when it is damaged, encrypted throughout or not `format`. */
@@ -135,21 +133,6 @@ export class SevenZipEngine {
     }
     await rm(extracted, { recursive: true, force: true });
     return { entries: walk.files + walk.directories + walk.symlinks, files: walk.files, totalBytes: walk.totalBytes };
-  }
-
-  status(): Promise<EngineStatus> {
-    return this.engine.status();
-  }
-
-  availability(): Promise<EngineProbe> {
-    return this.engine.supervisor.probe();
-  }
-
-  /** A process per job: nothing to keep warm. */
-  async warm(): Promise<void> {}
-
-  close(): Promise<void> {
-    return this.engine.close();
   }
 
   /** A .tar.gz is inflated (bounded) to a tar beside it; other formats are read as they are. */
