@@ -16,12 +16,12 @@ describe('createEngines', () => {
     const engines = createEngines({ logger: silentLogger });
     try {
       const status = await engines.engineStatus();
-      assert.deepEqual(status.map((s) => s.name), ['libreoffice', 'chromium', 'pandoc', 'poppler']);
+      assert.deepEqual(status.map((s) => s.name), ['libreoffice', 'chromium', 'pandoc', 'poppler', 'image', 'ffmpeg', 'calibre', 'sevenzip']);
       for (const s of status) {
         assert.ok(['ready', 'starting', 'missing', 'degraded'].includes(s.state));
         assert.equal(typeof s.workers, 'number');
         assert.equal(typeof s.queued, 'number');
-        if (s.state !== 'missing') assert.match(s.version ?? '', /^\d+\./);
+        if (s.state !== 'missing') assert.match(s.version ?? '', /\d+\.\d+/, `${s.name} names its version`);
       }
     } finally {
       await engines.close();
