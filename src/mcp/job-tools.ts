@@ -47,18 +47,20 @@ const common = {
   idempotencyKey: z.string().min(1).max(255).optional().describe('Echoed in execution; pass the same key when you retry'),
   maxRounds: z.number().optional().describe('Loop limit, integer 1-20 (default 5)'),
   sameFindingsLimit: z.number().optional().describe('Stop after this many verifies with the same remaining findings, integer 1-10 (default 2)'),
+  enhance: z.boolean().default(false).describe('Local input (input.html) is analysed free; true runs the billed checks on input.url instead (needs it)'),
 };
 
-type CommonArgs = { responseMode: string; async: boolean; idempotencyKey?: string | undefined; maxRounds?: number | undefined; sameFindingsLimit?: number | undefined };
+type CommonArgs = { responseMode: string; async: boolean; enhance?: boolean | undefined; idempotencyKey?: string | undefined; maxRounds?: number | undefined; sameFindingsLimit?: number | undefined };
 
 export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
   const { jobs } = ctx;
   const accountId = ctx.caller.account.id;
 
   /** Runs a job now or as a run; shapes its answer by the response mode; a validation error is an isError result. */
-  const answer = async (intent: string, label: string | null, args: CommonArgs, work: (call: JobCall) => Promise<JobAnswer>, signal: AbortSignal): Promise<CallToolResult> => {
+  const answer = async (intent: string, label: string | null, args: CommonArgs & { input?: Record<string, unknown> | undefined }, work: (call: JobCall) => Promise<JobAnswer>, signal: AbortSignal): Promise<CallToolResult> => {
+    const input = args.input;
     const mode = args.responseMode as ResponseMode;
-    const base: JobCall = { caller: ctx.caller, requestId: ctx.requestId, log: ctx.log, idempotencyKey: args.idempotencyKey ?? null, responseMode: mode, maxRounds: args.maxRounds, sameFindingsLimit: args.sameFindingsLimit };
+    const base: JobCall = { caller: ctx.caller, requestId: ctx.requestId, log: ctx.log, idempotencyKey: args.idempotencyKey ?? null, responseMode: mode, maxRounds: args.maxRounds, sameFindingsLimit: args.sameFindingsLimit, enhance: args.enhance === true || input?.['enhance'] === true };
     const shaped = async (a: JobAnswer): Promise<Record<string, unknown>> => {
       if (!ctx.runs) return a;
       const { status, execution, loop } = a;

@@ -61,6 +61,12 @@ describe('planner tools: bad input answered with what to do next', () => {
     assert.equal(await used(), before);
     assert.ok(body['jobReport'].findings.some((f: Answer) => f.rule === 'image-alt-missing'));
     assert.equal(body['loop'].round, 0);
+    // enhance asks for the billed checks on the live page: without a URL it says so, runs nothing
+    const enhanced = (await call(mine, 'solve_task', { goal: GOAL, input: { html: PAGE }, enhance: true })).body;
+    assert.equal(enhanced['status'], 'need_input');
+    assert.deepEqual(enhanced['missing'], ['url']);
+    assert.match(enhanced['hint'], /enhance: true runs the billed checks on the live page/);
+    assert.equal(await used(), before);
   });
 
   it('an empty, an absurd and an over-long goal: suggest with example goals, nothing run', async () => {

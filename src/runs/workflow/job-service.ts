@@ -47,6 +47,8 @@ export interface JobCall {
   responseMode?: 'compact' | 'full' | 'dataRef' | undefined;
   maxRounds?: unknown;
   sameFindingsLimit?: unknown;
+  /** rule 3: local input is analysed free unless enhance; with it the billed calls read input.url */
+  enhance?: boolean | undefined;
 }
 
 export type JobAnswer = { status: string } & Record<string, unknown>;
@@ -125,6 +127,8 @@ export class JobService {
       return { ...needInputAnswer(skillId, resolved, { kind: 'playbook', id: skillId, title: playbook.title, confidence: 1, matchedOn: [], matchedPhrase: null }, input, this.registries), execution };
     }
     resolveLoopOptions(call);
+    const needUrl = this.#enhanceNeedsUrl(call, resolved, execution);
+    if (needUrl) return needUrl;
     return this.#runResolved(call, execution, playbook, resolved, input, intentType === 'run_playbook');
   }
 
@@ -138,6 +142,8 @@ export class JobService {
     const resolved = resolveJobInput({ kind: best.kind, id: best.id }, { input, goalUrls: match.urls }, this.registries);
     if (resolved.status === 'need_input') return { ...needInputAnswer(text, resolved, best, input, this.registries), execution };
     resolveLoopOptions(call);
+    const needUrl = this.#enhanceNeedsUrl(call, resolved, execution);
+    if (needUrl) return needUrl;
     const playbook = best.kind === 'playbook' ? this.#deps.skills.get(best.id) : toolPlaybook(this.#deps.catalog, best.id);
     if (!playbook) throw new Error(`the matcher answered ${best.id}, which the registry does not hold`);
     const answer = await this.#runResolved(call, execution, playbook, resolved, input, true);
@@ -155,7 +161,7 @@ export class JobService {
         input: toolJob && resolved.file !== undefined ? { ...resolved.input, file: resolved.file } : resolved.input,
         mode: resolved.mode,
         local: resolved.local,
-        enhance: false,
+        enhance: call.enhance === true,
         goalKey: resolved.job.kind === 'playbook' ? `playbook:${resolved.job.id}` : `tool:${resolved.job.id}`,
         key: this.#key(call.caller),
         form: call.responseMode === 'full' ? 'full' : 'compact',
@@ -169,7 +175,7 @@ export class JobService {
   async #runResolved(call: JobCall, execution: Execution, playbook: Playbook, resolved: ResolvedInput, input: Record<string, unknown> | undefined, withLoop: boolean): Promise<JobAnswer> {
     const run = await this.#run(call, playbook, resolved);
     const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok' });
-    const loop = loopAfterSolve(run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved) });
+    const loop = loopAfterSolve(run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true) });
     const memory = await this.#remember(call, playbook, resolved, input, run, gate);
     return {
       status: run.status,
@@ -187,9 +193,24 @@ export class JobService {
     };
   }
 
+  /**
+   * `enhance: true` on local input runs the playbook's billed calls on the live page, so it needs
+   * input.url; without one the answer says so instead of silently analysing the HTML for free.
+   */
+  #enhanceNeedsUrl(call: JobCall, resolved: ResolvedInput, execution: Execution): JobAnswer | undefined {
+    if (call.enhance !== true || resolved.mode !== 'local' || typeof resolved.input['url'] === 'string') return undefined;
+    return {
+      status: 'need_input',
+      code: 'missing_input',
+      missing: ['url'],
+      hint: 'enhance: true runs the billed checks on the live page: pass input.url (a public https URL), or leave enhance out for the free analysis of input.html',
+      execution,
+    };
+  }
+
   /** One more round's catalog price, for loop.receipt (an estimate: local analysis is free). */
-  #estimate(playbook: Playbook, resolved: ResolvedInput): number {
-    if (resolved.mode === 'local') return 0;
+  #estimate(playbook: Playbook, resolved: ResolvedInput, enhanced = false): number {
+    if (resolved.mode === 'local' && !enhanced) return 0;
     return playbook.steps.reduce((sum, s) => sum + (this.#deps.catalog.get(s.operationId)?.credits ?? 0), 0);
   }
 
@@ -246,11 +267,13 @@ export class JobService {
     const resolved = resolveJobInput({ kind: best.kind, id: best.id }, { input: runInput, goalUrls: match.urls }, this.registries);
     if (resolved.status === 'need_input') return { ...needInputAnswer(text, resolved, best, runInput, this.registries), execution };
     resolveLoopOptions(call);
+    const needUrl = this.#enhanceNeedsUrl(call, resolved, execution);
+    if (needUrl) return needUrl;
     const playbook = best.kind === 'playbook' ? this.#deps.skills.get(best.id) : toolPlaybook(this.#deps.catalog, best.id);
     if (!playbook) throw new Error(`the matcher answered ${best.id}, which the registry does not hold`);
     const run = await this.#run(call, playbook, resolved);
     const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok' });
-    const loop: Loop = loopAfterVerify(found.loop, found.report, run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved) });
+    const loop: Loop = loopAfterVerify(found.loop, found.report, run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true) });
     const ranked = rankFixes(run.report, playbook.gate);
     const delta = buildDelta(found.report, run.report, gate, ranked, { loop, runStatus: run.status === 'ok' ? 'ok' : run.status });
     const memory = await this.#remember(call, playbook, resolved, runInput, run, gate);
