@@ -31,19 +31,14 @@ import { parseHtml } from '../src/analysis/html-document.ts';
 import { analyzeFetched } from '../src/analysis/page-analysis.ts';
 import type { PageFacts } from '../src/analysis/page-facts.ts';
 import type { Analyzer } from '../src/analysis/scoring.ts';
+import { envInt } from './support/env.ts';
+import { runBench } from './support/run-bench.ts';
 import { fmtRatio, loadAverage, median, percentile, table } from './support/stats.ts';
 
 const ANALYZERS_DIR = fileURLToPath(new URL('../src/analysis/analyzers/', import.meta.url));
 const URL_ = 'https://shop.example.com/catalog/trail-running';
 const TARGET_BYTES = 200 * 1024;
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
-  return n;
-}
 
 const ITERATIONS = envInt('BENCH_ITERATIONS', 200);
 const WARMUP = envInt('BENCH_WARMUP', 20);
@@ -243,7 +238,4 @@ async function main(): Promise<void> {
   if (sink === 0) process.stdout.write('(nothing ran)\n');
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);

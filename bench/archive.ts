@@ -23,7 +23,8 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { RssSampler, readRssBytes } from './support/rss.ts';
+import { measureRssGrowth, rssGrowthReport } from './support/rss.ts';
+import { runBench } from './support/run-bench.ts';
 import { startConversionsServer, stopServer, waitForEngines } from './support/server-child.ts';
 import { fmtMb, fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
 import { streamUpload } from './support/streaming-upload.ts';
@@ -190,32 +191,13 @@ async function main(): Promise<void> {
     console.log(`ratio to the CLI conversion ${fmtRatio(ratio)} (target <= 1.2x): ${verdict(ratio <= 1.2)}; to packing alone ${fmtRatio(median(service) / median(pack))}`);
 
     console.log(`\n2. server RSS while a ${fmtMb(statSync(tar100).size)} MB tar goes through tar-to-7z (load ${loadAverage()})`);
-    const sampler = new RssSampler(ready.pid);
-    sampler.start();
-    const before = readRssBytes(ready.pid);
-    sampler.phase = 'request';
-    const big = await send(tar100, 'mixed-100.tar');
-    sampler.stop();
-    if (big.status !== 200) throw new Error(`tar-to-7z of the 100 MB tar answered ${big.status}: ${big.body}`);
-    const peak = Math.max(...sampler.samples.map((s) => s.bytes));
-    const growth = peak - before;
-    console.log(
-      table([
-        ['', 'MB'],
-        ['server RSS before', fmtMb(before)],
-        ['server RSS peak during the request', fmtMb(peak)],
-        ['growth', fmtMb(growth)],
-      ]),
-    );
-    console.log(`request took ${fmtMs(big.totalMs)} ms; growth ${fmtMb(growth)} MB (target < 150 MB): ${verdict(growth < 150 * MB)}`);
+    const big = await measureRssGrowth(ready.pid, () => send(tar100, 'mixed-100.tar'));
+    if (big.result.status !== 200) throw new Error(`tar-to-7z of the 100 MB tar answered ${big.result.status}: ${big.result.body}`);
+    console.log(rssGrowthReport(big));
   } finally {
     await stopServer(child);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(1);
-});
+runBench(main, { cleanup: () => rmSync(dir, { recursive: true, force: true }) });

@@ -24,6 +24,7 @@ import { promisify } from 'node:util';
 import { epub } from '../test/ebook/support/ebook-fixtures.ts';
 import { startConversionsServer, stopServer, waitForEngines } from './support/server-child.ts';
 import { fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
+import { runBench } from './support/run-bench.ts';
 import { streamUpload } from './support/streaming-upload.ts';
 
 const run = promisify(execFile);
@@ -102,8 +103,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  rmSync(dir, { recursive: true, force: true });
-  process.exitCode = 1;
-});
+runBench(main, { cleanup: () => rmSync(dir, { recursive: true, force: true }) });

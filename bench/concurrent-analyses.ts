@@ -45,6 +45,8 @@ import { loadConfig } from '../src/config.ts';
 import { migrateToLatest, openDatabase } from '../src/db/database.ts';
 import { startServer } from '../test/support/server-process.ts';
 import { readRssBytes, RssSampler } from './support/rss.ts';
+import { envInt } from './support/env.ts';
+import { runBench } from './support/run-bench.ts';
 import { fmtMb, loadAverage, table, verdict } from './support/stats.ts';
 
 const PAGE_BYTES = 1024 * 1024;
@@ -53,13 +55,6 @@ const HOST_NAME = 'bigpage.test';
 /** no single call may take longer; the bench stops by itself */
 const CALL_TIMEOUT_MS = 120_000;
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
-  return n;
-}
 
 const TOOL = process.env['BENCH_TOOL'] || 'seo-apis/heading-structure-analyzer';
 const CALLS = envInt('BENCH_CALLS', 50);
@@ -227,7 +222,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);

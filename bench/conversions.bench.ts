@@ -46,14 +46,9 @@ import { CpuWindow } from './support/cpu.ts';
 import { startConversionsServer, stopServer, waitForEngines, watchRunning } from './support/server-child.ts';
 import { fmtMb, fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
 import { streamUpload } from './support/streaming-upload.ts';
+import { envNumber } from './support/env.ts';
+import { runBench } from './support/run-bench.ts';
 
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got "${raw}")`);
-  return n;
-}
 
 const RUNS = Math.round(envNumber('BENCH_RUNS', 7));
 const SECONDS = envNumber('BENCH_SECONDS', 20);
@@ -566,10 +561,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main, { prefix: 'bench: ', exitOnSuccess: true });

@@ -20,7 +20,8 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { RssSampler, readRssBytes } from './support/rss.ts';
+import { measureRssGrowth, readRssBytes, rssGrowthReport } from './support/rss.ts';
+import { runBench } from './support/run-bench.ts';
 import { startConversionsServer, stopServer, waitForEngines } from './support/server-child.ts';
 import { fmtMb, fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
 import { streamUpload } from './support/streaming-upload.ts';
@@ -124,7 +125,6 @@ async function main(): Promise<void> {
     console.log(`ratio ${fmtRatio(ratio)} (target <= 1.3x): ${verdict(ratio <= 1.3)}`);
 
     console.log(`\n2. server RSS while a ${fmtMb(statSync(png100).size)} MB PNG goes through to-jpg (load ${loadAverage()})`);
-    const sampler = new RssSampler(ready.pid);
     const workers = workerPids(ready.pid);
     let workerPeak = 0;
     const workerTimer = setInterval(() => {
@@ -136,33 +136,13 @@ async function main(): Promise<void> {
         }
       }
     }, 50);
-    sampler.start();
-    const before = readRssBytes(ready.pid);
-    sampler.phase = 'request';
-    const big = await send(png100, 'big.png');
-    sampler.stop();
-    clearInterval(workerTimer);
-    if (big.status !== 200) throw new Error(`to-jpg of the big PNG answered ${big.status}: ${big.body}`);
-    const peak = Math.max(...sampler.samples.map((s) => s.bytes));
-    const growth = peak - before;
-    console.log(
-      table([
-        ['', 'MB'],
-        ['server RSS before', fmtMb(before)],
-        ['server RSS peak during the request', fmtMb(peak)],
-        ['growth', fmtMb(growth)],
-        ['image worker process peak RSS', fmtMb(workerPeak)],
-      ]),
-    );
-    console.log(`request took ${fmtMs(big.totalMs)} ms; growth ${fmtMb(growth)} MB (target < 150 MB): ${verdict(growth < 150 * 1024 * 1024)}`);
+    const big = await measureRssGrowth(ready.pid, () => send(png100, 'big.png')).finally(() => clearInterval(workerTimer));
+    if (big.result.status !== 200) throw new Error(`to-jpg of the big PNG answered ${big.result.status}: ${big.result.body}`);
+    console.log(rssGrowthReport(big, [['image worker process peak RSS', fmtMb(workerPeak)]]));
   } finally {
     await stopServer(child);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  rmSync(dir, { recursive: true, force: true });
-  process.exit(1);
-});
+runBench(main, { cleanup: () => rmSync(dir, { recursive: true, force: true }) });

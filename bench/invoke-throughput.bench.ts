@@ -35,25 +35,21 @@
  *   BENCH_CONNECTIONS      concurrent connections (default 50)
  *   BENCH_CPU_PROF=dir     run the server child with --cpu-prof, writing the profile to dir
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { BenchServerReady } from './bench-server.ts';
+import { envNumber } from './support/env.ts';
+import { runBench } from './support/run-bench.ts';
+import { startChild, stopServer } from './support/server-child.ts';
+import { loadAverage } from './support/stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER = fileURLToPath(new URL('./bench-server.ts', import.meta.url));
-
-function envNumber(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number (got "${raw}")`);
-  return n;
-}
 
 const SECONDS = envNumber('BENCH_SECONDS', 10);
 const ROUNDS = Math.max(1, Math.round(envNumber('BENCH_ROUNDS', 5)));
@@ -70,7 +66,7 @@ const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 10;
 /** The bare routes' answer. */
 const isConstant = (body: string): boolean => body === '{"hello":"world"}';
-const LOAD_BEFORE = loadavg().map((l) => l.toFixed(2)).join(' ');
+const LOAD_BEFORE = loadAverage();
 
 interface Target {
   label: string;
@@ -112,35 +108,13 @@ interface Measurement {
 // The server child
 
 function startServer(): Promise<{ child: ChildProcess; ready: BenchServerReady }> {
-  const execArgv = ['--disable-warning=ExperimentalWarning'];
-  if (CPU_PROF_DIR) execArgv.push('--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF_DIR)}`);
   // stdout 'ignore' is /dev/null: the app's pino logs are serialized and written there, as in production.
-  const child = fork(SERVER, [], { cwd: ROOT, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('the bench server did not report ready within 60 s'));
-    }, 60_000);
-    child.once('message', (message: BenchServerReady) => {
-      clearTimeout(timer);
-      if (message?.kind === 'ready') resolvePromise({ child, ready: message });
-      else reject(new Error(`unexpected message from the bench server: ${JSON.stringify(message)}`));
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the bench server exited before it was ready (${code ?? signal})`));
-    });
+  return startChild<BenchServerReady>(SERVER, {
+    name: 'the bench server',
+    cwd: ROOT,
+    execArgv: CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF_DIR)}`] : [],
+    stdout: 'ignore',
   });
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  if (child.connected) child.send('stop');
-  else child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc; undefined elsewhere. */
@@ -354,7 +328,7 @@ function report({ a, aPost, busy, busyMicros, logged, b, c }: Measured): boolean
 async function main(): Promise<void> {
   process.stderr.write('bench: starting the servers (child process)…\n');
   const { child, ready } = await startServer();
-  const stop = () => void stopServer(child).then(() => process.exit(130));
+  const stop = () => void stopServer(child, 15_000).then(() => process.exit(130));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
@@ -410,15 +384,9 @@ async function main(): Promise<void> {
     const clean = report({ a, aPost, busy, busyMicros: ready.busyMicros, logged, b, c });
     if (!clean) process.stdout.write('!! The run had failed requests: its figures are not a valid measurement.\n');
   } finally {
-    await stopServer(child);
+    await stopServer(child, 15_000);
     if (CPU_PROF_DIR) process.stderr.write(`bench: server CPU profile written to ${resolve(CPU_PROF_DIR)}\n`);
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(main, { prefix: 'bench: ', exitOnSuccess: true });

@@ -16,19 +16,16 @@
  *
  *   npm run bench:mcp
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { benchApiKey } from './support/bench-account.ts';
-import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
+import { APP_HOST, serveApp, startAppChild } from './support/app-child.ts';
+import { runBench } from './support/run-bench.ts';
+import { askChild, stopServer } from './support/server-child.ts';
 import { fmtRatio, loadAverage, percentile, table, verdict } from './support/stats.ts';
 
-const HOST = '127.0.0.1';
 const OPERATION = 'calculators_emi_calculator';
 const REST_PATH = '/api/v1/calculators/emi-calculator';
 const INPUT = { principal: 100000, rate: 10, tenure: 12 };
@@ -40,81 +37,22 @@ const WARMUP_CALLS = 100;
 const DEADLINE_MS = 5 * 60_000;
 const TARGET_RATIO = 2;
 
-interface Ready {
-  kind: 'ready';
-  port: number;
-  apiKey: string;
-}
-
 // ---- the server child -------------------------------------------------------------------------
 
-async function serve(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-bench-mcp-'));
-  try {
-    const { loadConfig } = await import('../src/config.ts');
-    const { createApp } = await import('../src/server.ts');
-    // Production log level (the parent sends stdout to /dev/null: every line is still written).
-    // The engines are not needed for a calculator: not warming them keeps their start-up CPU out.
-    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' });
-    const { app, services } = await createApp(config);
-    const apiKey = await benchApiKey(services);
-    await app.listen({ port: 0, host: HOST });
-    const address = app.server.address();
-    const ready: Ready = { kind: 'ready', port: typeof address === 'object' && address ? address.port : 0, apiKey };
+function serve(): Promise<void> {
+  return serveApp('mcp-vs-rest server', 'tool-service-bench-mcp-', () => {
     // The server's CPU time on request: per call, it shows the cost of each path with less of
     // the latency's noise on a shared machine.
     process.on('message', (message) => {
       if (message === 'cpu') process.send?.({ kind: 'cpu', usage: process.cpuUsage() });
     });
-    serveUntilStopped(ready, () => app.close(), dataDir);
-  } catch (err) {
-    failStart('mcp-vs-rest server', dataDir, err);
-  }
-}
-
-function startServer(): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
-    // BENCH_CPU_PROF_DIR=<dir>: the server writes a V8 CPU profile there when it stops (where the time goes).
-    execArgv: ['--disable-warning=ExperimentalWarning', ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [])],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('the server did not report ready within 60 s'));
-    }, 60_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited before it was ready (${code ?? signal})`));
-    });
-    child.once('message', (message: Ready) => {
-      clearTimeout(timer);
-      if (message?.kind === 'ready') resolve({ child, ready: message });
-      else reject(new Error(`unexpected message from the server: ${JSON.stringify(message)}`));
-    });
-  });
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.send('stop');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** The server's CPU time so far, in µs (user + system). */
-function serverCpu(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const onMessage = (message: { kind?: string; usage?: NodeJS.CpuUsage }) => {
-      if (message?.kind !== 'cpu' || !message.usage) return;
-      child.off('message', onMessage);
-      resolve(message.usage.user + message.usage.system);
-    };
-    child.on('message', onMessage);
-    child.send('cpu');
-  });
+async function serverCpu(child: ChildProcess): Promise<number> {
+  const { usage } = await askChild<{ kind?: string; usage: NodeJS.CpuUsage }>(child, 'cpu', 'cpu');
+  return usage.user + usage.system;
 }
 
 // ---- the two ways of making the call ----------------------------------------------------------
@@ -200,10 +138,11 @@ async function measure(child: ChildProcess, rest: readonly Caller[], mcp: readon
 
 async function main(): Promise<void> {
   const deadline = AbortSignal.timeout(DEADLINE_MS);
-  const { child, ready } = await startServer();
+  // BENCH_CPU_PROF_DIR=<dir>: the server writes a V8 CPU profile there when it stops (where the time goes).
+  const { child, ready } = await startAppChild(fileURLToPath(import.meta.url), process.env.BENCH_CPU_PROF_DIR);
   const clients: Client[] = [];
   try {
-    const base = `http://${HOST}:${ready.port}`;
+    const base = `http://${APP_HOST}:${ready.port}`;
     const first = await fetch(`${base}${REST_PATH}`, { method: 'POST', headers: { 'x-api-key': ready.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(INPUT) });
     const expected = ((await first.json()) as { result: unknown }).result;
     if (first.status !== 200 || !expected) throw new Error(`the reference REST call answered ${first.status}`);
@@ -247,14 +186,9 @@ async function main(): Promise<void> {
     console.log(table(lines));
   } finally {
     await Promise.allSettled(clients.map((client) => client.close()));
-    await stopServer(child);
+    await stopServer(child, 10_000);
   }
 }
 
 if (process.argv.includes('--serve')) void serve();
-else {
-  main().catch((err: unknown) => {
-    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.exitCode = 1;
-  });
-}
+else runBench(main);

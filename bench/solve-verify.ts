@@ -34,10 +34,7 @@
  *   BENCH_ONLY         solve or verify: measure that figure alone (with the baseline), for a profile
  *   BENCH_SERVER_CPU_PROF  a folder: the server child runs with --cpu-prof and writes its profile there
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -46,11 +43,12 @@ import { analyzeOnWorker } from '../src/analysis/analysis-pool.ts';
 import type { Analyzer } from '../src/analysis/scoring.ts';
 import { loadCatalog } from '../src/core/catalog.ts';
 import { loadPlaybookRegistry } from '../src/runs/playbooks/playbook-registry.ts';
-import { benchApiKey } from './support/bench-account.ts';
-import { failStart, serveUntilStopped } from './support/child-lifecycle.ts';
+import { APP_HOST, serveApp, startAppChild } from './support/app-child.ts';
+import { envInt } from './support/env.ts';
+import { runBench } from './support/run-bench.ts';
+import { askChild, stopServer } from './support/server-child.ts';
 import { fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
 
-const HOST = '127.0.0.1';
 const GOAL = 'audit the seo of my page';
 const PLAYBOOK = 'seo-audit';
 /** The runner's base URL for local HTML (workflow-runner.ts): the baseline analyses the page as it does. */
@@ -59,13 +57,6 @@ const TARGET_BYTES = 75 * 1024;
 const TARGET_OVERHEAD = 0.2;
 const DEADLINE_MS = 10 * 60_000;
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (got "${raw}")`);
-  return n;
-}
 const ITERATIONS = envInt('BENCH_ITERATIONS', 60);
 const WARMUP = envInt('BENCH_WARMUP', 8);
 
@@ -142,21 +133,9 @@ export function benchPage(targetBytes = TARGET_BYTES): string {
 
 // ---- the server child -------------------------------------------------------------------------
 
-interface Ready {
-  kind: 'ready';
-  port: number;
-  apiKey: string;
-}
-
-async function serve(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-bench-planner-'));
-  try {
-    const { loadConfig } = await import('../src/config.ts');
-    const { createApp } = await import('../src/server.ts');
-    // Production log level (stdout goes to /dev/null, every line still written). Local HTML needs no engine.
-    const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'info', PORT: '0', HOST, BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' });
-    const { app, services } = await createApp(config);
-    const apiKey = await benchApiKey(services);
+function serve(): Promise<void> {
+  // Local HTML needs no engine.
+  return serveApp('solve-verify server', 'tool-service-bench-planner-', (services) => {
     // Wall time inside the job service per call, for the parent's breakdown (the bench's own wrapper:
     // the service is the real one, only timed).
     const jobTimes: number[] = [];
@@ -171,8 +150,6 @@ async function serve(): Promise<void> {
         }
       };
     }
-    await app.listen({ port: 0, host: HOST });
-    const address = app.server.address();
     // The parent asks for this thread's CPU time around each call (microseconds, user + system).
     process.on('message', (message) => {
       if (message === 'cpu') {
@@ -180,56 +157,15 @@ async function serve(): Promise<void> {
         process.send?.({ kind: 'cpu', micros: user + system, jobMs: jobTimes.splice(0).at(-1) ?? null });
       }
     });
-    serveUntilStopped({ kind: 'ready', port: typeof address === 'object' && address ? address.port : 0, apiKey } satisfies Ready, () => app.close(), dataDir);
-  } catch (err) {
-    failStart('solve-verify server', dataDir, err);
-  }
-}
-
-function startServer(): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = fork(fileURLToPath(import.meta.url), ['--serve'], {
-    execArgv: ['--disable-warning=ExperimentalWarning', ...(process.env['BENCH_SERVER_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_SERVER_CPU_PROF']}`] : [])],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('the server did not report ready within 60 s'));
-    }, 60_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited before it was ready (${code ?? signal})`));
-    });
-    child.once('message', (message: Ready) => {
-      clearTimeout(timer);
-      if (message?.kind === 'ready') resolve({ child, ready: message });
-      else reject(new Error(`unexpected message from the server: ${JSON.stringify(message)}`));
-    });
-  });
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.send('stop');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 // ---- the three figures ------------------------------------------------------------------------
 
 /** The server's main-thread CPU time so far, in ms, and the wall time of the last job-service call since the last ask. */
-function serverCpu(child: ChildProcess): Promise<{ cpu: number; jobMs: number | null }> {
-  return new Promise((resolve) => {
-    const onMessage = (message: { kind?: string; micros?: number; jobMs?: number | null }) => {
-      if (message?.kind !== 'cpu') return;
-      child.off('message', onMessage);
-      resolve({ cpu: (message.micros ?? 0) / 1000, jobMs: message.jobMs ?? null });
-    };
-    child.on('message', onMessage);
-    child.send('cpu');
-  });
+async function serverCpu(child: ChildProcess): Promise<{ cpu: number; jobMs: number | null }> {
+  const message = await askChild<{ kind?: string; micros?: number; jobMs?: number | null }>(child, 'cpu', 'cpu');
+  return { cpu: (message.micros ?? 0) / 1000, jobMs: message.jobMs ?? null };
 }
 
 const clientCpu = (): number => {
@@ -279,10 +215,10 @@ async function main(): Promise<void> {
   };
   const stepFindings = await analyses();
 
-  const { child, ready } = await startServer();
+  const { child, ready } = await startAppChild(fileURLToPath(import.meta.url), process.env['BENCH_SERVER_CPU_PROF']);
   const client = new Client({ name: 'bench-solve-verify', version: '1.0.0' });
   try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(`http://${HOST}:${ready.port}/mcp`), { requestInit: { headers: { 'x-api-key': ready.apiKey } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://${APP_HOST}:${ready.port}/mcp`), { requestInit: { headers: { 'x-api-key': ready.apiKey } } }));
     const input = { html };
     const first = await call(client, 'solve_task', { goal: GOAL, input }, deadline);
     const findings = Number(first['jobReport']?.summary?.findings);
@@ -342,7 +278,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await client.close().catch(() => undefined);
-    await stopServer(child);
+    await stopServer(child, 10_000);
   }
   // The baseline's analysis worker is unref'd when idle: the process ends by itself.
 }
@@ -350,9 +286,4 @@ async function main(): Promise<void> {
 // Run as a script only: other files may import benchPage.
 const isEntry = process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1];
 if (isEntry && process.argv.includes('--serve')) void serve();
-else if (isEntry) {
-  main().catch((err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  });
-}
+else if (isEntry) runBench(main);

@@ -1,8 +1,10 @@
 /**
- * Running bench/conversions-server.ts as a child process: start it, wait for its IPC 'ready'
- * message, wait for GET /readyz to list the wanted engines as 'ready', and stop it.
+ * Running a bench's server as a child process (so the load generator and the server each get a
+ * core): start it, wait for its IPC 'ready' message, ask it for figures over IPC, wait for GET
+ * /readyz to list the wanted engines as 'ready' (bench/conversions-server.ts), and stop it. The
+ * child side of the protocol is support/child-lifecycle.ts.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ConversionsServerReady } from '../conversions-server.ts';
 
@@ -18,29 +20,62 @@ export interface EngineStatusLine {
   detail?: string;
 }
 
-export function startConversionsServer(timeoutMs = 120_000): Promise<{ child: ChildProcess; ready: ConversionsServerReady }> {
-  // stdout and stderr of the server go to this process's stderr: at LOG_LEVEL=warn only problems show.
-  const child = fork(SERVER, [], {
-    cwd: ROOT,
-    execArgv: ['--disable-warning=ExperimentalWarning'],
-    stdio: ['ignore', 2, 2, 'ipc'],
+export interface ChildStartOptions {
+  /** how the server is named in errors, e.g. 'the conversions server' */
+  name: string;
+  args?: readonly string[];
+  /** node flags beside --disable-warning=ExperimentalWarning (e.g. --cpu-prof) */
+  execArgv?: readonly string[];
+  cwd?: string;
+  /** where the child's stdout goes: 'ignore' is /dev/null, where the app still writes every log line as in production */
+  stdout: 'ignore' | 'stderr';
+  timeoutMs?: number;
+}
+
+/** Forks `script` and resolves with its first IPC message once that is `{ kind: 'ready', ... }`. */
+export function startChild<R extends { kind: string }>(script: string, options: ChildStartOptions): Promise<{ child: ChildProcess; ready: R }> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  // The child's stderr is this process's: its warnings and a failed start show.
+  const stdio: StdioOptions = ['ignore', options.stdout === 'ignore' ? 'ignore' : 2, 2, 'ipc'];
+  const child = fork(script, [...(options.args ?? [])], {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    execArgv: ['--disable-warning=ExperimentalWarning', ...(options.execArgv ?? [])],
+    stdio,
   });
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the conversions server did not report ready within ${timeoutMs / 1000} s`));
+      reject(new Error(`${options.name} did not report ready within ${timeoutMs / 1000} s`));
     }, timeoutMs);
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       clearTimeout(timer);
-      reject(new Error(`the conversions server exited before it was ready (${code ?? signal})`));
+      reject(new Error(`${options.name} exited before it was ready (${code ?? signal})`));
     };
     child.once('exit', onExit);
-    child.once('message', (message: ConversionsServerReady) => {
+    child.once('message', (message: R) => {
       clearTimeout(timer);
       child.off('exit', onExit);
       if (message?.kind === 'ready') resolvePromise({ child, ready: message });
-      else reject(new Error(`unexpected message from the conversions server: ${JSON.stringify(message)}`));
+      else reject(new Error(`unexpected message from ${options.name}: ${JSON.stringify(message)}`));
     });
+  });
+}
+
+export function startConversionsServer(timeoutMs = 120_000): Promise<{ child: ChildProcess; ready: ConversionsServerReady }> {
+  // stdout and stderr of the server go to this process's stderr: at LOG_LEVEL=warn only problems show.
+  return startChild<ConversionsServerReady>(SERVER, { name: 'the conversions server', cwd: ROOT, stdout: 'stderr', timeoutMs });
+}
+
+/** Sends `ask` to the child and resolves with its first answer of `kind` (a figure the child measures of itself, e.g. its CPU time). */
+export function askChild<T extends { kind?: string }>(child: ChildProcess, ask: string, kind: string): Promise<T> {
+  return new Promise((resolvePromise) => {
+    const onMessage = (message: T) => {
+      if (message?.kind !== kind) return;
+      child.off('message', onMessage);
+      resolvePromise(message);
+    };
+    child.on('message', onMessage);
+    child.send(ask);
   });
 }
 
@@ -107,12 +142,13 @@ export function watchRunning(base: string, engine: string, everyMs = 200): { sto
   };
 }
 
-export async function stopServer(child: ChildProcess): Promise<void> {
+/** Asks the child to stop ('stop' over IPC, else SIGTERM) and kills it if it has not exited after `graceMs`. */
+export async function stopServer(child: ChildProcess, graceMs = 20_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   if (child.connected) child.send('stop');
   else child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
 }
