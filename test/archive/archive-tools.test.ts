@@ -4,27 +4,19 @@
 // JSON with the service still up and no work folder left behind.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { AnyTool } from '../../src/core/define-tool.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { convertAndDownload, json, listen, upload } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { convertAndDownload, json, upload } from '../support/http.ts';
+import { expectRefused, startFileApp, type Refusal } from '../support/file-app.ts';
 import { buildArchive, buildTar, buildZip, build7z, expectedEntries, readArchive, type Tree } from './support/archive-fixtures.ts';
 
 let t: TestApp | undefined;
 let base: string;
 let apiKey: string;
 
-before(async () => {
-  t = await startTestApp();
-  base = await listen(t);
-  ({ apiKey } = await t.account({ plan: 'business', quota: 1_000_000 }));
-});
-
-after(async () => {
-  await t?.close();
-});
+before(async () => ({ t, base, apiKey } = await startFileApp({ quota: 1_000_000 })));
+after(() => t?.close());
 
 function archiveTools(): AnyTool[] {
   return t!.services.catalog.tools.filter((tool) => tool.family === 'archive');
@@ -32,20 +24,9 @@ function archiveTools(): AnyTool[] {
 
 const NAMES: Record<string, string> = { zip: 'bundle.zip', '7z': 'bundle.7z', tar: 'bundle.tar', 'tar.gz': 'bundle.tar.gz' };
 
-async function workFolders(): Promise<string[]> {
-  return readdir(join(t!.dataDir, 'work')).catch(() => []);
-}
-
 /** Posts `content` to an archive route and expects a 4xx JSON envelope; the service must still answer. */
-async function refused(slug: string, name: string, content: Buffer, fields: Record<string, string> = {}): Promise<{ status: number; error: string; detail: string; message: string }> {
-  const res = await upload(base, `/api/v1/archive/${slug}`, apiKey, { name, content }, fields);
-  const body = await json(res);
-  assert.ok(res.status >= 400 && res.status < 500, `expected 4xx, got ${res.status}: ${JSON.stringify(body)}`);
-  assert.equal(body.status, false);
-  assert.equal(body.code, res.status);
-  assert.equal((await fetch(`${base}/healthz`)).status, 200, 'the service is still up');
-  assert.deepEqual(await workFolders(), [], 'no work folder is left behind');
-  return { status: res.status, error: body.error, detail: body.detail, message: body.message };
+function refused(slug: string, name: string, content: Buffer, fields: Record<string, string> = {}): Promise<Refusal> {
+  return expectRefused({ t: t!, base, apiKey }, `/api/v1/archive/${slug}`, { name, content }, fields);
 }
 
 describe('archive examples run as tests: entry names and contents of the result', () => {

@@ -8,8 +8,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { startFileApp } from '../support/file-app.ts';
+import { downloadResult, json, upload } from '../support/http.ts';
 import { AUDIO_FORMAT_IDS, isAudioFormat } from '../../src/engines/ffmpeg-formats.ts';
 import { aviWithHls, concatList, decode, hlsPlaylist, tone } from './support/audio-fixtures.ts';
 
@@ -29,18 +30,9 @@ describe('audio tools over HTTP', () => {
     return tones.get(key)!;
   }
 
-  async function download(body: { result: { downloadUrl: string } }): Promise<Buffer> {
-    const url = new URL(body.result.downloadUrl);
-    const res = await fetch(`${base}${url.pathname}${url.search}`);
-    assert.equal(res.status, 200);
-    return Buffer.from(await res.arrayBuffer());
-  }
-
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'audio-tools-test-'));
-    t = await startTestApp();
-    base = await listen(t);
-    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
+    ({ t, base, apiKey } = await startFileApp());
   });
   after(async () => {
     await t?.close();
@@ -77,7 +69,7 @@ describe('audio tools over HTTP', () => {
           assert.equal(body.result.fileName, `tone.${example.expect.extension}`);
           const result = path.join(dir, `result-${tool.slug}.${example.expect.extension}`);
           const { writeFile } = await import('node:fs/promises');
-          await writeFile(result, await download(body));
+          await writeFile(result, await downloadResult(base, body));
           const decoded = await decode(result);
           const facts = example.expect.facts as { durationSeconds: number; channels: number; sampleRate?: number; bitrateKbps?: number; codec?: string };
           const label = `${tool.operationId} ${example.title}`;

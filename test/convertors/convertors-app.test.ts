@@ -4,8 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { startFileApp } from '../support/file-app.ts';
+import { downloadResult, json, upload } from '../support/http.ts';
 import type { ImageExample } from '../../src/catalog/convertors/image-tools.ts';
 import { HOSTILE_SVGS, animatedGif, bmp, heicHead, inspect, manyFrameGif, near, pixelFloodPng, solidImage, solidSvg } from './support/images.ts';
 
@@ -33,9 +34,7 @@ describe('convertors over REST', () => {
   let base: string;
   let apiKey: string;
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
+    ({ t, base, apiKey } = await startFileApp());
   });
   after(async () => {
     await t?.close();
@@ -76,8 +75,7 @@ describe('convertors over REST', () => {
         }
         assert.equal(body.result.mimeType, example.expect.mimeType, label);
         assert.equal(body.result.fileName, `sample.${example.expect.extension}`, label);
-        const url = new URL(body.result.downloadUrl);
-        const download = Buffer.from(await (await fetch(`${base}${url.pathname}${url.search}`)).arrayBuffer());
+        const download = await downloadResult(base, body, label);
         assert.equal(download.length, body.result.sizeBytes, label);
         const want = example.expect.facts as ImageExample['expect'];
         const got = await inspect(download, want.at?.[0] ?? 0, want.at?.[1] ?? 0);
@@ -184,8 +182,7 @@ describe('convertors over REST', () => {
     async function pixelRange(res: Response): Promise<{ min: number[]; max: number[]; alphaMin: number; width: number; height: number }> {
       const body = await json(res);
       assert.equal(res.status, 200, JSON.stringify(body));
-      const url = new URL(body.result.downloadUrl);
-      const image = Buffer.from(await (await fetch(`${base}${url.pathname}${url.search}`)).arrayBuffer());
+      const image = await downloadResult(base, body);
       const { channels } = await sharp(image).stats();
       const meta = await sharp(image).metadata();
       return { min: channels.slice(0, 3).map((c) => c.min), max: channels.slice(0, 3).map((c) => c.max), alphaMin: channels[3]?.min ?? 255, width: meta.width!, height: meta.height! };

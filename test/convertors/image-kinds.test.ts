@@ -11,8 +11,9 @@ import { ServiceError } from '../../src/core/errors.ts';
 import { assertSafeDocument } from '../../src/files/document-safety.ts';
 import { detectFileKind } from '../../src/files/file-kind.ts';
 import { FILE_CONTAINERS, acceptedKind, detectedKind, kindMatches } from '../../src/files/kinds/file-kind-registry.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { startFileApp } from '../support/file-app.ts';
+import { json, upload } from '../support/http.ts';
 import { HOSTILE_SVGS, animatedGif, bmp, heicHead, solidImage, solidSvg } from './support/images.ts';
 
 let dir = '';
@@ -117,9 +118,7 @@ describe('the configured image limits (IMAGE_MAX_PIXELS, IMAGE_MAX_FRAMES) hold 
   let base = '';
   let apiKey = '';
   before(async () => {
-    t = await startTestApp({ env: { IMAGE_MAX_PIXELS: '1000', IMAGE_MAX_FRAMES: '2' } });
-    base = await listen(t);
-    ({ apiKey } = await t.account({ plan: 'business', quota: 1000 }));
+    ({ t, base, apiKey } = await startFileApp({ quota: 1000, env: { IMAGE_MAX_PIXELS: '1000', IMAGE_MAX_FRAMES: '2' } }));
   });
   after(async () => {
     await t?.close();

@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { startFileApp } from '../support/file-app.ts';
+import { downloadResult, json, upload } from '../support/http.ts';
 import { extractText, sourceFile } from '../support/documents.ts';
 
 /**
@@ -14,11 +15,9 @@ describe('every conversion example, through HTTP, yields a file holding the samp
   let base: string;
   let apiKey: string;
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
+    ({ t, base, apiKey } = await startFileApp());
   });
-  after(() => t.close());
+  after(() => t?.close());
 
   it('covers the documents (25) and office (8+) families', () => {
     const count = (family: string) => t.services.catalog.tools.filter((tool) => tool.family === family && tool.kind === 'file').length;
@@ -53,10 +52,7 @@ describe('every conversion example, through HTTP, yields a file holding the samp
           assert.equal(res.status, 200, `${tool.operationId}: ${JSON.stringify(body)}`);
           assert.equal(body.result.mimeType, example.expect.mimeType, tool.operationId);
           assert.equal(body.result.fileName, `sample.${example.expect.extension}`, tool.operationId);
-          const url = new URL(body.result.downloadUrl);
-          const download = await fetch(`${base}${url.pathname}${url.search}`);
-          assert.equal(download.status, 200, tool.operationId);
-          const content = Buffer.from(await download.arrayBuffer());
+          const content = await downloadResult(base, body, tool.operationId);
           assert.equal(content.length, body.result.sizeBytes, tool.operationId);
           const text = await extractText(example.expect.extension, content);
           for (const expected of example.expect.contains) {

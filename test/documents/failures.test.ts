@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import { downloadResult, json, listen, upload } from '../support/http.ts';
 import { extractText, firstWordLeft, pdfInfo } from '../support/documents.ts';
 import { docxBomb, encryptedOoxmlLike, encryptedPdf, minimalDocx, png, truncated, xxeDocx } from '../support/fixtures.ts';
 import { commandOf, descendantsOf } from '../engines/support/tools.ts';
@@ -22,13 +22,6 @@ function jobStarted(supervisor: EngineSupervisor<EngineWorker>, owner: string): 
       resolve();
     });
   });
-}
-
-async function download(base: string, body: { result: { downloadUrl: string } }): Promise<Buffer> {
-  const url = new URL(body.result.downloadUrl);
-  const res = await fetch(`${base}${url.pathname}${url.search}`);
-  assert.equal(res.status, 200);
-  return Buffer.from(await res.arrayBuffer());
 }
 
 /** A loopback HTTP server that counts every request: any hit means an engine reached out. */
@@ -59,14 +52,14 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
   it('honours page_size, orientation and margin on html-to-pdf: the page box and the text position prove it', async () => {
     const html = Buffer.from('<!doctype html><html><body style="margin:0"><p style="margin:0">Margins are measured here</p></body></html>');
     const a5 = await upload(base, HTML_TO_PDF, apiKey, { name: 'page.html', content: html }, { page_size: 'A5', orientation: 'landscape', margin: '30mm' });
-    const a5Pdf = await download(base, await json(a5));
+    const a5Pdf = await downloadResult(base, await json(a5));
     const a5Info = await pdfInfo(a5Pdf);
     assert.ok(Math.abs(a5Info.widthPt - 210 * MM) < 1 && Math.abs(a5Info.heightPt - 148 * MM) < 1, JSON.stringify(a5Info));
     assert.ok(Math.abs((await firstWordLeft(a5Pdf)) - 30 * MM) < 2, 'the text starts at the 30 mm margin');
 
     // The same options as query parameters.
     const letter = await upload(base, `${HTML_TO_PDF}?page_size=Letter&margin=1in`, apiKey, { name: 'page.html', content: html });
-    const letterPdf = await download(base, await json(letter));
+    const letterPdf = await downloadResult(base, await json(letter));
     const letterInfo = await pdfInfo(letterPdf);
     assert.ok(Math.abs(letterInfo.widthPt - 612) < 1 && Math.abs(letterInfo.heightPt - 792) < 1, JSON.stringify(letterInfo));
     assert.ok(Math.abs((await firstWordLeft(letterPdf)) - 72) < 2, 'the text starts at the 1 in margin');
@@ -74,10 +67,10 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
 
   it('honours page_size and orientation on docx-to-pdf and txt-to-pdf', async () => {
     const docx = await upload(base, DOCX_TO_PDF, apiKey, { name: 'a.docx', content: minimalDocx(['Legal landscape']) }, { page_size: 'Legal', orientation: 'landscape', margin: '15mm' });
-    const info = await pdfInfo(await download(base, await json(docx)));
+    const info = await pdfInfo(await downloadResult(base, await json(docx)));
     assert.ok(Math.abs(info.widthPt - 355.6 * MM) < 1.5 && Math.abs(info.heightPt - 215.9 * MM) < 1.5, JSON.stringify(info));
     const txt = await upload(base, '/api/v1/documents/txt-to-pdf?page_size=A3', apiKey, { name: 'a.txt', content: 'A3 text' });
-    const txtInfo = await pdfInfo(await download(base, await json(txt)));
+    const txtInfo = await pdfInfo(await downloadResult(base, await json(txt)));
     assert.ok(Math.abs(txtInfo.widthPt - 297 * MM) < 1 && Math.abs(txtInfo.heightPt - 420 * MM) < 1, JSON.stringify(txtInfo));
   });
 
@@ -139,7 +132,7 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
         const res = await upload(base, DOCX_TO_PDF, apiKey, { name: 'linked.docx', content: docx });
         const body = await json(res);
         assert.equal(res.status, 200, JSON.stringify(body));
-        const text = await extractText('pdf', await download(base, body));
+        const text = await extractText('pdf', await downloadResult(base, body));
         assert.match(text, /Linked content stays outside/);
         assert.doesNotMatch(text, /root:x:0:0/);
       }
@@ -158,7 +151,7 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
       const res = await upload(base, HTML_TO_PDF, apiKey, { name: 'page.html', content: html });
       const body = await json(res);
       assert.equal(res.status, 200, JSON.stringify(body));
-      const text = await extractText('pdf', await download(base, body));
+      const text = await extractText('pdf', await downloadResult(base, body));
       assert.match(text, /Offline render/);
       assert.doesNotMatch(text, /gotcha|root:x:0:0/);
       assert.deepEqual(wire.hits, [], 'Chromium made no request');
@@ -173,7 +166,7 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
       const res = await upload(base, path, apiKey, { name: 'notes.md', content: md });
       const body = await json(res);
       assert.equal(res.status, 200, JSON.stringify(body));
-      const content = await download(base, body);
+      const content = await downloadResult(base, body);
       assert.doesNotMatch(content.toString('latin1'), /root:x:0:0/, path);
     }
   });
@@ -198,7 +191,7 @@ describe('PDF options, bad input and hostile documents, through HTTP', () => {
     assert.equal(await t.services.ledger.used(id), usedBefore, 'the failed job is refunded');
     const next = await upload(base, DOCX_TO_PDF, key, { name: 'after.docx', content: minimalDocx(['After the crash']) });
     assert.equal(next.status, 200);
-    assert.match(await extractText('pdf', await download(base, await json(next))), /After the crash/);
+    assert.match(await extractText('pdf', await downloadResult(base, await json(next))), /After the crash/);
   });
 
   it('lists every engine with its version and state at /readyz', async () => {

@@ -3,35 +3,16 @@
 // the safety check refuses cut files and an FB2 with a DOCTYPE.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ServiceError } from '../../src/core/errors.ts';
 import { ebookFiles } from '../../src/files/kinds/ebook.ts';
+import { detectWith, refusedWith } from '../support/file-kinds.ts';
 import { epub, fb2, madeByCalibre } from './support/ebook-fixtures.ts';
 
 const BOOK = { title: 'Kinds', paragraphs: ['A sentence to carry.'] };
 
-async function detect(file: string): Promise<string | undefined> {
-  const handle = await open(file, 'r');
-  try {
-    const size = (await handle.stat()).size;
-    const head = Buffer.alloc(Math.min(size, 64 * 1024));
-    await handle.read(head, 0, head.length, 0);
-    return (await ebookFiles.detect({ path: file, handle, head, size }))?.kind;
-  } finally {
-    await handle.close();
-  }
-}
-
-function refusedWith(code: string) {
-  return (error: unknown): boolean => {
-    assert.ok(error instanceof ServiceError, String(error));
-    assert.equal(error.status, 422);
-    assert.equal(error.error, code, error.message);
-    return true;
-  };
-}
+const detect = (file: string): Promise<string | undefined> => detectWith(ebookFiles, file);
 
 describe('ebook file kinds', () => {
   let dir: string;

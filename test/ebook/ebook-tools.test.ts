@@ -10,8 +10,9 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { startFileApp } from '../support/file-app.ts';
+import { downloadResult, json, upload } from '../support/http.ts';
 import { epub, epubBomb, fb2, madeByCalibre, textOf } from './support/ebook-fixtures.ts';
 
 const run = promisify(execFile);
@@ -32,9 +33,7 @@ describe('ebook tools over HTTP', () => {
 
   before(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ebook-tools-test-'));
-    t = await startTestApp();
-    base = await listen(t);
-    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
+    ({ t, base, apiKey } = await startFileApp());
   });
   after(async () => {
     await t?.close();
@@ -61,8 +60,7 @@ describe('ebook tools over HTTP', () => {
         assert.equal(res.status, 200, `${tool.operationId}: ${JSON.stringify(body)}`);
         assert.equal(body.result.mimeType, example.expect.mimeType);
         assert.equal(body.result.fileName, `sample.${example.expect.extension}`);
-        const url = new URL(body.result.downloadUrl);
-        const download = Buffer.from(await (await fetch(`${base}${url.pathname}${url.search}`)).arrayBuffer());
+        const download = await downloadResult(base, body, tool.operationId);
         assert.equal(download.length, body.result.sizeBytes);
         const text = (await textOf(example.expect.extension, download)).replace(/\s+/g, ' ');
         for (const expected of example.expect.contains) assert.ok(text.includes(expected), `${tool.operationId}: ${text.slice(0, 300)}`);

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import { downloadResult, json, listen, upload } from '../support/http.ts';
 import { extractText } from '../support/documents.ts';
 
 /**
@@ -37,13 +37,6 @@ function victimDocument(index: number): { path: string; name: string; content: s
         ? `# Report ${index}\n\n${marker}\n\n- one\n- two\n`
         : `Report ${index}\n\n${marker}\n`;
   return { path: `/api/v1/documents/${kind}-to-pdf`, name: `report-${index}.${kind}`, content, marker };
-}
-
-async function download(base: string, body: { result: { downloadUrl: string } }): Promise<Buffer> {
-  const url = new URL(body.result.downloadUrl);
-  const res = await fetch(`${base}${url.pathname}${url.search}`);
-  assert.equal(res.status, 200);
-  return Buffer.from(await res.arrayBuffer());
 }
 
 /** The error envelope every failure answers with. */
@@ -101,7 +94,7 @@ describe("one account's hostile pages never fail another account's PDF conversio
       const body = await json(res);
       assert.equal(res.status, 200, `${doc.name}: ${JSON.stringify(body)}`);
       assert.equal(body.result.mimeType, 'application/pdf');
-      const pdf = await download(base, body);
+      const pdf = await downloadResult(base, body);
       assert.equal(pdf.subarray(0, 5).toString(), '%PDF-', doc.name);
       assert.ok((await extractText('pdf', pdf)).includes(doc.marker), `${doc.name} holds "${doc.marker}"`);
     };

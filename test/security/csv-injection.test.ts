@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { convertAndDownload, json, listen, upload } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { startFileApp } from '../support/file-app.ts';
+import { convertAndDownload, json, upload } from '../support/http.ts';
 import { listZipEntries, readEntry } from '../../src/files/zip-inspect.ts';
 
 /**
@@ -84,11 +85,9 @@ describe('CSV cells stay data in spreadsheets (issue 8, item 5)', () => {
   let base: string;
   let apiKey: string;
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
+    ({ t, base, apiKey } = await startFileApp());
   });
-  after(() => t.close());
+  after(() => t?.close());
 
   async function convert(path: string, csv: string, fields: Record<string, string> = {}): Promise<Workbook> {
     return readWorkbook(await convertAndDownload(base, path, apiKey, { name: 'data.csv', content: Buffer.from(csv) }, fields));

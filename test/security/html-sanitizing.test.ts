@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { convertAndDownload, listen } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { startFileApp } from '../support/file-app.ts';
+import { convertAndDownload } from '../support/http.ts';
 import { extractText } from '../support/documents.ts';
 import { minimalDocx } from '../support/fixtures.ts';
 
@@ -108,11 +109,9 @@ describe('HTML results are sanitised (issue 8, item 4)', () => {
   let base: string;
   let apiKey: string;
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
+    ({ t, base, apiKey } = await startFileApp());
   });
-  after(() => t.close());
+  after(() => t?.close());
 
   const convert = (path: string, name: string, content: Buffer | string): Promise<Buffer> => convertAndDownload(base, path, apiKey, { name, content });
 

@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { listZipEntries, readEntry } from '../../src/files/zip-inspect.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { json, listen, upload } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { startFileApp } from '../support/file-app.ts';
+import { downloadResult, json, upload } from '../support/http.ts';
 import { sourceFile } from '../support/documents.ts';
 
 const run = promisify(execFile);
@@ -85,9 +86,7 @@ describe('no pandoc route reads a local file (issue 8, item 1)', () => {
 
   before(async () => {
     process.env.LOCAL_FILE_READ_CANARY = envCanary;
-    t = await startTestApp();
-    base = await listen(t);
-    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
+    ({ t, base, apiKey } = await startFileApp());
     secret = readFileSync(join(t.dataDir, 'signing-secret'), 'utf8').trim();
     assert.ok(secret.length >= 16, 'the signing secret exists');
     // Next to bootstrap-key and signing-secret, as a picture would be named.
@@ -97,7 +96,7 @@ describe('no pandoc route reads a local file (issue 8, item 1)', () => {
 
   after(async () => {
     delete process.env.LOCAL_FILE_READ_CANARY;
-    await t.close();
+    await t?.close();
   });
 
   function assertClean(route: string, text: string): void {
@@ -112,10 +111,7 @@ describe('no pandoc route reads a local file (issue 8, item 1)', () => {
     const res = await upload(base, `/api/v1/documents/${route}`, apiKey, { name, content });
     const body = await json(res);
     assert.equal(res.status, 200, `${route}: ${JSON.stringify(body)}`);
-    const url = new URL(body.result.downloadUrl);
-    const download = await fetch(`${base}${url.pathname}${url.search}`);
-    assert.equal(download.status, 200, route);
-    return resultBytes(to, Buffer.from(await download.arrayBuffer()));
+    return resultBytes(to, await downloadResult(base, body, route));
   }
 
   const markdownRoutes = [

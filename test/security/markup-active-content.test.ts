@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listZipEntries, readEntry } from '../../src/files/zip-inspect.ts';
 import { safeLinkTarget } from '../../src/engines/pandoc-active-content.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { convertAndDownload, listen } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { startFileApp } from '../support/file-app.ts';
+import { convertAndDownload } from '../support/http.ts';
 import { minimalDocx } from '../support/fixtures.ts';
 
 /**
@@ -40,12 +41,10 @@ describe('markup results carry no active content (issue 8, item 4)', () => {
   let apiKey: string;
   const scratch = mkdtempSync(join(tmpdir(), 'markup-active-'));
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
+    ({ t, base, apiKey } = await startFileApp());
   });
   after(async () => {
-    await t.close();
+    await t?.close();
     rmSync(scratch, { recursive: true, force: true });
   });
 

@@ -42,8 +42,16 @@ export async function convertAndDownload(
   const res = await upload(base, path, apiKey, file, fields);
   const body = await json(res);
   if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${JSON.stringify(body)}`);
+  return downloadResult(base, body, path);
+}
+
+/**
+ * Downloads a conversion's result by the presigned downloadUrl of its answer, with a plain GET
+ * and no key as a client would, against `base` (the test server's port, not PUBLIC_BASE_URL's).
+ */
+export async function downloadResult(base: string, body: { result: { downloadUrl: string } }, label = 'the result'): Promise<Buffer> {
   const url = new URL(body.result.downloadUrl);
   const download = await fetch(`${base}${url.pathname}${url.search}`);
-  if (download.status !== 200) throw new Error(`the downloadUrl of ${path} answered ${download.status}`);
+  if (download.status !== 200) throw new Error(`the downloadUrl of ${label} answered ${download.status}`);
   return Buffer.from(await download.arrayBuffer());
 }

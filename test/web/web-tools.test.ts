@@ -4,38 +4,24 @@
 // work folder left behind.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { AnyTool } from '../../src/core/define-tool.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { convertAndDownload, json, listen, upload } from '../support/http.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { convertAndDownload, json, upload } from '../support/http.ts';
+import { expectRefused, startFileApp, type Refusal } from '../support/file-app.ts';
 
 let t: TestApp | undefined;
 let base: string;
 let apiKey: string;
 
-before(async () => {
-  t = await startTestApp();
-  base = await listen(t);
-  ({ apiKey } = await t.account({ plan: 'business', quota: 1_000_000 }));
-});
-
-after(async () => {
-  await t?.close();
-});
+before(async () => ({ t, base, apiKey } = await startFileApp({ quota: 1_000_000 })));
+after(() => t?.close());
 
 function webTools(): AnyTool[] {
   return t!.services.catalog.tools.filter((tool) => tool.family === 'web');
 }
 
-async function refused(slug: string, name: string, content: string | Buffer, fields: Record<string, string> = {}): Promise<{ status: number; error: string; detail: string }> {
-  const res = await upload(base, `/api/v1/web/${slug}`, apiKey, { name, content }, fields);
-  const body = await json(res);
-  assert.ok(res.status >= 400 && res.status < 500, `expected 4xx, got ${res.status}: ${JSON.stringify(body)}`);
-  assert.deepEqual([body.status, body.code], [false, res.status]);
-  assert.equal((await fetch(`${base}/healthz`)).status, 200, 'the service is still up');
-  assert.deepEqual(await readdir(join(t!.dataDir, 'work')).catch(() => []), [], 'no work folder is left behind');
-  return { status: res.status, error: body.error, detail: body.detail };
+function refused(slug: string, name: string, content: string | Buffer, fields: Record<string, string> = {}): Promise<Refusal> {
+  return expectRefused({ t: t!, base, apiKey }, `/api/v1/web/${slug}`, { name, content }, fields);
 }
 
 describe('web examples run as tests: the exact result text', () => {
