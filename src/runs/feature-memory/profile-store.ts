@@ -58,17 +58,11 @@ export class ProfileStore {
     if (url === undefined) return { kind: 'not_https' };
     const json = asciiJson(JSON.stringify(input.snapshot) ?? 'null');
     const now = (input.now ?? new Date()).toISOString();
-    const existing = await this.#db
-      .selectFrom('profiles')
-      .select('id')
-      .where('account_id', '=', input.accountId)
-      .where('playbook_id', '=', input.playbookId)
-      .where('url', '=', url)
-      .executeTakeFirst();
-    if (json.length > MAX_SNAPSHOT_CHARS) return { kind: 'too_large', profileId: existing?.id ?? null, chars: json.length };
-    if (existing) {
-      await this.#db.updateTable('profiles').set({ snapshot: json, updated_at: now }).where('id', '=', existing.id).execute();
-      return { kind: 'recorded', profileId: existing.id, created: false };
+    const existing = await this.#profileId(input.accountId, input.playbookId, url);
+    if (json.length > MAX_SNAPSHOT_CHARS) return { kind: 'too_large', profileId: existing ?? null, chars: json.length };
+    if (existing !== undefined) {
+      await this.#db.updateTable('profiles').set({ snapshot: json, updated_at: now }).where('id', '=', existing).execute();
+      return { kind: 'recorded', profileId: existing, created: false };
     }
     const profileId = `prof_${randomUUID().replace(/-/g, '')}`;
     // Two first runs at once: the unique (account, playbook, url) lets one insert win; the other
@@ -78,14 +72,21 @@ export class ProfileStore {
       .values({ id: profileId, account_id: input.accountId, playbook_id: input.playbookId, url, snapshot: json, created_at: now, updated_at: now })
       .onConflict((oc) => oc.columns(['account_id', 'playbook_id', 'url']).doUpdateSet({ snapshot: json, updated_at: now }))
       .execute();
+    const stored = await this.#profileId(input.accountId, input.playbookId, url);
+    if (stored === undefined) throw new Error(`the profile of ${url} was neither inserted nor found`);
+    return { kind: 'recorded', profileId: stored, created: stored === profileId };
+  }
+
+  /** The id of the account's profile for (playbook, url), if there is one: the table's unique key. */
+  async #profileId(accountId: string, playbookId: string, url: string): Promise<string | undefined> {
     const row = await this.#db
       .selectFrom('profiles')
       .select('id')
-      .where('account_id', '=', input.accountId)
-      .where('playbook_id', '=', input.playbookId)
+      .where('account_id', '=', accountId)
+      .where('playbook_id', '=', playbookId)
       .where('url', '=', url)
-      .executeTakeFirstOrThrow();
-    return { kind: 'recorded', profileId: row.id, created: row.id === profileId };
+      .executeTakeFirst();
+    return row?.id;
   }
 
   /** The account's profile with its last snapshot; another account's is as unknown as a missing one. */
