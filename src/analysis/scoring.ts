@@ -92,6 +92,12 @@ export interface ReportParts {
   scoreOverrides?: Partial<Record<Category, number>>;
 }
 
+/** How many findings there are, and of each severity: the head of a report's and a jobReport's summary. */
+export function findingCounts(findings: readonly Finding[]): { findings: number; high: number; medium: number; low: number; info: number } {
+  const count = (severity: Severity) => findings.filter((f) => f.severity === severity).length;
+  return { findings: findings.length, high: count('high'), medium: count('medium'), low: count('low'), info: count('info') };
+}
+
 export function buildReport(parts: ReportParts): Report {
   const notes = [...(parts.notes ?? [])];
   const findings = capPerRule(parts.findings, notes);
@@ -109,7 +115,6 @@ export function buildReport(parts: ReportParts): Report {
   }
   if (known.length > 0) scores.overall = Math.round(known.reduce((a, b) => a + b, 0) / known.length);
   statuses.overall = statusForScore(scores.overall);
-  const count = (severity: Severity) => findings.filter((f) => f.severity === severity).length;
   const unknownChecks = parts.checks.filter((c) => c.result === 'unknown').length;
   return {
     scores,
@@ -117,11 +122,7 @@ export function buildReport(parts: ReportParts): Report {
     findings,
     checks: [...parts.checks],
     summary: {
-      findings: findings.length,
-      high: count('high'),
-      medium: count('medium'),
-      low: count('low'),
-      info: count('info'),
+      ...findingCounts(findings),
       checks: parts.checks.length,
       passed: parts.checks.filter((c) => c.result === 'pass').length,
       failed: parts.checks.filter((c) => c.result === 'fail').length,

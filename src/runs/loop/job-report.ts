@@ -34,7 +34,7 @@ import {
   type Severity,
   type Status,
 } from '../../analysis/findings.ts';
-import { categoryScore, statusForScore } from '../../analysis/scoring.ts';
+import { categoryScore, findingCounts, statusForScore } from '../../analysis/scoring.ts';
 import type { Playbook } from '../playbooks/playbook-schema.ts';
 import { sealMatches, sealOf, type SigningKey } from './report-signature.ts';
 
@@ -189,7 +189,6 @@ export function buildJobReport(input: JobReportInput): JobReport {
     creditsCharged: s.creditsCharged,
     ...(input.form === 'full' && s.result !== undefined ? { result: s.result } : {}),
   }));
-  const count = (severity: Severity) => findings.filter((f) => f.severity === severity).length;
   const unsigned: Omit<JobReport, 'signature'> = {
     reportId: input.reportId ?? `jr_${randomUUID().replaceAll('-', '')}`,
     playbookId: playbook.id,
@@ -203,11 +202,7 @@ export function buildJobReport(input: JobReportInput): JobReport {
     findings,
     checks,
     summary: {
-      findings: findings.length,
-      high: count('high'),
-      medium: count('medium'),
-      low: count('low'),
-      info: count('info'),
+      ...findingCounts(findings),
       steps: steps.length,
       stepsOk: steps.filter((s) => s.status === 'ok').length,
       stepsFailed: steps.filter((s) => s.status === 'error').length,
