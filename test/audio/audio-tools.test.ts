@@ -5,11 +5,11 @@
 // work file behind.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestApp } from '../support/test-app.ts';
-import { startFileApp } from '../support/file-app.ts';
+import { startFileApp, workFolders } from '../support/file-app.ts';
 import { downloadResult, json, upload } from '../support/http.ts';
 import { AUDIO_FORMAT_IDS, isAudioFormat } from '../../src/engines/ffmpeg-formats.ts';
 import { aviWithHls, concatList, decode, hlsPlaylist, tone } from './support/audio-fixtures.ts';
@@ -147,8 +147,7 @@ describe('audio tools over HTTP', () => {
     it('leaves the service working and no work folder behind', async () => {
       const res = await upload(base, '/api/v1/audio/flac-to-mp3', apiKey, { name: 'after.flac', content: await sourceOf('flac') });
       assert.equal(res.status, 200);
-      const work = await readdir(path.join(t.dataDir, 'work')).catch(() => []);
-      assert.deepEqual(work, []);
+      assert.deepEqual(await workFolders(t), []);
     });
   });
 });

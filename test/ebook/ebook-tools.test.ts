@@ -6,12 +6,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { TestApp } from '../support/test-app.ts';
-import { startFileApp } from '../support/file-app.ts';
+import { startFileApp, workFolders } from '../support/file-app.ts';
 import { downloadResult, json, upload } from '../support/http.ts';
 import { epub, epubBomb, fb2, madeByCalibre, textOf } from './support/ebook-fixtures.ts';
 
@@ -130,7 +130,7 @@ describe('ebook tools over HTTP', () => {
     it('leaves the service working and no work folder behind', async () => {
       const res = await upload(base, '/api/v1/ebook/fb2-to-epub', apiKey, { name: 'after.fb2', content: await bookOf('fb2', 'Still working afterwards') });
       assert.equal(res.status, 200);
-      assert.deepEqual(await readdir(path.join(t.dataDir, 'work')).catch(() => []), []);
+      assert.deepEqual(await workFolders(t), []);
     });
   });
 });
