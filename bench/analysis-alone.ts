@@ -33,10 +33,11 @@ import type { PageFacts } from '../src/analysis/page-facts.ts';
 import type { Analyzer } from '../src/analysis/scoring.ts';
 import { envInt } from './support/env.ts';
 import { runBench } from './support/run-bench.ts';
+import { categoryNav, DESCRIPTION_AND_CANONICAL, growPage, itemListJsonLd, SHOP_PAGE_URL, SOCIAL_META, specRows } from './support/shop-page.ts';
 import { fmtRatio, loadAverage, median, percentile, table } from './support/stats.ts';
 
 const ANALYZERS_DIR = fileURLToPath(new URL('../src/analysis/analyzers/', import.meta.url));
-const URL_ = 'https://shop.example.com/catalog/trail-running';
+const URL_ = SHOP_PAGE_URL;
 const TARGET_BYTES = 200 * 1024;
 
 
@@ -63,18 +64,12 @@ const head = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Trail running shoes for every terrain | Example Shop</title>
-<meta name="description" content="Trail running shoes with grip for mud, rock and snow: compare cushioning, drop and weight across forty models, with free returns for 60 days.">
-<link rel="canonical" href="https://shop.example.com/catalog/trail-running">
+${DESCRIPTION_AND_CANONICAL}
 <link rel="alternate" hreflang="en" href="https://shop.example.com/catalog/trail-running">
 <link rel="alternate" hreflang="de" href="https://shop.example.com/de/catalog/trail-running">
 <link rel="alternate" hreflang="x-default" href="https://shop.example.com/catalog/trail-running">
 <meta name="robots" content="index, follow">
-<meta property="og:title" content="Trail running shoes for every terrain">
-<meta property="og:description" content="Grip for mud, rock and snow.">
-<meta property="og:image" content="https://cdn.example.com/og/trail.jpg">
-<meta property="og:url" content="https://shop.example.com/catalog/trail-running">
-<meta property="og:type" content="website">
-<meta name="twitter:card" content="summary_large_image">
+${SOCIAL_META}
 <meta name="twitter:title" content="Trail running shoes">
 <link rel="stylesheet" href="https://cdn.example.com/css/site.css" integrity="sha384-abc" crossorigin="anonymous">
 <link rel="stylesheet" href="http://cdn.example.com/css/legacy.css">
@@ -87,16 +82,11 @@ ${Array.from({ length: 60 }, (_, i) => `.card-${i}{display:grid;grid-template-co
 <script src="https://cdn.example.com/js/analytics.js" async></script>
 <script src="http://cdn.example.com/js/old-widget.js"></script>
 <script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}gtag('js',new Date());</script>
-<script type="application/ld+json">${JSON.stringify({
-  '@context': 'https://schema.org',
-  '@type': 'ItemList',
-  name: 'Trail running shoes',
-  itemListElement: Array.from({ length: 40 }, (_, i) => ({ '@type': 'ListItem', position: i + 1, url: `https://shop.example.com/p/trail-${i}`, name: `Trail shoe ${i}` })),
-})}</script>
+${itemListJsonLd(40)}
 <script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'Organization', name: 'Example Shop', url: 'https://shop.example.com/', logo: 'https://cdn.example.com/logo.png' })}</script>
 </head>
 <body>
-<header><nav><ul>${Array.from({ length: 30 }, (_, i) => `<li><a href="/catalog/c${i}">Category ${i}</a></li>`).join('')}</ul></nav></header>
+${categoryNav(30)}
 <main>
 <h1>Trail running shoes</h1>
 `;
@@ -106,7 +96,7 @@ function section(i: number): string {
   const level = i % 7 === 6 ? 4 : 2;
   const alt = i % 5 === 0 ? '' : i % 5 === 1 ? ' alt="IMG_4411.jpg"' : ` alt="Trail shoe ${i} seen from the side"`;
   const src = i % 9 === 0 ? 'http://cdn.example.com' : 'https://cdn.example.com';
-  const rows = Array.from({ length: 6 }, (_, r) => `<tr><th scope="row">Spec ${r}</th><td>${(i * 7 + r) % 40} mm</td><td>${200 + ((i + r) % 90)} g</td></tr>`).join('');
+  const rows = specRows(i, 6);
   return `<section id="s${i}" class="card-${i % 60}">
 <h${level}>Trail shoe ${i}: ${i % 3 === 0 ? 'cushioned' : 'fast'} and light</h${level}>
 <h3>Why runners choose it</h3>
@@ -128,15 +118,7 @@ const tail = `</main>
 
 /** The page grown section by section until it reaches the target size. */
 function buildPage(): string {
-  const parts = [head];
-  let size = head.length + tail.length;
-  for (let i = 0; size < TARGET_BYTES; i++) {
-    const s = section(i);
-    parts.push(s);
-    size += s.length;
-  }
-  parts.push(tail);
-  return parts.join('');
+  return growPage(head, section, tail, TARGET_BYTES);
 }
 
 function buildFacts(html: string): PageFacts {

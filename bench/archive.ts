@@ -26,7 +26,7 @@ import { promisify } from 'node:util';
 import { measureRssGrowth, rssGrowthReport } from './support/rss.ts';
 import { runBench } from './support/run-bench.ts';
 import { startConversionsServer, stopServer, waitForEngines } from './support/server-child.ts';
-import { fmtMb, fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
+import { fmtMb, fmtRatio, latencyTable, loadAverage, median, verdict } from './support/stats.ts';
 import { streamUpload } from './support/streaming-upload.ts';
 
 const run = promisify(execFile);
@@ -181,11 +181,10 @@ async function main(): Promise<void> {
     }
     const ratio = median(service) / median(cli);
     console.log(
-      table([
-        ['', 'median ms', 'p90 ms'],
-        ['service (upload -> JSON answer)', fmtMs(median(service)), fmtMs(percentile(service, 90))],
-        ['7zz CLI: x then a -t7z', fmtMs(median(cli)), fmtMs(percentile(cli, 90))],
-        ['7zz CLI: a -t7z of the folder only', fmtMs(median(pack)), fmtMs(percentile(pack, 90))],
+      latencyTable([
+        ['service (upload -> JSON answer)', service],
+        ['7zz CLI: x then a -t7z', cli],
+        ['7zz CLI: a -t7z of the folder only', pack],
       ]),
     );
     console.log(`ratio to the CLI conversion ${fmtRatio(ratio)} (target <= 1.2x): ${verdict(ratio <= 1.2)}; to packing alone ${fmtRatio(median(service) / median(pack))}`);

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { epub } from '../test/ebook/support/ebook-fixtures.ts';
 import { startConversionsServer, stopServer, waitForEngines } from './support/server-child.ts';
-import { fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
+import { fmtRatio, latencyTable, loadAverage, median, verdict } from './support/stats.ts';
 import { runBench } from './support/run-bench.ts';
 import { streamUpload } from './support/streaming-upload.ts';
 
@@ -80,21 +80,25 @@ async function main(): Promise<void> {
     console.log(`\naudio and ebook conversions, ${RUNS} runs each, ffmpeg ${version('ffmpeg')}, calibre ${version('calibre')}, load ${loadAverage()}`);
     console.log(`\n1. wav-to-mp3, ${SECONDS} s stereo WAV (${(statSync(wav).size / 1024 / 1024).toFixed(1)} MB), 192 kbit/s`);
     console.log(
-      table([
-        ['path', 'median ms', 'p90 ms'],
-        ['service (upload to JSON answer)', fmtMs(median(service)), fmtMs(percentile(service, 90))],
-        ['ffmpeg CLI', fmtMs(median(cli)), fmtMs(percentile(cli, 90))],
-      ]),
+      latencyTable(
+        [
+          ['service (upload to JSON answer)', service],
+          ['ffmpeg CLI', cli],
+        ],
+        'path',
+      ),
     );
     console.log(`ratio service/CLI: ${fmtRatio(ratio)} (target <= 1.2x): ${verdict(ratio <= 1.2)}`);
     console.log('\n2. calibre start and a one-paragraph EPUB to TXT');
     console.log(
-      table([
-        ['what', 'median ms', 'p90 ms'],
-        ['ebook-convert --version (start only)', fmtMs(median(versionRuns)), fmtMs(percentile(versionRuns, 90))],
-        ['ebook-convert CLI, epub to txt', fmtMs(median(cliBook)), fmtMs(percentile(cliBook, 90))],
-        ['service epub-to-txt (upload to JSON answer)', fmtMs(median(serviceBook)), fmtMs(percentile(serviceBook, 90))],
-      ]),
+      latencyTable(
+        [
+          ['ebook-convert --version (start only)', versionRuns],
+          ['ebook-convert CLI, epub to txt', cliBook],
+          ['service epub-to-txt (upload to JSON answer)', serviceBook],
+        ],
+        'what',
+      ),
     );
     console.log(`ratio service/CLI for the small book: ${fmtRatio(median(serviceBook) / median(cliBook))}`);
   } finally {

@@ -23,7 +23,7 @@ import sharp from 'sharp';
 import { measureRssGrowth, readRssBytes, rssGrowthReport } from './support/rss.ts';
 import { runBench } from './support/run-bench.ts';
 import { startConversionsServer, stopServer, waitForEngines } from './support/server-child.ts';
-import { fmtMb, fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
+import { fmtMb, fmtRatio, latencyTable, loadAverage, median, verdict } from './support/stats.ts';
 import { streamUpload } from './support/streaming-upload.ts';
 
 const RUNS = Math.max(1, Math.round(Number(process.env['BENCH_RUNS'] ?? '7')) || 7);
@@ -116,10 +116,9 @@ async function main(): Promise<void> {
     }
     const ratio = median(service) / median(direct);
     console.log(
-      table([
-        ['', 'median ms', 'p90 ms'],
-        ['service (upload -> JSON answer)', fmtMs(median(service)), fmtMs(percentile(service, 90))],
-        ['sharp in-process', fmtMs(median(direct)), fmtMs(percentile(direct, 90))],
+      latencyTable([
+        ['service (upload -> JSON answer)', service],
+        ['sharp in-process', direct],
       ]),
     );
     console.log(`ratio ${fmtRatio(ratio)} (target <= 1.3x): ${verdict(ratio <= 1.3)}`);

@@ -46,6 +46,7 @@ import { loadPlaybookRegistry } from '../src/runs/playbooks/playbook-registry.ts
 import { APP_HOST, serveApp, startAppChild } from './support/app-child.ts';
 import { envInt } from './support/env.ts';
 import { runBench } from './support/run-bench.ts';
+import { categoryNav, DESCRIPTION_AND_CANONICAL, growPage, itemListJsonLd, SOCIAL_META, specRows } from './support/shop-page.ts';
 import { askChild, stopServer } from './support/server-child.ts';
 import { fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
 
@@ -72,26 +73,15 @@ const head = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Trail running shoes for every terrain: mud, rock, snow and gravel, compared by cushioning, drop and weight | Example Shop</title>
-<meta name="description" content="Trail running shoes with grip for mud, rock and snow: compare cushioning, drop and weight across forty models, with free returns for 60 days.">
-<link rel="canonical" href="https://shop.example.com/catalog/trail-running">
-<meta property="og:title" content="Trail running shoes for every terrain">
-<meta property="og:description" content="Grip for mud, rock and snow.">
-<meta property="og:image" content="https://cdn.example.com/og/trail.jpg">
-<meta property="og:url" content="https://shop.example.com/catalog/trail-running">
-<meta property="og:type" content="website">
-<meta name="twitter:card" content="summary_large_image">
+${DESCRIPTION_AND_CANONICAL}
+${SOCIAL_META}
 <link rel="stylesheet" href="https://cdn.example.com/css/site.css">
 <script src="https://cdn.example.com/js/app.js" defer></script>
-<script type="application/ld+json">${JSON.stringify({
-  '@context': 'https://schema.org',
-  '@type': 'ItemList',
-  name: 'Trail running shoes',
-  itemListElement: Array.from({ length: 20 }, (_, i) => ({ '@type': 'ListItem', position: i + 1, url: `https://shop.example.com/p/trail-${i}`, name: `Trail shoe ${i}` })),
-})}</script>
+${itemListJsonLd(20)}
 <script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'Product', name: 'Trail shoe 0', image: 'https://cdn.example.com/img/0.jpg', description: 'A light trail shoe.' })}</script>
 </head>
 <body>
-<header><nav><ul>${Array.from({ length: 24 }, (_, i) => `<li><a href="/catalog/c${i}">Category ${i}</a></li>`).join('')}</ul></nav></header>
+${categoryNav(24)}
 <main>
 <h1>Trail running shoes</h1>
 `;
@@ -101,7 +91,7 @@ function card(i: number): string {
   const alt = i === 3 || i === 11 || i === 17 ? '' : i === 7 ? ' alt="IMG_4411.jpg"' : ` alt="Trail shoe ${i} seen from the side"`;
   // One h4 straight under an h2: the skipped level.
   const sub = i === 5 ? 'h4' : 'h3';
-  const rows = Array.from({ length: 5 }, (_, r) => `<tr><th scope="row">Spec ${r}</th><td>${(i * 7 + r) % 40} mm</td><td>${200 + ((i + r) % 90)} g</td></tr>`).join('');
+  const rows = specRows(i, 5);
   return `<section id="s${i}" class="card">
 <h2>Trail shoe ${i}: ${i % 3 === 0 ? 'cushioned' : 'fast'} and light</h2>
 <${sub}>Why runners choose it</${sub}>
@@ -120,15 +110,7 @@ const tail = `</main>
 `;
 
 export function benchPage(targetBytes = TARGET_BYTES): string {
-  const parts = [head];
-  let size = head.length + tail.length;
-  for (let i = 0; size < targetBytes; i++) {
-    const c = card(i);
-    parts.push(c);
-    size += c.length;
-  }
-  parts.push(tail);
-  return parts.join('');
+  return growPage(head, card, tail, targetBytes);
 }
 
 // ---- the server child -------------------------------------------------------------------------

@@ -33,3 +33,8 @@ export function table(rows: readonly (readonly string[])[]): string {
 }
 
 export const verdict = (holds: boolean): string => (holds ? 'HOLDS' : 'MISSED');
+
+/** Median and p90 in ms of each named set of timings, as a table; `first` heads the names' column. */
+export function latencyTable(rows: readonly (readonly [string, readonly number[]])[], first = ''): string {
+  return table([[first, 'median ms', 'p90 ms'], ...rows.map(([name, ms]) => [name, fmtMs(median(ms)), fmtMs(percentile(ms, 90))])]);
+}
