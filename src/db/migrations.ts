@@ -299,6 +299,21 @@ const migrations: Record<string, Migration> = {
       await sql`drop table if exists coding_jobs`.execute(db);
     },
   },
+  // In the database rather than in memory: processes sharing it must share the counts too.
+  '0009_attempt_counters': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('attempt_counters')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('expires_at', 'integer', (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('attempt_counters_expires').on('attempt_counters').column('expires_at').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table if exists attempt_counters`.execute(db);
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

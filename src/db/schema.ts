@@ -224,6 +224,15 @@ export interface CodingJobChecksTable {
   last_submitted_at: string | null;
 }
 
+/** Sign-up and password attempts in the current window of one hashed subject (src/accounts/attempt-limiter.ts). */
+export interface AttemptCountersTable {
+  /** SHA-256 of the limit's name and its subject (a client address, an e-mail) */
+  key: string;
+  /** the end of the window, in ms since the epoch */
+  expires_at: number;
+  count: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -240,4 +249,5 @@ export interface Database {
   profiles: ProfilesTable;
   coding_jobs: CodingJobsTable;
   coding_job_checks: CodingJobChecksTable;
+  attempt_counters: AttemptCountersTable;
 }
