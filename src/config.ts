@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { buildEgressPolicy, type EgressPolicy } from './analysis/egress-policy.ts';
 import { engineSettingsFrom, engineSettingsShape, type EngineSettings } from './engines/engine-registry.ts';
 import { DEFAULT_ZIP_LIMITS, type ZipSafetyLimits } from './files/zip-limits.ts';
+import type { AttemptLimits } from './accounts/attempt-limiter.ts';
 
 const boolFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -22,6 +23,9 @@ const envSchema = z.object({
   TRUST_PROXY: boolFromEnv.default(false),
   BOOTSTRAP_ACCOUNT: boolFromEnv.default(true),
   BOOTSTRAP_EMAIL: z.email().default('admin@localhost.localdomain'),
+  SIGNUP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  PASSWORD_FAILURES_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10),
+  PASSWORD_FAILURES_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).max(2 * 1024 ** 3).default(100 * 1024 * 1024),
@@ -71,6 +75,8 @@ export interface Config {
   bodyLimitBytes: number;
   smtpUrl: string | undefined;
   smtpFrom: string;
+  /** Sign-ups per client address per hour, and failed passwords per address and per account in a window (counted before the scrypt or the mail). */
+  attemptLimits: AttemptLimits;
   trustProxy: boolean;
   bootstrapAccount: boolean;
   bootstrapEmail: string;
@@ -147,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     smtpUrl: e.SMTP_URL,
     smtpFrom: e.SMTP_FROM,
+    attemptLimits: { signupsPerHour: e.SIGNUP_PER_HOUR, passwordFailures: e.PASSWORD_FAILURES_LIMIT, passwordWindowMinutes: e.PASSWORD_FAILURES_WINDOW_MINUTES },
     trustProxy: e.TRUST_PROXY,
     bootstrapAccount: e.BOOTSTRAP_ACCOUNT,
     bootstrapEmail: e.BOOTSTRAP_EMAIL,

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { createMailer } from './accounts/mailer.ts';
 import type { Config } from './config.ts';
 import { accountRoutes, ownerAuthenticator } from './rest/account-routes.ts';
+import { AttemptLimiter } from './accounts/attempt-limiter.ts';
 import { conversionRoutes } from './rest/conversion-routes.ts';
 import { installBodyParsers } from './rest/body-parsers.ts';
 import { MAX_PATH_SEGMENT_CHARS, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './rest/http-errors.ts';
@@ -58,9 +59,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installErrorHandlers(app, config.bodyLimitBytes);
   installBodyParsers(app);
 
+  const attempts = new AttemptLimiter(services.db, config.attemptLimits);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.smtpFrom, outboxDir: join(config.dataDir, 'outbox'), log: app.log });
   const routes: RouteSpec[] = [
-    ...accountRoutes({ accounts, ledger, usage, invoker, mailer, catalog, publicBaseUrl: config.publicBaseUrl }),
+    ...accountRoutes({ accounts, ledger, usage, invoker, mailer, catalog, publicBaseUrl: config.publicBaseUrl, attempts }),
     ...conversionRoutes(catalog, config),
     ...webhookRoutes({ invoker, webhooks: services.webhooks, egress: config.egress }),
   ];
@@ -69,7 +71,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
       const key = request.headers['x-api-key'];
       return invoker.authenticate(Array.isArray(key) ? key[0] : key);
     },
-    apiKeyOrPassword: ownerAuthenticator({ accounts, invoker }),
+    apiKeyOrPassword: ownerAuthenticator({ accounts, invoker, attempts }),
   });
   await registerToolRoutes(app, catalog, invoker, {
     uploadLimitBytes: config.uploadLimitBytes,

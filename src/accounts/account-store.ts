@@ -7,6 +7,7 @@ import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, swe
 import type { LeaseHolder } from './lease-holder.ts';
 import { getPlan, PLAN_IDS, type Plan } from './plans.ts';
 import { periodOf, periodResetAt } from './periods.ts';
+import { assertWithinScope, type KeyScope } from './key-scope.ts';
 import { constantTimeEqual, hashPassword, hashSecret, newApiKeySecret, newToken, verifyPassword } from './secrets.ts';
 
 export interface Account {
@@ -56,6 +57,8 @@ export interface CreateKeyInput {
   name?: string | undefined;
   tools?: string[] | null | undefined;
   canManageKeys?: boolean | undefined;
+  /** The key creating this one; absent for the account owner (password, CLI), who may create any key. */
+  actor?: KeyScope | undefined;
 }
 
 export interface UsageCount {
@@ -278,6 +281,7 @@ export class AccountStore {
   }
 
   async createKey(input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {
+    assertWithinScope(input.actor ?? null, { tools: input.tools ?? null, canManageKeys: input.canManageKeys ?? false }, 'create');
     const secret = newApiKeySecret();
     const row = {
       id: randomUUID(),
@@ -304,25 +308,42 @@ export class AccountStore {
     return row ? rowToKey(row) : undefined;
   }
 
-  /** Revokes a key; `accountId` scopes the change to the caller's own keys. */
-  async revokeKey(keyId: string, accountId?: string): Promise<ApiKey> {
-    this.#forgetCallers();
-    let query = this.#db.updateTable('api_keys').set({ revoked_at: now() }).where('id', '=', keyId).where('revoked_at', 'is', null);
-    if (accountId) query = query.where('account_id', '=', accountId);
-    await query.execute();
+  /**
+   * The key `keyId` of `accountId` for `actor` to rotate or revoke: 404 when it is not that
+   * account's (the same answer as for an id that does not exist, so nothing leaks), 403 when it
+   * may do more than the acting key. Scopes never change after creation, so the check stays true
+   * for the update that follows.
+   */
+  async #keyFor(keyId: string, accountId: string | undefined, actor: KeyScope | undefined, action: 'rotate' | 'revoke'): Promise<ApiKey> {
     const key = await this.getKey(keyId);
-    if (!key || (accountId && key.accountId !== accountId)) throw new ServiceError(404, 'key_not_found', `No API key ${keyId}`);
+    if (!key || (accountId !== undefined && key.accountId !== accountId)) throw new ServiceError(404, 'key_not_found', `No API key ${keyId}`);
+    assertWithinScope(actor ?? null, key, action);
     return key;
   }
 
-  /** Replaces a key's secret: the old secret stops working at once, the id and scopes stay. */
-  async rotateKey(keyId: string, accountId: string): Promise<{ key: ApiKey; secret: string }> {
+  /**
+   * Revokes a key; `accountId` scopes the change to the caller's own keys, `actor` (the acting
+   * key, absent for the owner and the CLI) to keys within its scope.
+   */
+  async revokeKey(keyId: string, accountId?: string, actor?: KeyScope): Promise<ApiKey> {
+    const target = await this.#keyFor(keyId, accountId, actor, 'revoke');
+    this.#forgetCallers();
+    await this.#db.updateTable('api_keys').set({ revoked_at: now() }).where('id', '=', target.id).where('revoked_at', 'is', null).execute();
+    return (await this.getKey(target.id))!;
+  }
+
+  /**
+   * Replaces a key's secret: the old secret stops working at once, the id and scopes stay. The
+   * new secret goes to the caller, so `actor` may rotate only keys within its own scope.
+   */
+  async rotateKey(keyId: string, accountId: string, actor?: KeyScope): Promise<{ key: ApiKey; secret: string }> {
+    const target = await this.#keyFor(keyId, accountId, actor, 'rotate');
     this.#forgetCallers();
     const secret = newApiKeySecret();
     const result = await this.#db
       .updateTable('api_keys')
       .set({ secret_hash: hashSecret(secret), display_prefix: secret.slice(0, 13) })
-      .where('id', '=', keyId)
+      .where('id', '=', target.id)
       .where('account_id', '=', accountId)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();

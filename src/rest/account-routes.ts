@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AccountStore, Account, ApiKey, Caller } from '../accounts/account-store.ts';
+import type { AttemptLimiter } from '../accounts/attempt-limiter.ts';
 import type { Mailer } from '../accounts/mailer.ts';
 import type { CreditLedger } from '../accounts/credit-ledger.ts';
 import type { UsageRecorder } from '../accounts/usage-recorder.ts';
@@ -19,6 +20,8 @@ export interface AccountRouteDeps {
   mailer: Mailer;
   catalog: Catalog;
   publicBaseUrl: string;
+  /** Limits sign-ups and password attempts per client address (request.ip, after TRUST_PROXY) and per account. */
+  attempts: AttemptLimiter;
 }
 
 const signupBody = z.object({
@@ -33,8 +36,8 @@ const credentials = {
 
 const createKeyBody = z.object({
   name: z.string().min(1).max(100).optional().describe('A label for the key'),
-  tools: z.array(z.string().max(200)).max(500).optional().describe('operationIds this key may call; omitted means every tool'),
-  canManageKeys: z.boolean().optional().describe('Whether this key may create, list, rotate and revoke keys'),
+  tools: z.array(z.string().max(200)).max(500).optional().describe("operationIds this key may call; omitted means every tool (when a key creates the key: every tool of that key's own list)"),
+  canManageKeys: z.boolean().optional().describe('Whether this key may create, list, rotate and revoke keys (only keys within its own scope)'),
   ...credentials,
 });
 
@@ -70,8 +73,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** The authenticator of `apiKeyOrPassword` routes (see mountRoutes). */
-export function ownerAuthenticator(deps: Pick<AccountRouteDeps, 'accounts' | 'invoker'>): (request: FastifyRequest) => Promise<{ account: Account; via: Caller | null }> {
-  const { accounts, invoker } = deps;
+export function ownerAuthenticator(
+  deps: Pick<AccountRouteDeps, 'accounts' | 'invoker' | 'attempts'>,
+): (request: FastifyRequest) => Promise<{ account: Account; via: Caller | null }> {
+  const { accounts, invoker, attempts } = deps;
   /**
    * Key management proves ownership of the account: a key allowed to manage keys, or the
    * account's e-mail and password (HTTP Basic, or `email`/`password` in a JSON body).
@@ -107,7 +112,9 @@ export function ownerAuthenticator(deps: Pick<AccountRouteDeps, 'accounts' | 'in
         detail: 'Send X-Api-Key (a key allowed to manage keys) or the account e-mail and password (HTTP Basic)',
       });
     }
-    const account = await accounts.authenticatePassword(email, password);
+    const [user, secret] = [email, password];
+    // Counted per address and per account before the scrypt runs; a right password while limited is refused too.
+    const account = await attempts.password(request.ip, user, () => accounts.authenticatePassword(user, secret));
     if (!account) throw new ServiceError(401, 'invalid_credentials', 'The e-mail or password is wrong');
     return { account, via: null };
   };
@@ -128,7 +135,8 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       url: '/api/v1/accounts',
       operationId: 'accounts_signup',
       summary: 'Create an account',
-      description: 'Signs up on the free plan and sends an e-mail verification link. Calls need a verified e-mail; then create a key with POST /api/v1/api-keys.',
+      description:
+        'Signs up on the free plan and sends an e-mail verification link. Calls need a verified e-mail; then create a key with POST /api/v1/api-keys. At most SIGNUP_PER_HOUR sign-ups (default 5) per client address an hour: beyond, 429 with Retry-After.',
       tag: 'accounts',
       auth: 'none',
       body: signupBody,
@@ -137,9 +145,11 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
         description: 'Account created; verification link sent',
         result: z.object({ accountId: z.string(), email: z.string(), plan: z.string(), emailVerified: z.boolean() }),
       },
-      errors: [400, 409],
-      async handler(_request, reply, ctx) {
+      errors: [400, 409, 429],
+      async handler(request, reply, ctx) {
         const body = ctx.body as z.output<typeof signupBody>;
+        // Counted before the password's scrypt and the mail: a flood from one address sends nothing.
+        await deps.attempts.signup(request.ip);
         const account = await accounts.createAccount({ email: body.email, password: body.password, plan: 'free' });
         const token = await accounts.createVerificationToken(account.id);
         const link = `${deps.publicBaseUrl}/api/v1/accounts/verify?token=${encodeURIComponent(token)}`;
@@ -179,12 +189,12 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       operationId: 'api_keys_create',
       summary: 'Create an API key',
       description:
-        'Creates a key for the account. Authenticate with X-Api-Key (a key allowed to manage keys) or with the account e-mail and password (HTTP Basic or `email`/`password` fields). The secret is returned once and stored only as a hash. A key created by a key cannot reach tools its creator cannot.',
+        'Creates a key for the account. Authenticate with X-Api-Key (a key allowed to manage keys) or with the account e-mail and password (HTTP Basic or `email`/`password` fields). The secret is returned once and stored only as a hash. A key may create only keys within its own scope (tools a subset of its own, managing keys only if it may): anything broader is 403 `key_scope_exceeded`.',
       tag: 'api-keys',
       auth: 'apiKeyOrPassword',
       body: createKeyBody,
       success: { status: 201, description: 'The new key with its secret', result: keyWithSecret },
-      errors: [400, 401, 403],
+      errors: [400, 401, 403, 429],
       async handler(_request, reply, ctx) {
         const { account, via } = required(ctx.owner, 'the owner');
         const body = ctx.body as z.output<typeof createKeyBody>;
@@ -192,12 +202,16 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
           const unknown = body.tools.filter((id) => !deps.catalog.get(id));
           if (unknown.length > 0) throw invalidInput('Unknown operationIds in tools', [{ field: 'tools', message: `unknown: ${unknown.join(', ')}` }]);
         }
-        let tools = body.tools ?? null;
-        if (via?.key.tools) {
-          const parentTools = via.key.tools;
-          tools = (tools ?? parentTools).filter((id) => parentTools.includes(id));
-        }
-        const { key, secret } = await accounts.createKey({ accountId: account.id, name: body.name, tools, canManageKeys: body.canManageKeys ?? false });
+        // Omitted tools mean every tool the creator may call; a list beyond them is refused (403)
+        // rather than silently cut, so a client never holds a key narrower than it asked for.
+        const tools = body.tools ?? via?.key.tools ?? null;
+        const { key, secret } = await accounts.createKey({
+          accountId: account.id,
+          name: body.name,
+          tools: tools === null ? null : [...tools],
+          canManageKeys: body.canManageKeys ?? false,
+          actor: via?.key,
+        });
         return reply.code(201).send(successEnvelope({ ...viewKey(key), apiKey: secret }, { code: 201, message: 'Key created; store the secret now, it is not shown again' }));
       },
     },
@@ -210,7 +224,7 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       tag: 'api-keys',
       auth: 'apiKeyOrPassword',
       success: { status: 200, description: 'The keys', result: z.object({ keys: z.array(keyView) }) },
-      errors: [401, 403],
+      errors: [401, 403, 429],
       async handler(_request, _reply, ctx) {
         const { account } = required(ctx.owner, 'the owner');
         return successEnvelope({ keys: (await accounts.listKeys(account.id)).map(viewKey) });
@@ -221,16 +235,16 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       url: '/api/v1/api-keys/:keyId',
       operationId: 'api_keys_revoke',
       summary: 'Revoke an API key',
-      description: 'The key stops working at once.',
+      description: 'The key stops working at once. A key may revoke only keys within its own scope (403 `key_scope_exceeded` otherwise); the account password may revoke any.',
       tag: 'api-keys',
       auth: 'apiKeyOrPassword',
       params: keyIdParams,
       success: { status: 200, description: 'The revoked key', result: keyView },
-      errors: [400, 401, 403, 404],
+      errors: [400, 401, 403, 404, 429],
       async handler(_request, _reply, ctx) {
-        const { account } = required(ctx.owner, 'the owner');
+        const { account, via } = required(ctx.owner, 'the owner');
         const { keyId } = ctx.params as z.output<typeof keyIdParams>;
-        return successEnvelope(viewKey(await accounts.revokeKey(keyId, account.id)), { message: 'Key revoked' });
+        return successEnvelope(viewKey(await accounts.revokeKey(keyId, account.id, via?.key)), { message: 'Key revoked' });
       },
     },
     {
@@ -238,17 +252,18 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       url: '/api/v1/api-keys/:keyId/rotate',
       operationId: 'api_keys_rotate',
       summary: 'Rotate an API key',
-      description: 'Issues a new secret for the key; the old secret stops working at once. Id, name and scopes stay.',
+      description:
+        'Issues a new secret for the key; the old secret stops working at once. Id, name and scopes stay. The new secret is returned, so a key may rotate only keys within its own scope (403 `key_scope_exceeded` otherwise); the account password may rotate any.',
       tag: 'api-keys',
       auth: 'apiKeyOrPassword',
       params: keyIdParams,
       body: z.object(credentials),
       success: { status: 200, description: 'The key with its new secret', result: keyWithSecret },
-      errors: [400, 401, 403, 404],
+      errors: [400, 401, 403, 404, 429],
       async handler(_request, _reply, ctx) {
-        const { account } = required(ctx.owner, 'the owner');
+        const { account, via } = required(ctx.owner, 'the owner');
         const { keyId } = ctx.params as z.output<typeof keyIdParams>;
-        const { key, secret } = await accounts.rotateKey(keyId, account.id);
+        const { key, secret } = await accounts.rotateKey(keyId, account.id, via?.key);
         return successEnvelope({ ...viewKey(key), apiKey: secret }, { message: 'Key rotated; store the new secret now' });
       },
     },

@@ -13,7 +13,8 @@ const basic = (email: string, password: string) => `Basic ${Buffer.from(`${email
 describe('accounts and API keys', () => {
   let t: TestApp;
   before(async () => {
-    t = await startTestApp();
+    // Several sign-ups come from the one inject address here; the limit itself is test/security/unauth-limits.test.ts's.
+    t = await startTestApp({ env: { SIGNUP_PER_HOUR: '100' } });
   });
   after(() => t.close());
 
@@ -114,15 +115,22 @@ describe('accounts and API keys', () => {
     assert.equal(foreign.statusCode, 404, 'a key of another account cannot be revoked');
   });
 
-  it('scopes a key to the tools it names; a key created by a scoped key cannot widen them', async () => {
+  it('scopes a key to the tools it names; a key created by a scoped key inherits its list and cannot widen it', async () => {
     const { apiKey: manager } = await t.account();
     const scoped = (await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { 'x-api-key': manager }, payload: { tools: ['calculators_emi_calculator'], canManageKeys: true } })).json().result;
     assert.equal((await t.call(EMI, EMI_BODY, scoped.apiKey)).statusCode, 200);
     const blocked = await t.call('/api/v1/calculators/simple-interest-calculator', { principal: 1, rate: 1, timeYears: 1 }, scoped.apiKey);
     assert.equal(blocked.statusCode, 403);
     assert.equal(blocked.json().error, 'tool_not_allowed');
-    const child = (await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { 'x-api-key': scoped.apiKey }, payload: { tools: ['calculators_emi_calculator', 'calculators_simple_interest_calculator'] } })).json().result;
-    assert.deepEqual(child.tools, ['calculators_emi_calculator']);
+    const wider = await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { 'x-api-key': scoped.apiKey }, payload: { tools: ['calculators_emi_calculator', 'calculators_simple_interest_calculator'] } });
+    assert.equal(wider.statusCode, 403, 'a wider list is refused, not silently cut');
+    assert.equal(wider.json().error, 'key_scope_exceeded');
+    assert.match(wider.json().detail, /calculators_simple_interest_calculator/);
+    assert.doesNotMatch(wider.body, /uts_live_/);
+    const child = await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { 'x-api-key': scoped.apiKey }, payload: { name: 'inherits' } });
+    assert.equal(child.statusCode, 201, child.body);
+    assert.deepEqual(child.json().result.tools, ['calculators_emi_calculator'], 'no list means the creator\'s own list');
+    assert.equal(child.json().result.canManageKeys, false);
     const unknown = await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: { 'x-api-key': manager }, payload: { tools: ['calculators_nope'] } });
     assert.equal(unknown.statusCode, 400);
     assert.match(unknown.json().detail, /calculators_nope/);
