@@ -22,6 +22,9 @@ export function loadSigningSecret(dataDir: string, configured: string | undefine
   }
 }
 
+/** How url() writes a unix time: the canonical decimal of a positive integer. */
+const CANONICAL_EXPIRES = /^[1-9]\d{0,11}$/;
+
 export class LinkSigner {
   readonly #secret: string;
 
@@ -29,8 +32,12 @@ export class LinkSigner {
     this.#secret = secret;
   }
 
-  signature(fileId: string, fileName: string, expires: number): string {
-    return createHmac('sha256', this.#secret).update(`${fileId}\n${fileName}\n${expires}`).digest('base64url');
+  /**
+   * The HMAC of the link's exact text: `expires` is signed as the string the link carries, so a
+   * number spelled another way (0-padded, +, 1e9) is another string and never matches.
+   */
+  signature(fileId: string, fileName: string, expires: number | string): string {
+    return createHmac('sha256', this.#secret).update(`${fileId}\n${fileName}\n${String(expires)}`).digest('base64url');
   }
 
   /** `PUBLIC_BASE_URL/files/<fileId>/<fileName>?expires=<unix time>&signature=<HMAC>` */
@@ -41,8 +48,9 @@ export class LinkSigner {
 
   /** 'valid', 'expired' (genuine but past its time) or 'invalid' (altered or forged). */
   check(fileId: string, fileName: string, expires: string | undefined, signature: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): 'valid' | 'expired' | 'invalid' {
-    if (!expires || !signature || !/^\d{1,12}$/.test(expires)) return 'invalid';
-    const expected = this.signature(fileId, fileName, Number(expires));
+    // Only the canonical decimal the signer writes (no leading zero, sign, space or exponent).
+    if (!expires || !signature || !CANONICAL_EXPIRES.test(expires)) return 'invalid';
+    const expected = this.signature(fileId, fileName, expires);
     if (!constantTimeEqual(expected, signature)) return 'invalid';
     return Number(expires) < nowSeconds ? 'expired' : 'valid';
   }

@@ -65,6 +65,24 @@ describe('the file pipeline (through documents/txt-to-md, which needs no engine)
     assert.equal((await json(expired)).error, 'link_expired');
   });
 
+  it('refuses the genuine signature with expires spelled any other way than the signed text (0-padded, +, spaces, exponent, hex)', async () => {
+    const res = await upload(base, TXT_TO_MD, apiKey, { name: 'b.txt', content: 'hello' });
+    const { result } = await json(res);
+    const url = new URL(result.downloadUrl);
+    const expires = url.searchParams.get('expires') ?? '';
+    const signature = url.searchParams.get('signature') ?? '';
+    const asSigned = await fetch(`${base}${url.pathname}?expires=${expires}&signature=${signature}`);
+    assert.equal(asSigned.status, 200, 'the link as signed works');
+    // Each spelling is the same number to Number(), so only a comparison of the exact text refuses it.
+    const respellings = [`0${expires}`, `${'0'.repeat(12 - expires.length)}${expires}`, `+${expires}`, ` ${expires}`, `${expires} `, `${expires}.0`, Number(expires).toExponential(), `0x${Number(expires).toString(16)}`];
+    for (const spelled of respellings) {
+      assert.equal(Number(spelled), Number(expires), `${spelled} is the same number`);
+      const answer = await fetch(`${base}${url.pathname}?expires=${encodeURIComponent(spelled)}&signature=${signature}`);
+      assert.equal(answer.status, 403, JSON.stringify(spelled));
+      assert.equal((await json(answer)).error, 'invalid_signature');
+    }
+  });
+
   it('checks the type by content, not by name, and answers 415 naming what it found', async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000000000500010d0a2db40000000049454e44ae426082', 'hex');
     const res = await upload(base, TXT_TO_MD, apiKey, { name: 'innocent.txt', content: png, type: 'text/plain' });
