@@ -59,6 +59,11 @@ const envSchema = z.object({
   MCP_PAYLOAD_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(3600_000),
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   RUN_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(100),
+  // The compute pool (core/compute-pool.ts): 0 workers means one per core beyond the one serving requests.
+  COMPUTE_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
+  COMPUTE_JOB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  COMPUTE_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(512),
+  COMPUTE_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(64),
 });
 
 /** Every environment variable the service reads (the README's configuration table lists each). */
@@ -117,6 +122,8 @@ export interface Config {
   /** Async runs executing at once in this process, and waiting beyond those (more are refused with runs_busy). */
   runConcurrency: number;
   runQueueLimit: number;
+  /** The compute pool's worker threads (0: one per core beyond the first), per-job time and heap limits, and waiting jobs. */
+  compute: { workers: number; jobTimeoutMs: number; memoryMb: number; maxQueued: number };
 }
 
 export class ConfigError extends Error {
@@ -192,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpBodyLimitBytes: e.MCP_BODY_LIMIT_BYTES,
     runConcurrency: e.RUN_CONCURRENCY,
     runQueueLimit: e.RUN_QUEUE_LIMIT,
+    compute: { workers: e.COMPUTE_WORKERS, jobTimeoutMs: e.COMPUTE_JOB_TIMEOUT_MS, memoryMb: e.COMPUTE_MEMORY_MB, maxQueued: e.COMPUTE_QUEUE_LIMIT },
   };
 }
 

@@ -121,7 +121,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     const ready = Object.values(checks).every((c) => c.state === 'ready');
     // A missing engine only disables its own tools (they answer 503), so it is listed, not fatal.
     const engineList = await engines.engineStatus();
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', version: VERSION, tools: catalog.tools.length, checks, engines: engineList, fetcher: fetcher.status() });
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', version: VERSION, tools: catalog.tools.length, checks, engines: engineList, compute: services.compute.status(), fetcher: fetcher.status() });
   });
   app.get('/metrics', async (_request, reply) => {
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());

@@ -12,6 +12,7 @@ import { egressFetcherFromConfig, type EgressFetcher } from './analysis/fetch-su
 import type { Config } from './config.ts';
 import { loadCatalog, type Catalog } from './core/catalog.ts';
 import { Invoker } from './core/invoke.ts';
+import { ComputePool, DEFAULT_COMPUTE_WORKERS } from './core/compute-pool.ts';
 import { BatchedLogWriter } from './core/log-writer.ts';
 import { Metrics } from './core/metrics.ts';
 import { changeCounter, migrateToLatest, openDatabase, type Db } from './db/database.ts';
@@ -45,6 +46,8 @@ export interface Services {
   store: FileStore;
   signer: LinkSigner;
   engines: Engines;
+  /** worker threads for the tools whose cost grows with their input (core/compute-pool.ts) */
+  compute: ComputePool;
   /** the one way the process fetches a URL (src/analysis/): egress rules, limits, a bounded queue */
   fetcher: EgressFetcher;
   /** webhook events (runs call webhooks.emit(accountId, { type: 'mcp.job.finished', data }) when a job finishes) */
@@ -120,7 +123,9 @@ export async function createServices(config: Config, log: Logger, options: Servi
     options.engines ??
     createEngines({ ...engineOptionsFrom(config.engines), maxQueued: config.engineQueueLimit, jobTimeoutMs: config.engineJobTimeoutMs, zipLimits: config.zipLimits, logger: log });
   const fetcher = options.fetcher ?? egressFetcherFromConfig(config);
+  const compute = new ComputePool({ ...config.compute, workers: config.compute.workers || DEFAULT_COMPUTE_WORKERS });
   const invoker = new Invoker({
+    compute,
     files,
     fetcher,
     catalog,
@@ -182,9 +187,10 @@ export async function createServices(config: Config, log: Logger, options: Servi
       webhooks.close();
       await ledger.close();
       if (!options.engines) await engines.close();
+      await compute.close();
       await db.destroy();
     })();
     return closing;
   };
-  return { config, log, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, signer, engines, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, jobs, close };
+  return { config, log, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, signer, engines, compute, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, jobs, close };
 }

@@ -29,6 +29,26 @@ export class Catalog {
   }
 }
 
+/** The module each discovered tool was exported from: a compute worker imports it to run the tool. */
+const MODULE_OF = new WeakMap<AnyTool, string>();
+
+/** The URL of the module `tool` was discovered in (undefined for a tool built in place, e.g. by a test). */
+export function toolModule(tool: AnyTool): string | undefined {
+  return MODULE_OF.get(tool);
+}
+
+/** The tools a module exports (a tool, or an array of tools), each remembered with its module. */
+export async function loadToolModule(url: string): Promise<AnyTool[]> {
+  const mod = (await import(url)) as Record<string, unknown>;
+  const tools: AnyTool[] = [];
+  for (const value of Object.values(mod)) {
+    if (isTool(value)) tools.push(value);
+    else if (Array.isArray(value) && value.length > 0 && value.every(isTool)) tools.push(...value);
+  }
+  for (const tool of tools) MODULE_OF.set(tool, url);
+  return tools;
+}
+
 async function listModules(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
   const files: string[] = [];
@@ -47,13 +67,7 @@ async function listModules(dir: string): Promise<string[]> {
  */
 export async function loadCatalog(dir: string = CATALOG_DIR): Promise<Catalog> {
   const tools: AnyTool[] = [];
-  for (const file of await listModules(dir)) {
-    const mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    for (const value of Object.values(mod)) {
-      if (isTool(value)) tools.push(value);
-      else if (Array.isArray(value) && value.length > 0 && value.every(isTool)) tools.push(...value);
-    }
-  }
+  for (const file of await listModules(dir)) tools.push(...(await loadToolModule(pathToFileURL(file).href)));
   if (tools.length === 0) throw new Error(`no tools found under ${relative(process.cwd(), dir)}`);
   return new Catalog(tools);
 }

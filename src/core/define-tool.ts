@@ -32,6 +32,44 @@ export interface ToolLimits {
   timeoutMs?: number;
 }
 
+/**
+ * Where a tool's run computes. 'inline' (the default) runs it on the main thread: only for work
+ * that stays small whatever the input (a calculator). 'pool' runs it on the compute pool's
+ * workers (core/compute-pool.ts), with a time and memory limit and a fair share per account, so
+ * no input can stall the service. A function of the validated input chooses per call, e.g.
+ * small texts inline and large ones on the pool (see poolAbove).
+ */
+export type ComputePlacement<I = unknown> = 'inline' | 'pool' | ((input: I) => 'inline' | 'pool');
+
+/** Characters of text a tool of linear cost handles inline: well under a millisecond of work. */
+export const INLINE_TEXT_BUDGET = 16_384;
+
+/**
+ * Inputs whose strings (top-level fields and lists of strings) hold more than `chars` characters
+ * go to the pool; smaller ones run inline, where their cost is bounded by `chars`.
+ */
+export function poolAbove(chars: number = INLINE_TEXT_BUDGET): (input: unknown) => 'inline' | 'pool' {
+  return (input) => (textLength(input, chars) > chars ? 'pool' : 'inline');
+}
+
+/** The characters in an input's strings, counted up to just past `stopAfter` (no more is needed). */
+function textLength(input: unknown, stopAfter: number): number {
+  if (input === null || typeof input !== 'object') return typeof input === 'string' ? input.length : 0;
+  let total = 0;
+  for (const value of Object.values(input)) {
+    if (typeof value === 'string') total += value.length;
+    else if (Array.isArray(value)) for (const item of value) total += typeof item === 'string' ? item.length : 0;
+    if (total > stopAfter) break;
+  }
+  return total;
+}
+
+/** Where this call of `tool` computes. */
+export function placementOf(tool: AnyTool, input: unknown): 'inline' | 'pool' {
+  const compute = tool.compute as ComputePlacement | undefined;
+  return compute === undefined ? 'inline' : typeof compute === 'function' ? compute(input) : compute;
+}
+
 export interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
   family: string;
   slug: string;
@@ -47,6 +85,8 @@ export interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
   limits?: ToolLimits;
   /** Offered on the website only: not listed or callable over MCP (false by default). */
   websiteOnly?: boolean;
+  /** See ComputePlacement (default 'inline'). */
+  compute?: ComputePlacement<z.output<I>>;
   run(input: z.output<I>, ctx: ToolContext): Promise<z.output<O>> | z.output<O>;
 }
 
@@ -118,6 +158,11 @@ export interface FileToolSpec<I extends z.ZodType, N extends EngineName = never>
   output?: z.ZodType;
   /** See ErrorBody (default 'envelope'). */
   errorBody?: ErrorBody;
+  /**
+   * 'pool': run computes on the compute pool's workers (see ComputePlacement), given the upload's
+   * path and the work folder (the file stays on disk). A pooled tool uses no engine.
+   */
+  compute?: 'inline' | 'pool';
   run(input: z.output<I>, ctx: FileToolContext<EngineView<N>>): Promise<FileArtifact | unknown>;
 }
 
@@ -197,6 +242,8 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(spec: ToolS
 
 export function defineFileTool<I extends z.ZodType, N extends EngineName = never>(spec: FileToolSpec<I, N>): ToolDefinition<I, typeof fileResultSchema> {
   checkIdentity(spec);
+  // Engines live in the main process; a pool worker has none to hand over.
+  if (spec.compute === 'pool' && (spec.engines?.length ?? 0) > 0) throw new Error(`tool ${spec.family}/${spec.slug}: a tool computing on the pool uses no engine`);
   const { examples, run, ...rest } = spec;
   return {
     ...rest,

@@ -6,8 +6,9 @@ import type { RateDecision, RateLimiter } from '../accounts/rate-limiter.ts';
 import type { CreditLedger } from '../accounts/credit-ledger.ts';
 import type { UsageRecorder } from '../accounts/usage-recorder.ts';
 import { looksLikeApiKey } from '../accounts/secrets.ts';
-import type { Catalog } from './catalog.ts';
-import type { AnyTool, FileArtifact, FileToolContext, ToolContext, UploadedFile } from './define-tool.ts';
+import { toolModule, type Catalog } from './catalog.ts';
+import type { ComputePool } from './compute-pool.ts';
+import { placementOf, type AnyTool, type FileArtifact, type FileToolContext, type ToolContext, type UploadedFile } from './define-tool.ts';
 import type { FilePipeline, ReceivedUpload } from '../files/file-pipeline.ts';
 import { ServiceError, isServiceError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
@@ -57,6 +58,12 @@ export interface InvokerDeps {
   fetcher?: EgressFetcher;
   /** The largest file a base64 or URL file source may bring (the REST upload limit). */
   uploadLimitBytes?: number;
+  /**
+   * Runs the tools declared `compute: 'pool'` (see define-tool.ts ComputePlacement) on worker
+   * threads with a time and memory limit and a fair share per account. Without it (a bare
+   * invoker in a test) they run inline.
+   */
+  compute?: ComputePool;
 }
 
 /** One call on its way through the invoke path, once the caller is known and within its rate limit. */
@@ -334,10 +341,12 @@ export class Invoker {
     let outcome: Outcome;
     try {
       const warnings: string[] = [];
-      const run = () => this.#run(tool, input, req, accountId, warnings, upload, workDir);
-      // A file (or URL) tool's engine jobs run as the account's, so engine queues share slots fairly
-      // between accounts and hold each to its plan's cap (see engines/job-owner.ts); tools never see it.
-      let result = tool.kind === 'file' || tool.kind === 'url' ? runAsJobOwner({ id: accountId, maxJobs: limits.plan.engineJobs }, run) : run();
+      const pooled = this.#pooled(tool, input);
+      const run = () => this.#run(tool, input, req, accountId, warnings, upload, workDir, pooled);
+      // A file (or URL) tool's engine jobs, and a pooled tool's compute job, run as the account's, so
+      // the queues share slots fairly between accounts and hold each to its share (see
+      // engines/job-owner.ts); tools never see it.
+      let result = tool.kind === 'file' || tool.kind === 'url' || pooled ? runAsJobOwner({ id: accountId, maxJobs: limits.plan.engineJobs }, run) : run();
       if (result instanceof Promise) result = await result;
       outcome = { ok: true, result, warnings, meter: { limits, rate, creditsRemaining: charge.remaining, charged: tool.credits }, replayed: false };
     } catch (err) {
@@ -367,7 +376,7 @@ export class Invoker {
    * finished already, and no timer could have interrupted it (its input bounds are what keep it
    * short). Only work that awaits gets a time budget.
    */
-  #run(tool: AnyTool, input: unknown, req: InvokeRequest, accountId: string, warnings: string[], upload?: UploadedFile, workDir?: string): unknown {
+  #run(tool: AnyTool, input: unknown, req: InvokeRequest, accountId: string, warnings: string[], upload?: UploadedFile, workDir?: string, pooled = false): unknown {
     const controller = new AbortController();
     const ctx: ToolContext = { requestId: req.requestId, log: req.log, signal: controller.signal, warn: (m) => warnings.push(m) };
     let pending: Promise<unknown>;
@@ -375,7 +384,9 @@ export class Invoker {
       pending = Promise.resolve(tool.run(input, this.#urlContext(ctx, accountId)));
     } else if (tool.kind === 'file') {
       if (!upload || workDir === undefined) throw new Error('file tool without an upload');
-      pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines }, accountId);
+      pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines }, accountId, pooled ? warnings : undefined);
+    } else if (pooled) {
+      pending = this.#onPool(tool, input, ctx, warnings);
     } else {
       const result: unknown = tool.run(input, ctx);
       if (!(result instanceof Promise)) return result;
@@ -416,10 +427,29 @@ export class Invoker {
     };
   }
 
-  async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext, accountId: string): Promise<unknown> {
+  /** Whether this call computes on the pool: the tool asks for it (for this input) and there is a pool. */
+  #pooled(tool: AnyTool, input: unknown): boolean {
+    return this.#deps.compute !== undefined && toolModule(tool) !== undefined && placementOf(tool, input) === 'pool';
+  }
+
+  /**
+   * Runs the tool's own run on a compute worker; its warnings join the call's, and its log lines
+   * (bare messages) go to the request's log. The call's signal (caller gone, time budget over)
+   * ends the job. A file tool's upload and work folder cross as paths.
+   */
+  async #onPool(tool: AnyTool, input: unknown, ctx: ToolContext, warnings: string[], file?: { upload: UploadedFile; workDir: string }): Promise<unknown> {
+    const compute = this.#deps.compute!;
+    const job = { operationId: tool.operationId, module: toolModule(tool)!, input, requestId: ctx.requestId, ...(file ? { file } : {}) };
+    const done = await compute.run(job, ctx.signal);
+    warnings.push(...done.warnings);
+    for (const [level, message] of done.logs) ctx.log[level]({ operationId: tool.operationId }, message);
+    return done.result;
+  }
+
+  async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext, accountId: string, poolWarnings?: string[]): Promise<unknown> {
     const files = this.#files();
     await files.assertSafe(ctx.upload);
-    const produced = await tool.run(input, ctx);
+    const produced = poolWarnings ? await this.#onPool(tool, input, ctx, poolWarnings, { upload: ctx.upload, workDir: ctx.workDir }) : await tool.run(input, ctx);
     // A tool that answers in the body (FileAnswer 'json' or 'text') stores nothing.
     if (tool.answer === 'json' || tool.answer === 'text') return produced;
     return files.store(produced as FileArtifact, accountId);

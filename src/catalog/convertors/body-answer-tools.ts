@@ -118,6 +118,8 @@ export const csv2Json = defineFileTool({
     header: flag.optional().describe('the first record names the columns (default true)'),
   }),
   upload: { field: 'file', accept: ['csv'] },
+  // Parsing costs as much as the file is long: on the compute pool, not the main thread.
+  compute: 'pool',
   answer: 'json',
   output: z.object({
     columns: z.array(z.string()).describe('the column names (header=true) or empty'),

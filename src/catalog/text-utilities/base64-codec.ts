@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { invalidInput } from '../../core/errors.ts';
 import { textField } from './text-shared.ts';
 
@@ -16,6 +16,7 @@ export const base64Codec = defineTool({
     'naming `text`, as are decoded bytes that are not valid UTF-8 text.',
   aliases: ['base64 encoder', 'base64 decoder', 'btoa', 'atob', 'base64url', 'encode base64'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The text to encode, or the Base64 to decode'),
     mode: z.enum(['encode', 'decode']).default('encode').describe('Encode text or decode Base64'),

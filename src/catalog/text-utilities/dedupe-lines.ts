@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { joinLines, splitLines, textField } from './text-shared.ts';
 
 export const dedupeLines = defineTool({
@@ -12,6 +12,7 @@ export const dedupeLines = defineTool({
     'empty (or, with trim, blank) lines. Lines split on \\n, \\r\\n or \\r and are joined with \\n; a final line break is kept.',
   aliases: ['remove duplicates', 'unique lines', 'deduplicate', 'delete duplicate lines', 'uniq'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The lines to deduplicate'),
     caseInsensitive: z.boolean().default(false).describe('Treat lines differing only in case as duplicates'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { joinLines, splitLines, textField } from './text-shared.ts';
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
@@ -14,6 +14,7 @@ export const reverseText = defineTool({
     'to single spaces); lines: reverses the order of the lines.',
   aliases: ['backwards text', 'mirror text', 'flip text', 'reverse string', 'reverse words', 'reverse lines'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The text to reverse'),
     mode: z.enum(['characters', 'words', 'lines']).default('characters').describe('What to reverse'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { textField } from './text-shared.ts';
 
 // Letters that NFKD does not decompose into a base letter plus marks.
@@ -41,6 +41,7 @@ export const slugifyTool = defineTool({
     '(or hard-cut if the first word is longer). Characters with no Latin form (e.g. CJK) are dropped.',
   aliases: ['url slug', 'permalink', 'seo friendly url', 'slug generator', 'kebab url'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The text to slugify', 100_000),
     separator: z.enum(['-', '_', '.']).default('-').describe('Character placed between words'),

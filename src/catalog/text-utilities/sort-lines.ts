@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { joinLines, splitLines, textField } from './text-shared.ts';
 
 function compareOrdinal(a: string, b: string): number {
@@ -43,6 +43,7 @@ export const sortLines = defineTool({
     'when caseInsensitive is set); removeEmpty drops blank lines. A final line break is kept.',
   aliases: ['alphabetize', 'sort alphabetically', 'order lines', 'natural sort', 'sort list', 'reverse sort'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The lines to sort'),
     order: z.enum(['asc', 'desc']).default('asc').describe('Ascending or descending'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { textField } from './text-shared.ts';
 
 export const TEXT_CASES = [
@@ -108,6 +108,7 @@ export const textCaseConverter = defineTool({
     'everything else (apostrophes inside words are dropped: it’s → its) and join them: helloWorld, HelloWorld, hello_world, hello-world, HELLO_WORLD, hello.world.',
   aliases: ['uppercase', 'lowercase', 'title case', 'camelCase', 'snake_case', 'kebab-case', 'change case', 'capitalize'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The text to convert'),
     case: z.enum(TEXT_CASES).describe('The case to convert to'),

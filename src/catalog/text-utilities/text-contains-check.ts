@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { invalidInput } from '../../core/errors.ts';
 import { makeFinding, reportSchema, type Finding } from '../../analysis/findings.ts';
 import { buildReport, type RuleDefinition } from '../../analysis/scoring.ts';
@@ -84,6 +84,7 @@ export const textContainsCheck = defineTool({
     'so a playbook gate passes only when all are there.',
   aliases: ['text contains check', 'check text contains phrases', 'verify expected text', 'expected phrases check', 'assert text includes'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The text to search'),
     expected: z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { invalidInput } from '../../core/errors.ts';
 import { diffSequences, type DiffOp } from './myers-diff.ts';
 import { splitLines, textField } from './text-shared.ts';
@@ -71,6 +71,8 @@ export const textDiff = defineTool({
     `line break does not add an empty line. Each text may have at most ${MAX_DIFF_LINES} lines.`,
   aliases: ['compare text', 'diff checker', 'text compare', 'unified diff', 'find differences', 'diff two files'],
   credits: 1,
+  // Myers' diff costs (N+M)·D: only small texts stay on the main thread.
+  compute: poolAbove(2_000),
   input: z.object({
     old: textField('The original text'),
     new: textField('The changed text'),

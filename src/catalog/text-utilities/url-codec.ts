@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { invalidInput } from '../../core/errors.ts';
 import { textField } from './text-shared.ts';
 
@@ -14,6 +14,7 @@ export const urlCodec = defineTool({
     'decoding. Malformed percent-escapes are a 400 naming `text`.',
   aliases: ['urlencode', 'urldecode', 'percent encoding', 'encodeURIComponent', 'decode url', 'escape url'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The text to encode or decode'),
     mode: z.enum(['encode', 'decode']).default('encode').describe('Encode or decode'),

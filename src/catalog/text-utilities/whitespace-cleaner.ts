@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { splitLines, textField } from './text-shared.ts';
 
 export const whitespaceCleaner = defineTool({
@@ -13,6 +13,7 @@ export const whitespaceCleaner = defineTool({
     'turned into spaces. The text is trimmed at both ends and line breaks are normalized to \\n.',
   aliases: ['trim whitespace', 'collapse spaces', 'remove blank lines', 'clean text', 'strip spaces', 'normalize whitespace'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The text to clean'),
     collapseSpaces: z.boolean().default(true).describe('Turn runs of horizontal whitespace into one space'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { roundTo } from '../../core/numbers.ts';
 import { splitLines, textField } from './text-shared.ts';
 
@@ -36,6 +36,7 @@ export const wordCounter = defineTool({
     'at the given words per minute (defaults 200 and 130), in minutes rounded to 2 decimals and in whole seconds (rounded).',
   aliases: ['character count', 'letter counter', 'word count', 'reading time', 'sentence counter', 'text statistics'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The text to measure'),
     readingWordsPerMinute: z.number().int().min(50).max(1000).default(200).describe('Reading speed for the reading time').meta({ unit: 'words per minute' }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../../core/define-tool.ts';
+import { defineTool, poolAbove } from '../../core/define-tool.ts';
 import { roundTo } from '../../core/numbers.ts';
 import { textField } from './text-shared.ts';
 
@@ -24,6 +24,7 @@ export const wordFrequency = defineTool({
     'code-unit order of the word) with their share of all counted words in percent (2 decimals).',
   aliases: ['word count by word', 'keyword density', 'term frequency', 'most common words', 'word histogram'],
   credits: 1,
+  compute: poolAbove(),
   input: z.object({
     text: textField('The text to analyse'),
     caseInsensitive: z.boolean().default(true).describe('Count words regardless of case'),

@@ -127,6 +127,8 @@ export const webConversions: AnyTool[] = ROWS.map((row) => {
     upload: { field: 'file', accept: [row.from] },
     conversion: { from: row.from, to: row.to },
     limits: { timeoutMs: 60_000 },
+    // Parsing and writing cost as much as the document is large: on the compute pool, never the main thread.
+    compute: 'pool',
     examples: [example],
     async run(input, ctx) {
       if (ctx.upload.sizeBytes > WEB_MAX_INPUT_BYTES) {
