@@ -36,7 +36,12 @@ const credentials = {
 
 const createKeyBody = z.object({
   name: z.string().min(1).max(100).optional().describe('A label for the key'),
-  tools: z.array(z.string().max(200)).max(500).optional().describe("operationIds this key may call; omitted means every tool (when a key creates the key: every tool of that key's own list)"),
+  tools: z
+    .array(z.string().max(200))
+    .max(500)
+    .nullable()
+    .optional()
+    .describe("operationIds this key may call; null means every tool; omitted means every tool the creator may call (a key creating a key: that key's own list)"),
   canManageKeys: z.boolean().optional().describe('Whether this key may create, list, rotate and revoke keys (only keys within its own scope)'),
   ...credentials,
 });
@@ -204,7 +209,7 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
         }
         // Omitted tools mean every tool the creator may call; a list beyond them is refused (403)
         // rather than silently cut, so a client never holds a key narrower than it asked for.
-        const tools = body.tools ?? via?.key.tools ?? null;
+        const tools = body.tools === undefined ? (via?.key.tools ?? null) : body.tools;
         const { key, secret } = await accounts.createKey({
           accountId: account.id,
           name: body.name,
