@@ -57,6 +57,9 @@ const envSchema = z.object({
   FETCH_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(32),
   MCP_BODY_LIMIT_BYTES: z.coerce.number().int().min(64 * 1024).max(512 * 1024 * 1024).default(16 * 1024 * 1024),
   MCP_PAYLOAD_TTL_MS: z.coerce.number().int().min(1000).max(7 * 24 * 3600_000).default(3600_000),
+  MCP_SSE_SESSIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(8),
+  MCP_SSE_SESSIONS_MAX: z.coerce.number().int().min(1).max(100_000).default(256),
+  MCP_SSE_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   RUN_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(100),
   // The compute pool (core/compute-pool.ts): 0 workers means one per core beyond the one serving requests.
@@ -119,6 +122,8 @@ export interface Config {
   payloadTtlMs: number;
   /** the largest MCP message (a base64 file rides inside one); larger answers 413 with a JSON-RPC error */
   mcpBodyLimitBytes: number;
+  /** legacy SSE sessions: open at once per API key and in all, and how long one may sit idle before it is closed */
+  mcpSse: { perKey: number; max: number; idleMs: number };
   /** Async runs executing at once in this process, and waiting beyond those (more are refused with runs_busy). */
   runConcurrency: number;
   runQueueLimit: number;
@@ -197,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     payloadTtlMs: e.MCP_PAYLOAD_TTL_MS,
     mcpBodyLimitBytes: e.MCP_BODY_LIMIT_BYTES,
+    mcpSse: { perKey: e.MCP_SSE_SESSIONS_PER_KEY, max: e.MCP_SSE_SESSIONS_MAX, idleMs: e.MCP_SSE_IDLE_SECONDS * 1000 },
     runConcurrency: e.RUN_CONCURRENCY,
     runQueueLimit: e.RUN_QUEUE_LIMIT,
     compute: { workers: e.COMPUTE_WORKERS, jobTimeoutMs: e.COMPUTE_JOB_TIMEOUT_MS, memoryMb: e.COMPUTE_MEMORY_MB, maxQueued: e.COMPUTE_QUEUE_LIMIT },

@@ -85,6 +85,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   registerMcpRoutes(app, {
     catalog,
     invoker,
+    rateLimiter: services.rateLimiter,
+    accounts,
+    sse: config.mcpSse,
     publicBaseUrl: config.publicBaseUrl,
     version: VERSION,
     runs: { executor: services.runExecutor, runs: services.runs, payloads: services.payloads },

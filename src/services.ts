@@ -39,6 +39,8 @@ export interface Services {
   catalog: Catalog;
   accounts: AccountStore;
   invoker: Invoker;
+  /** the per-minute limit of every account: invoke takes from it, and so does every MCP tool call (mcp/tool-guard.ts) */
+  rateLimiter: RateLimiter;
   metrics: Metrics;
   ledger: CreditLedger;
   usage: UsageRecorder;
@@ -124,6 +126,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     createEngines({ ...engineOptionsFrom(config.engines), maxQueued: config.engineQueueLimit, jobTimeoutMs: config.engineJobTimeoutMs, zipLimits: config.zipLimits, logger: log });
   const fetcher = options.fetcher ?? egressFetcherFromConfig(config);
   const compute = new ComputePool({ ...config.compute, workers: config.compute.workers || DEFAULT_COMPUTE_WORKERS });
+  const rateLimiter = new RateLimiter();
   const invoker = new Invoker({
     compute,
     files,
@@ -132,7 +135,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     accounts,
     ledger,
     usage,
-    rateLimiter: new RateLimiter(),
+    rateLimiter,
     metrics,
     toolTimeoutMs: config.toolTimeoutMs,
     idempotencyTtlMs: config.idempotencyTtlMs,
@@ -192,5 +195,5 @@ export async function createServices(config: Config, log: Logger, options: Servi
     })();
     return closing;
   };
-  return { config, log, db, catalog, accounts, invoker, metrics, ledger, usage, files, store, signer, engines, compute, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, jobs, close };
+  return { config, log, db, catalog, accounts, invoker, rateLimiter, metrics, ledger, usage, files, store, signer, engines, compute, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, jobs, close };
 }

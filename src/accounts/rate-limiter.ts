@@ -1,9 +1,18 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
   /** Seconds until the current window ends. */
   resetSeconds: number;
+}
+
+/** A token a surface took for a whole request, still unspent by the calls that request makes. */
+interface Cover {
+  accountId: string;
+  decision: RateDecision;
+  spent: boolean;
 }
 
 /**
@@ -13,9 +22,16 @@ export interface RateDecision {
  */
 export class RateLimiter {
   readonly #windows = new Map<string, { window: number; count: number }>();
+  readonly #covers = new AsyncLocalStorage<Cover>();
   #lastSweep = 0;
 
   take(accountId: string, limit: number, nowMs = Date.now()): RateDecision {
+    // The request that made this call already paid for it (see covered()).
+    const cover = this.#covers.getStore();
+    if (cover !== undefined && !cover.spent && cover.accountId === accountId) {
+      cover.spent = true;
+      return cover.decision;
+    }
     const window = Math.floor(nowMs / 60_000);
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * 60_000 - nowMs) / 1000));
     if (window !== this.#lastSweep) this.#sweep(window);
@@ -27,6 +43,16 @@ export class RateLimiter {
     if (entry.count >= limit) return { allowed: false, limit, remaining: 0, resetSeconds };
     entry.count += 1;
     return { allowed: true, limit, remaining: limit - entry.count, resetSeconds };
+  }
+
+  /**
+   * Runs `work` as one request that has already taken its token (`decision`, allowed): the first
+   * take() for the same account inside it, such as the one invoke makes for an MCP invoke_tool, is
+   * that token rather than a second one. A request whose work makes several calls (a playbook's
+   * steps) pays for the others as usual, and one that makes none (a free tool) still paid one.
+   */
+  covered<T>(accountId: string, decision: RateDecision, work: () => T): T {
+    return this.#covers.run({ accountId, decision, spent: false }, work);
   }
 
   #sweep(window: number): void {

@@ -7,17 +7,21 @@
 //                               names POST /mcp/messages?sessionId=…. That session lives in the
 //                               process holding the stream (the transport's design), so its POSTs
 //                               must reach the same process; a GET carrying Mcp-Session-Id is
-//                               Streamable HTTP's, which keeps no sessions here: 405.
+//                               Streamable HTTP's, which keeps no sessions here: 405. A session is
+//                               bound to its key, capped and reaped (sse-sessions.ts).
 // Every request needs an API key (X-Api-Key, or Authorization: Bearer for clients that can only
-// send that): 401 JSON before any MCP processing. A browser Origin other than the service's own
-// is refused (DNS-rebinding protection); the SDK checks the protocol-version header.
-import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// send that): 401 JSON in the onRequest hook, before the body is read or any MCP processing. A
+// browser Origin other than the service's own is refused (DNS-rebinding protection); the SDK
+// checks the protocol-version header. Every message runs as the caller of its own request
+// (call-scope.ts), through the tool guard (tool-guard.ts): account state and rate limit per call.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Readable } from 'node:stream';
-import type { Caller } from '../accounts/account-store.ts';
+import type { AccountStore, Caller } from '../accounts/account-store.ts';
+import type { RateLimiter } from '../accounts/rate-limiter.ts';
 import type { Catalog } from '../core/catalog.ts';
 import { errorEnvelope } from '../core/envelope.ts';
 import { ServiceError, isServiceError } from '../core/errors.ts';
@@ -25,6 +29,9 @@ import { fromFastifyError } from '../rest/http-errors.ts';
 import { toServiceError, type Invoker } from '../core/invoke.ts';
 import { registerMetaTools } from './meta-tools.ts';
 import { ServerPool } from './server-pool.ts';
+import { currentScope, scopeAuthInfo, type CallScope } from './call-scope.ts';
+import { DEFAULT_SSE_SESSIONS, SseSessions, type SseSessionSettings } from './sse-sessions.ts';
+import { guardTools } from './tool-guard.ts';
 import { registerSkillTools } from './skill-tools.ts';
 import { registerFeatureTools } from './feature-tools.ts';
 import { registerJobTools } from './job-tools.ts';
@@ -39,6 +46,12 @@ import type { McpRunServices } from './run-tools.ts';
 export interface McpRouteOptions {
   catalog: Catalog;
   invoker: Invoker;
+  /** the per-minute limiter invoke uses: free tools count against it too (tool-guard.ts) */
+  rateLimiter: RateLimiter;
+  /** where an open SSE session learns that its key was revoked */
+  accounts: Pick<AccountStore, 'getKey'>;
+  /** caps and idle time of legacy SSE sessions */
+  sse?: SseSessionSettings;
   publicBaseUrl: string;
   version: string;
   /** async runs, get_run and fetch_payload (src/runs/) */
@@ -139,17 +152,6 @@ function isLoneToolCall(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === 'tools/call';
 }
 
-/** The request a server is answering: its tools read these when called, not when registered. */
-interface RequestSlot {
-  log: FastifyBaseLogger;
-  requestId: string;
-}
-
-interface BuiltServer {
-  server: McpServer;
-  slot: RequestSlot;
-}
-
 /** Idle servers kept for lone tools/calls, across all keys (each holds its tools' closures: a few KB). */
 const POOLED_SERVERS = 64;
 
@@ -161,56 +163,105 @@ function webRequestOf(request: FastifyRequest): Request {
   return new Request(`http://${request.headers.host ?? 'localhost'}${request.url}`, { method: request.method, headers });
 }
 
+/** A refusal sent from a hook, before the body was read: the connection is not kept to drain a body nobody reads. */
+function refuseEarly(reply: FastifyReply, request: FastifyRequest, error: ServiceError): FastifyReply {
+  const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+  if (hasBody) reply.header('Connection', 'close');
+  return sendError(reply, request, error);
+}
+
+function sessionIdOf(request: FastifyRequest): string | undefined {
+  const id = (request.query as Record<string, unknown> | undefined)?.['sessionId'];
+  return typeof id === 'string' ? id : undefined;
+}
+
 export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): void {
-  const sse = new Map<string, { transport: SSEServerTransport; accountId: string }>();
+  const sessions = new SseSessions(options.sse ?? DEFAULT_SSE_SESSIONS, async (keyId) => (await options.accounts.getKey(keyId))?.revokedAt != null);
+  // An open stream would hold the server's close for ever: end them first.
+  app.addHook('preClose', async () => sessions.closeAll());
+  /** The caller each admitted request was authenticated as, by the onRequest hook. */
+  const callers = new WeakMap<FastifyRequest, Caller>();
+  const callerOf = (request: FastifyRequest): Caller => {
+    const caller = callers.get(request);
+    if (!caller) throw new Error('MCP route without its admission hook');
+    return caller;
+  };
 
   // One validator for every server: the SDK builds a new Ajv (with its formats) per server
   // otherwise, which cost more than the whole tools/call. It serves only elicitation, which
   // these tools do not use.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  // Tools take the request's logger and id through getters on the slot, so that a server kept in
-  // the pool answers each request under that request's own id: a tool must read ctx.log and
-  // ctx.requestId when called, never copy them at registration.
-  const buildServer = (caller: Caller, request: FastifyRequest): BuiltServer => {
-    const slot: RequestSlot = { log: request.log, requestId: request.id };
+  const guard = { invoker: options.invoker, rateLimiter: options.rateLimiter };
+  // Tools read the caller, logger and request id of the call running now (call-scope.ts), so a
+  // server kept in the pool or serving an SSE session answers each message as that message's own
+  // caller: a tool must read ctx.caller, ctx.log and ctx.requestId when called, never copy them
+  // at registration. Only the key's account id may be read at registration: it never changes.
+  const buildServer = (caller: Caller, request: FastifyRequest): McpServer => {
+    const built: CallScope = { caller, log: request.log, requestId: request.id };
+    const scope = () => currentScope(built);
     const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} }, jsonSchemaValidator });
-    registerMetaTools(server, { caller, catalog: options.catalog, invoker: options.invoker, get log() { return slot.log; }, get requestId() { return slot.requestId; }, runs: options.runs, files: options.files });
+    guardTools(server, guard);
+    /** `fields` with caller, log and requestId read from the call running now. */
+    const withScope = <T extends object>(fields: T): T & CallScope =>
+      Object.defineProperties(fields, {
+        caller: { get: () => scope().caller, enumerable: true },
+        log: { get: () => scope().log, enumerable: true },
+        requestId: { get: () => scope().requestId, enumerable: true },
+      }) as T & CallScope;
+    registerMetaTools(server, withScope({ catalog: options.catalog, invoker: options.invoker, runs: options.runs, files: options.files }));
     if (options.skills) registerSkillTools(server, options.skills);
-    if (options.featureMemory) registerFeatureTools(server, { caller, memory: options.featureMemory });
-    if (options.codingJobs) registerCodingJobTools(server, { caller, jobs: options.codingJobs });
-    if (options.jobs) registerJobTools(server, { caller, jobs: options.jobs, runs: options.runs, get log() { return slot.log; }, get requestId() { return slot.requestId; } });
+    if (options.featureMemory) registerFeatureTools(server, withScope({ memory: options.featureMemory }));
+    if (options.codingJobs) registerCodingJobTools(server, withScope({ jobs: options.codingJobs }));
+    if (options.jobs) registerJobTools(server, withScope({ jobs: options.jobs, runs: options.runs }));
     options.extend?.(server, caller, request);
-    return { server, slot };
+    return server;
   };
-  const pool = new ServerPool<BuiltServer>(POOLED_SERVERS);
+  const pool = new ServerPool<McpServer>(POOLED_SERVERS);
 
   /** The caller, or the 401/403 already sent. */
   const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<Caller | undefined> => {
     if (!originAllowed(request.headers.origin, request.headers.host, options.publicBaseUrl)) {
-      sendError(reply, request, new ServiceError(403, 'origin_not_allowed', 'Requests from this Origin are not accepted', { detail: `Origin ${request.headers.origin} is not the service's own` }));
+      refuseEarly(reply, request, new ServiceError(403, 'origin_not_allowed', 'Requests from this Origin are not accepted', { detail: `Origin ${request.headers.origin} is not the service's own` }));
       return undefined;
     }
     try {
-      const apiKey = apiKeyOf(request);
-      return options.invoker.cachedCaller(apiKey) ?? (await options.invoker.authenticate(apiKey));
+      return await options.invoker.authenticate(apiKeyOf(request));
     } catch (err) {
-      sendError(reply, request, toServiceError(err, request.log));
+      // A message posted with its session's revoked key: that session ends now, not at the next sweep.
+      const sessionId = request.url.startsWith('/mcp/messages') ? sessionIdOf(request) : undefined;
+      if (isServiceError(err) && err.error === 'api_key_revoked' && sessionId !== undefined) void sessions.closeIfRevoked(sessionId);
+      refuseEarly(reply, request, toServiceError(err, request.log));
       return undefined;
     }
   };
 
+  /**
+   * onRequest: the key is checked before Fastify reads the body, so a request without a valid key
+   * is answered 401 without its (up to MCP_BODY_LIMIT_BYTES) body being received or parsed. A
+   * known key comes from the cache without a promise: the hot path stays synchronous.
+   */
+  const admission = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    const cached = originAllowed(request.headers.origin, request.headers.host, options.publicBaseUrl) ? options.invoker.cachedCaller(apiKeyOf(request)) : undefined;
+    if (cached) {
+      callers.set(request, cached);
+      done();
+      return;
+    }
+    admit(request, reply).then((caller) => {
+      if (!caller) return; // answered: Fastify ends the request without reading the body
+      callers.set(request, caller);
+      done();
+    }, (err: unknown) => done(err instanceof Error ? err : new Error(String(err))));
+  };
+
   const streamable = async (request: FastifyRequest, reply: FastifyReply) => {
-    const caller = await admit(request, reply);
-    if (!caller) return reply;
+    const caller = callerOf(request);
     const progress = wantsProgress(request.body);
     // Only a lone tools/call answered as JSON reuses a server: initialize, lists, batches and
     // streams get a fresh one, as before, so nothing a client declares outlives its request.
     // An `extend` hook is handed the request itself, so its servers are never reused.
     const reusable = !progress && options.extend === undefined && isLoneToolCall(request.body);
-    const built = (reusable ? pool.take(caller) : undefined) ?? buildServer(caller, request);
-    const { server } = built;
-    built.slot.log = request.log;
-    built.slot.requestId = request.id;
+    const server = (reusable ? pool.take(caller) : undefined) ?? buildServer(caller, request);
     // A plain JSON answer unless the client asked for progress (which needs the event stream):
     // framing one answer as a stream costs more than the call itself for most tools.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !progress });
@@ -222,14 +273,15 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       // Answered whole: nothing is in flight. Closing detaches the transport so the server can
       // take the next request's; a server that is not kept is left to the collector unclosed
       // (closing would only build the SDK's 'Connection closed' error, a stack trace per request).
-      else if (reusable && answered) void server.close().then(() => pool.give(caller, built));
+      else if (reusable && answered) void server.close().then(() => pool.give(caller, server));
     });
     await server.connect(transport);
     // The SDK's web-standard transport, driven directly: the Request carries only what it reads
     // (method, URL, headers) and the body Fastify already parsed, and its Response goes back
     // through Fastify as one write with a Content-Length. The Node wrapper converted the whole
     // Node request to a web one and wrote the answer back chunked, several writes per answer.
-    const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
+    const authInfo = scopeAuthInfo({ caller, log: request.log, requestId: request.id });
+    const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body, authInfo });
     reply.code(response.status);
     response.headers.forEach((value, name) => void reply.header(name, value));
     if (response.body === null) return reply.send();
@@ -242,40 +294,73 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
   // A body the HTTP layer cannot take (not JSON, over the limit) is answered as JSON-RPC says:
   // an error object with id null, so an MCP client reads the reason as it reads any protocol error.
   const limit = options.bodyLimitBytes;
-  const post = { ...(limit === undefined ? {} : { bodyLimit: limit }), errorHandler: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendRpcError(reply, request, err, limit) };
+  const post = {
+    ...(limit === undefined ? {} : { bodyLimit: limit }),
+    onRequest: admission,
+    errorHandler: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendRpcError(reply, request, err, limit),
+  };
   app.post('/mcp', post, streamable);
   app.post('/mcp/http', post, streamable);
 
-  app.get('/mcp', async (request, reply) => {
+  app.get('/mcp', { onRequest: admission }, async (request, reply) => {
     if (request.headers['mcp-session-id'] !== undefined) {
       return sendError(reply.header('Allow', 'POST'), request, new ServiceError(405, 'method_not_allowed', 'This Streamable HTTP endpoint keeps no sessions: send every message as a POST', { detail: 'Stateless server: GET streams and DELETE are not used' }));
     }
-    const caller = await admit(request, reply);
-    if (!caller) return reply;
+    const caller = callerOf(request);
+    // Checked and opened with no await in between, so concurrent GETs cannot pass the cap together.
+    const refused = sessions.refusal(caller.key.id);
+    if (refused) return sendError(reply, request, refused);
     reply.hijack();
     const transport = new SSEServerTransport('/mcp/messages', reply.raw);
-    sse.set(transport.sessionId, { transport, accountId: caller.account.id });
-    const { server } = buildServer(caller, request);
+    const id = transport.sessionId;
+    sessions.open({ id, transport, keyId: caller.key.id, accountId: caller.account.id });
+    const server = buildServer(caller, request);
     reply.raw.on('close', () => {
-      sse.delete(transport.sessionId);
+      sessions.closed(id);
       void server.close();
     });
     await server.connect(transport);
     return reply;
   });
 
-  app.post('/mcp/messages', post, async (request, reply) => {
-    const caller = await admit(request, reply);
-    if (!caller) return reply;
-    const sessionId = (request.query as Record<string, unknown>)['sessionId'];
-    const session = typeof sessionId === 'string' ? sse.get(sessionId) : undefined;
-    // Another account's session is as unknown as a session that does not exist.
-    if (!session || session.accountId !== caller.account.id) {
-      return sendError(reply, request, new ServiceError(404, 'session_not_found', 'No SSE session with this sessionId here', { detail: 'Open GET /mcp again; an SSE session lives in the process holding its stream' }));
+  // A message into a session: the key is checked, and the session found and matched to it, in the
+  // hook, before the body is read. Then the message runs as this request's caller (authInfo), and
+  // its answer goes out on the session's stream; the POST itself is answered 202.
+  const messageAdmission = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    admission(request, reply, (err) => {
+      if (err) return done(err);
+      const caller = callerOf(request);
+      const sessionId = sessionIdOf(request);
+      const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+      if (!session) {
+        refuseEarly(reply, request, new ServiceError(404, 'session_not_found', 'No SSE session with this sessionId here', { detail: 'Open GET /mcp again; an SSE session lives in the process holding its stream, and ends when idle' }));
+        return;
+      }
+      if (session.keyId !== caller.key.id) {
+        refuseEarly(reply, request, new ServiceError(403, 'session_key_mismatch', 'This SSE session was opened with another API key', { detail: 'Send every message of a session with the key that opened it (GET /mcp), or open a session with this key' }));
+        return;
+      }
+      done();
+    });
+  };
+
+  app.post('/mcp/messages', { ...post, onRequest: messageAdmission }, async (request, reply) => {
+    const caller = callerOf(request);
+    const sessionId = sessionIdOf(request) ?? '';
+    const session = sessions.get(sessionId);
+    if (!session) {
+      return sendError(reply, request, new ServiceError(404, 'session_not_found', 'No SSE session with this sessionId here', { detail: 'The session ended while its message was being received' }));
     }
-    reply.hijack();
-    await session.transport.handlePostMessage(request.raw, reply.raw, request.body);
-    return reply;
+    sessions.received(sessionId, request.body);
+    try {
+      await session.transport.handleMessage(request.body, { authInfo: scopeAuthInfo({ caller, log: request.log, requestId: request.id }) });
+    } catch {
+      return reply
+        .code(400)
+        .type('application/json; charset=utf-8')
+        .send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request. The body is not a JSON-RPC 2.0 message.', data: { error: 'invalid_message', requestId: request.id } } });
+    }
+    return reply.code(202).type('text/plain; charset=utf-8').send('Accepted');
   });
 
   app.delete('/mcp', async (request, reply) =>

@@ -2,7 +2,7 @@
 // read), and invoke_tool (billed: one REST operation through core/invoke, the same charge, limits
 // and refunds as REST). A failed call is a tool result with isError and the code, never a protocol
 // error: the agent reads why and what to do. Tools never see keys; the caller comes from the HTTP
-// layer, authenticated once per request.
+// layer, authenticated once per request, and is read from ctx when a tool is called (call-scope.ts).
 import type { FastifyBaseLogger } from 'fastify';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -250,5 +250,6 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
     },
   );
 
-  if (ctx.runs) registerRunTools(server, { caller: ctx.caller, services: ctx.runs });
+  // The caller is read when a run tool is called, as every tool reads it (call-scope.ts).
+  if (ctx.runs) registerRunTools(server, { get caller() { return ctx.caller; }, services: ctx.runs });
 }
