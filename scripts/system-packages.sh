@@ -25,7 +25,10 @@ PACKAGES=(
   fonts-liberation
   fonts-noto-core
   bubblewrap
+  # the SSRF tests run in a network namespace with only loopback (test/support/isolated-network.ts):
+  # unshare (util-linux) makes it, ip (iproute2) brings its lo up
   util-linux
+  iproute2
 )
 
 missing=()

@@ -19,11 +19,33 @@ export interface EgressPolicy {
 export const EMPTY_POLICY: EgressPolicy = { allowHosts: new Set(), allowRanges: [], pins: new Map() };
 
 /**
- * Cloud metadata endpoints: always refused, even inside an EGRESS_ALLOW range, since a range
- * opened for an intranet site must not open the instance's credentials with it.
+ * Cloud metadata endpoints, the one list every egress path is judged by (the fetcher's hops and
+ * connects, the lab's requests, URL file sources, webhooks): always refused, even inside an
+ * EGRESS_ALLOW range or host or behind an EGRESS_RESOLVE pin, since a range opened for an
+ * intranet site must not open the instance's credentials with it. Several are public unicast
+ * addresses (Azure's WireServer, Alibaba's), which only this list refuses.
  */
-const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254']);
-const METADATA_NAMES = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.com']);
+export const METADATA_ADDRESSES: ReadonlySet<string> = new Set([
+  '169.254.169.254', // AWS, GCP, Azure IMDS, OpenStack, DigitalOcean, Oracle, Hetzner
+  '169.254.170.2', // AWS ECS task credentials
+  '168.63.129.16', // Azure WireServer (public unicast)
+  '100.100.100.200', // Alibaba Cloud
+  '169.254.0.23', // Tencent Cloud
+  '192.0.0.192', // Oracle Cloud
+  'fd00:ec2::254', // AWS IMDS over IPv6
+  'fd20:ce::254', // GCP metadata over IPv6
+]);
+export const METADATA_NAMES: ReadonlySet<string> = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.azure.com',
+  'metadata.azure.internal',
+  'metadata.tencentyun.com',
+  'metadata.platformequinix.com',
+]);
 /** Suffixes that name the local machine or a private network, whatever DNS says of them. */
 const LOCAL_SUFFIXES = ['.localhost', '.internal', '.local', '.localdomain', '.home.arpa'];
 
@@ -116,8 +138,9 @@ export function checkUrl(url: URL, policy: EgressPolicy): string {
   if (url.username !== '' || url.password !== '') throw refused('a URL with a user name or password is not allowed', 'userinfo', url.href);
   const host = bareHost(url.hostname);
   if (host === '') throw refused('the URL has no host', 'host', url.href);
-  if (hostAllowed(host, policy) || ipaddr.isValid(host)) return host;
+  // Before the EGRESS_ALLOW exemption: no setting opens a metadata name.
   if (METADATA_NAMES.has(host)) throw refused(`the name ${host} is a cloud metadata endpoint`, 'metadata', url.href);
+  if (hostAllowed(host, policy) || ipaddr.isValid(host)) return host;
   if (host === 'localhost' || LOCAL_SUFFIXES.some((s) => host.endsWith(s))) {
     throw refused(`the name ${host} is a local name (localhost, *.localhost, *.internal, *.local)`, 'local-name', url.href);
   }
@@ -140,6 +163,26 @@ function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
 }
 
 /**
+ * The metadata address an address is or carries, or null. The translation prefixes are read too
+ * (NAT64's low 32 bits, 6to4's bits 16-47, Teredo's server and its inverted client), since an
+ * EGRESS_ALLOW range may open them, and no range may open a metadata endpoint.
+ */
+function metadataIn(address: ipaddr.IPv4 | ipaddr.IPv6): string | null {
+  const candidates = [address.toString()];
+  if (address.kind() === 'ipv6') {
+    const p = (address as ipaddr.IPv6).parts;
+    const word = (i: number): number => p[i] ?? 0;
+    const v4 = (high: number, low: number): string => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]).toString();
+    const range = address.range();
+    // NAT64's well-known and local-use prefixes (64:ff9b::/96, 64:ff9b:1::/48) end in the IPv4 address.
+    if (range === 'rfc6052' || (word(0) === 0x64 && word(1) === 0xff9b)) candidates.push(v4(word(6), word(7)));
+    if (range === '6to4') candidates.push(v4(word(1), word(2)));
+    if (range === 'teredo') candidates.push(v4(word(2), word(3)), v4(word(6) ^ 0xffff, word(7) ^ 0xffff));
+  }
+  return candidates.find((c) => METADATA_ADDRESSES.has(c)) ?? null;
+}
+
+/**
  * Why an address may not be connected to, or null when it may. `of` names the host it came from,
  * so the message reads "the address 127.0.0.1 of localhost is loopback".
  */
@@ -155,9 +198,10 @@ export function addressRefusal(addressText: string, policy: EgressPolicy, of?: s
       via = ` (an IPv6 form of ${inner.toString()})`;
     }
   }
-  const normal = address.toString();
-  if (METADATA_ADDRESSES.has(normal) || METADATA_ADDRESSES.has(addressText)) {
-    return { message: `${subject}${via} is a cloud metadata endpoint`, rule: 'metadata' };
+  const metadata = metadataIn(address);
+  if (metadata !== null) {
+    const form = metadata === address.toString() ? via : ` (a form of ${metadata})`;
+    return { message: `${subject}${form} is a cloud metadata endpoint`, rule: 'metadata' };
   }
   const exempt = (of !== undefined && hostAllowed(of, policy)) || policy.allowRanges.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits));
   if (exempt) return null;

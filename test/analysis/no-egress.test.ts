@@ -6,6 +6,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
+import { runInIsolatedNetwork } from '../support/isolated-network.ts';
+
+// In a network namespace with only loopback: a refusal that regressed could still reach nothing.
+await runInIsolatedNetwork(import.meta.filename);
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SRC = join(ROOT, 'src');

@@ -8,6 +8,10 @@ import { isServiceError, type ServiceError } from '../../src/core/errors.ts';
 import { buildEgressPolicy } from '../../src/analysis/egress-policy.ts';
 import { fetchPage, type Resolver } from '../../src/analysis/fetcher.ts';
 import { startHttpSite, type TestSite } from './support/test-sites.ts';
+import { runInIsolatedNetwork } from '../support/isolated-network.ts';
+
+// In a network namespace with only loopback: a refusal that regressed could still reach nothing.
+await runInIsolatedNetwork(import.meta.filename);
 
 const config = loadConfig({ DATA_DIR: '/tmp/unused-ssrf', LOG_LEVEL: 'silent' });
 
@@ -53,6 +57,11 @@ describe('SSRF: the address rules with EGRESS_ALLOW and EGRESS_RESOLVE empty', (
       ['http://metadata.google.internal/computeMetadata/v1/', 'metadata', /metadata\.google\.internal is a cloud metadata endpoint/],
       ['http://169.254.169.254/latest/meta-data/', 'metadata', /169\.254\.169\.254 is a cloud metadata endpoint/],
       ['http://[fd00:ec2::254]/latest/meta-data/', 'metadata', /fd00:ec2::254 is a cloud metadata endpoint/],
+      // Azure's WireServer is public unicast: only the metadata list refuses it.
+      ['http://168.63.129.16/machine?comp=goalstate', 'metadata', /168\.63\.129\.16 is a cloud metadata endpoint/],
+      ['http://100.100.100.200/latest/meta-data/', 'metadata', /100\.100\.100\.200 is a cloud metadata endpoint/],
+      ['http://169.254.170.2/v2/credentials', 'metadata', /169\.254\.170\.2 is a cloud metadata endpoint/],
+      ['http://[::ffff:168.63.129.16]/', 'metadata', /IPv6 form of 168\.63\.129\.16\) is a cloud metadata endpoint/],
       // Decimal, octal and hex spellings: WHATWG parsing turns them into the dotted quad the rule reads.
       [`http://2130706433:${p()}/`, 'loopback', /127\.0\.0\.1 is loopback/],
       [`http://0177.0.0.1:${p()}/`, 'loopback', /127\.0\.0\.1 is loopback/],
