@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { defineFileTool, type AnyTool, type FileToolExample } from '../../core/define-tool.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { outputName } from '../../files/file-pipeline.ts';
+import { MAX_OUTPUT_CHARS } from './bounded-output.ts';
 import { decodeUtf8, jsonToCsv, jsonToXml, jsonToYaml, MAX_DEPTH, MAX_YAML_ALIASES, xmlToJson, xmlToText, yamlToJson, type CsvOptions } from './web-converters.ts';
 
 /** Web conversions parse the whole file in memory: 32 MB of text at most. */
@@ -66,14 +67,14 @@ const ROWS: readonly WebRow[] = [
   {
     from: 'json',
     to: 'xml',
-    description: `The inverse of xml-to-json: an object with one key names the root element (otherwise <root>), "@name" keys are attributes, "#text" an element's text, arrays repeat their element (a top-level array's items are <item>); keys that are not XML names have other characters replaced by "_". ${JSON_SAFETY}`,
+    description: `The inverse of xml-to-json: an object with one key names the root element (otherwise <root>), "@name" keys are attributes, "#text" an element's text, arrays repeat their element (a top-level array's items are <item>); keys that are not XML names have other characters replaced by "_" (a colon too: no key makes a namespace prefix), and characters XML 1.0 does not allow become U+FFFD, so the output is always well-formed. ${JSON_SAFETY}`,
     convert: (text) => jsonToXml(text),
     example: { title: 'JSON back to the catalog', source: CATALOG_JSON, result: '<?xml version="1.0" encoding="UTF-8"?>\n<catalog id="7">\n  <book lang="en">\n    <title>Dune</title>\n    <price>9.99</price>\n  </book>\n  <book>\n    <title>Emma &amp; Co</title>\n  </book>\n</catalog>\n' },
   },
   {
     from: 'yaml',
     to: 'json',
-    description: `YAML 1.2 (core schema) to pretty-printed JSON; a stream of several documents becomes an array. Custom and language tags (!!python/object and the like) are refused, and at most ${MAX_YAML_ALIASES} alias expansions are allowed (no billion laughs); duplicate keys are refused.`,
+    description: `YAML 1.2 (core schema) to pretty-printed JSON; a stream of several documents becomes an array. Custom and language tags (!!python/object and the like) are refused, and at most ${MAX_YAML_ALIASES} alias expansions are allowed (no billion laughs); duplicate keys are refused. !!binary scalars become base64 strings; a result over ${MAX_OUTPUT_CHARS} characters is refused (422 output_too_large) as soon as it passes that.`,
     aliases: ['yml to json'],
     convert: (text) => yamlToJson(text),
     example: { title: 'a service config', source: 'service: api\nreplicas: 3\nports:\n  - 80\n  - 443\nenv:\n  DEBUG: "false"\n  region: eu-west-1\n', result: '{\n  "service": "api",\n  "replicas": 3,\n  "ports": [\n    80,\n    443\n  ],\n  "env": {\n    "DEBUG": "false",\n    "region": "eu-west-1"\n  }\n}\n' },

@@ -3,7 +3,8 @@
 // schema, no custom tags; JSON: bounded depth) and answers 422 with the document's own fault.
 import { parseAllDocuments, stringify as stringifyYaml, type Document } from 'yaml';
 import { ServiceError } from '../../core/errors.ts';
-import { parseXml, XML_NAME, type XmlElement, type XmlLimits, DEFAULT_XML_LIMITS } from './xml-parser.ts';
+import { parseXml, NCNAME_START, NOT_NCNAME_CHAR, XML_NCNAME, type XmlElement, type XmlLimits, DEFAULT_XML_LIMITS } from './xml-parser.ts';
+import { BoundedText, boundedJson, MAX_OUTPUT_CHARS, outputTooLarge } from './bounded-output.ts';
 
 /** Nesting past this is refused: no real document needs it, and writers recurse. */
 export const MAX_DEPTH = 256;
@@ -34,7 +35,8 @@ export function assertDepth(value: unknown, kind: string): void {
   const pending: [unknown, number][] = [[value, 0]];
   while (pending.length > 0) {
     const [current, depth] = pending.pop()!;
-    if (current === null || typeof current !== 'object') continue;
+    // Binary data (YAML !!binary) is a leaf: walking its bytes would cost a step per byte.
+    if (current === null || typeof current !== 'object' || ArrayBuffer.isView(current)) continue;
     if (depth >= MAX_DEPTH) throw tooDeep(kind);
     for (const child of Object.values(current)) pending.push([child, depth + 1]);
   }
@@ -78,7 +80,8 @@ function elementToJson(element: XmlElement, depth: number): Json {
     .join('')
     .trim();
   if (element.attributes.length === 0 && elements.length === 0) return text;
-  const out: { [key: string]: Json } = {};
+  // No prototype: an element or attribute named __proto__ is a key like any other.
+  const out = Object.create(null) as { [key: string]: Json };
   for (const [name, value] of element.attributes) out[`@${name}`] = value;
   const counts = new Map<string, number>();
   for (const child of elements) counts.set(child.name, (counts.get(child.name) ?? 0) + 1);
@@ -101,26 +104,48 @@ function elementToJson(element: XmlElement, depth: number): Json {
  */
 export function xmlToJson(xml: string, limits: XmlLimits = DEFAULT_XML_LIMITS): string {
   const root = parseXml(xml, limits);
-  return `${JSON.stringify({ [root.name]: elementToJson(root, 0) }, null, 2)}\n`;
+  const top = Object.create(null) as { [key: string]: Json };
+  top[root.name] = elementToJson(root, 0);
+  return boundedJson(top, 'JSON');
 }
 
+/** Characters XML 1.0 does not allow anywhere (controls, lone surrogates, U+FFFE/FFFF); each becomes U+FFFD. */
+const NOT_XML_CHAR = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * Text as XML character data: markup characters escaped, characters XML 1.0 forbids replaced by
+ * U+FFFD, and a carriage return (and in an attribute, tab and line feed) written as a character
+ * reference so that a reader's line-end and attribute normalisation gives back the same text.
+ */
 function escapeXml(value: string, attribute = false): string {
-  const escaped = value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return attribute ? escaped.replace(/"/g, '&quot;') : escaped;
+  const escaped = value.replace(NOT_XML_CHAR, '\uFFFD').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r/g, '&#13;');
+  return attribute ? escaped.replace(/"/g, '&quot;').replace(/\t/g, '&#9;').replace(/\n/g, '&#10;') : escaped;
 }
 
-/** A JSON key as an XML name: kept when valid, else invalid characters become "_" (and "_" leads when it must). */
+/**
+ * A JSON key as an XML name without a colon (an NCName, so no key makes an undeclared namespace
+ * prefix): kept when it is one, else each character that cannot be in one becomes "_", and "_"
+ * leads when the first cannot start a name or the name starts with the reserved "xml".
+ */
 export function xmlName(key: string): string {
-  if (XML_NAME.test(key) && !/^xml/i.test(key)) return key;
-  const replaced = key.replace(/[^A-Za-z0-9_.-]/g, '_');
-  return /^[A-Za-z_]/.test(replaced) && !/^xml/i.test(replaced) ? replaced : `_${replaced}`;
+  if (XML_NCNAME.test(key) && !/^xml/i.test(key)) return key;
+  const replaced = key.replace(NOT_NCNAME_CHAR, '_');
+  return NCNAME_START.test(replaced) && !/^xml/i.test(replaced) ? replaced : `_${replaced}`;
+}
+
+/** An attribute name not yet used on this element: keys that map to the same name get _2, _3 ... */
+function uniqueAttribute(name: string, used: Set<string>): string {
+  let unique = name;
+  for (let n = 2; used.has(unique); n++) unique = `${name}_${n}`;
+  used.add(unique);
+  return unique;
 }
 
 function scalarText(value: Json): string {
   return value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function writeElement(name: string, value: Json, indent: string, out: string[], depth: number): void {
+function writeElement(name: string, value: Json, indent: string, out: BoundedText, depth: number): void {
   if (depth > MAX_DEPTH) throw tooDeep('JSON');
   const tag = xmlName(name);
   if (Array.isArray(value)) {
@@ -129,25 +154,26 @@ function writeElement(name: string, value: Json, indent: string, out: string[], 
   }
   if (value === null || typeof value !== 'object') {
     const text = scalarText(value);
-    out.push(text === '' ? `${indent}<${tag}/>` : `${indent}<${tag}>${escapeXml(text)}</${tag}>`);
+    out.push(text === '' ? `\n${indent}<${tag}/>` : `\n${indent}<${tag}>${escapeXml(text)}</${tag}>`);
     return;
   }
   const attributes: string[] = [];
+  const attributeNames = new Set<string>();
   const children: [string, Json][] = [];
   let text: string | null = null;
   for (const [key, child] of Object.entries(value)) {
-    if (key.startsWith('@') && key.length > 1 && (child === null || typeof child !== 'object')) attributes.push(` ${xmlName(key.slice(1))}="${escapeXml(scalarText(child), true)}"`);
+    if (key.startsWith('@') && key.length > 1 && (child === null || typeof child !== 'object')) attributes.push(` ${uniqueAttribute(xmlName(key.slice(1)), attributeNames)}="${escapeXml(scalarText(child), true)}"`);
     else if (key === '#text' && (child === null || typeof child !== 'object')) text = scalarText(child);
     else children.push([key, child]);
   }
-  const open = `${indent}<${tag}${attributes.join('')}`;
+  const open = `\n${indent}<${tag}${attributes.join('')}`;
   if (children.length === 0) {
     out.push(text === null || text === '' ? `${open}/>` : `${open}>${escapeXml(text)}</${tag}>`);
     return;
   }
   out.push(`${open}>${text === null ? '' : escapeXml(text)}`);
   for (const [key, child] of children) writeElement(key, child, `${indent}  `, out, depth + 1);
-  out.push(`${indent}</${tag}>`);
+  out.push(`\n${indent}</${tag}>`);
 }
 
 /**
@@ -157,19 +183,21 @@ function writeElement(name: string, value: Json, indent: string, out: string[], 
  */
 export function jsonToXml(json: string): string {
   const value = parseJson(json);
-  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  const out = new BoundedText('XML');
+  out.push('<?xml version="1.0" encoding="UTF-8"?>');
   const keys = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
   const single = keys.length === 1 && !keys[0]!.startsWith('@') && keys[0] !== '#text' ? keys[0]! : null;
   if (single !== null && !Array.isArray((value as Record<string, Json>)[single])) {
     writeElement(single, (value as Record<string, Json>)[single]!, '', out, 0);
   } else if (Array.isArray(value)) {
-    out.push('<root>');
+    out.push('\n<root>');
     for (const item of value) writeElement('item', item, '  ', out, 1);
-    out.push('</root>');
+    out.push('\n</root>');
   } else {
     writeElement('root', value, '', out, 0);
   }
-  return `${out.join('\n')}\n`;
+  out.push('\n');
+  return out.toString();
 }
 
 // ---- YAML ----
@@ -210,7 +238,8 @@ function parseYaml(text: string): Json {
 
 /** YAML (1.2 core schema) as JSON; a stream of several documents becomes an array of them. */
 export function yamlToJson(yaml: string): string {
-  return `${JSON.stringify(parseYaml(yaml), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 2)}\n`;
+  // Written under a bound: aliases can repeat a large node (each expansion is written out).
+  return boundedJson(parseYaml(yaml), 'JSON');
 }
 
 /**
@@ -220,7 +249,38 @@ export function yamlToJson(yaml: string): string {
  */
 export function jsonToYaml(json: string): string {
   const value = parseJson(json);
+  assertYamlSize(value, MAX_OUTPUT_CHARS);
   return stringifyYaml(value, { version: '1.1', aliasDuplicateObjects: false, lineWidth: 0 });
+}
+
+/**
+ * Refuses a value whose YAML would pass `limit` characters, before writing it: block YAML indents
+ * every line by its depth (a deep document grows by the square of its depth), and a multi-line
+ * string's lines each carry their indentation. The count is an upper bound: a key or string as
+ * JSON quotes it (YAML's quoting is no longer), plus each line's indentation.
+ */
+function assertYamlSize(value: Json, limit: number): void {
+  let size = 0;
+  const pending: [Json, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    const indent = 2 * depth + 4;
+    if (current !== null && typeof current === 'object') {
+      if (Array.isArray(current)) for (const item of current) pending.push([item, depth + 1]);
+      else {
+        for (const [key, item] of Object.entries(current)) {
+          size += indent + JSON.stringify(key).length;
+          pending.push([item, depth + 1]);
+        }
+      }
+      size += indent;
+    } else if (typeof current === 'string') {
+      let lines = 0;
+      for (let at = current.indexOf('\n'); at !== -1; at = current.indexOf('\n', at + 1)) lines++;
+      size += indent + JSON.stringify(current).length + lines * indent;
+    } else size += indent + String(current).length;
+    if (size > limit) throw outputTooLarge('YAML', limit);
+  }
 }
 
 // ---- CSV ----
@@ -246,32 +306,39 @@ function csvCell(value: Json | undefined, options: CsvOptions): string {
  * order keys first appear, and a header row; an array of arrays gives rows as they are; a single
  * object is one row. Nested values are written as JSON in their cell.
  */
-export function jsonToCsv(json: string, options: CsvOptions): string {
+export function jsonToCsv(json: string, options: CsvOptions, limit: number = MAX_OUTPUT_CHARS): string {
   const value = parseJson(json);
   const rows: Json[] = Array.isArray(value) ? value : [value];
-  const lines: string[] = [];
+  const out = new BoundedText('CSV', limit);
+  const line = (cells: string[]): void => out.push(`${cells.join(options.delimiter)}\r\n`);
   if (rows.every((row) => Array.isArray(row))) {
-    for (const row of rows as Json[][]) lines.push(row.map((cell) => csvCell(cell, options)).join(options.delimiter));
+    for (const row of rows as Json[][]) line(row.map((cell) => csvCell(cell, options)));
   } else if (rows.every((row) => row !== null && typeof row === 'object' && !Array.isArray(row))) {
-    const columns: string[] = [];
-    const seen = new Set<string>();
+    // Each key's column, in the order keys first appear: one map lookup per key.
+    const columnOf = new Map<string, number>();
     for (const row of rows as Record<string, Json>[]) {
-      for (const key of Object.keys(row)) {
-        if (!seen.has(key)) {
-          seen.add(key);
-          columns.push(key);
-        }
-      }
+      for (const key of Object.keys(row)) if (!columnOf.has(key)) columnOf.set(key, columnOf.size);
     }
-    if (options.header) lines.push(columns.map((column) => csvCell(column, options)).join(options.delimiter));
-    for (const row of rows as Record<string, Json>[]) lines.push(columns.map((column) => csvCell(row[column], options)).join(options.delimiter));
+    const columns = [...columnOf.keys()];
+    // Every row has a cell (at least its delimiter) in every column: rows of distinct keys make a
+    // table of rows x columns, refused before it is written.
+    const cells = (rows.length + (options.header ? 1 : 0)) * Math.max(0, columns.length - 1);
+    if (cells > limit) {
+      throw outputTooLarge('CSV', limit, `${rows.length} rows with ${columns.length} distinct keys make a table of ${rows.length} x ${columns.length} cells, more than the ${limit} characters a result may have; give rows that share their keys`);
+    }
+    if (options.header) line(columns.map((column) => csvCell(column, options)));
+    for (const row of rows as Record<string, Json>[]) {
+      const cellsOfRow: string[] = new Array<string>(columns.length).fill('');
+      for (const [key, cell] of Object.entries(row)) cellsOfRow[columnOf.get(key)!] = csvCell(cell, options);
+      line(cellsOfRow);
+    }
   } else if (rows.every((row) => row === null || typeof row !== 'object')) {
-    if (options.header) lines.push('value');
-    for (const row of rows) lines.push(csvCell(row, options));
+    if (options.header) out.push('value\r\n');
+    for (const row of rows) out.push(`${csvCell(row, options)}\r\n`);
   } else {
     throw new ServiceError(422, 'unprocessable_input', 'The JSON cannot be laid out as CSV rows', {
       detail: 'give an array of objects (one column per key), an array of arrays (rows as they are) or an array of values; this array mixes them',
     });
   }
-  return lines.length === 0 ? '' : `${lines.join('\r\n')}\r\n`;
+  return out.toString();
 }
