@@ -160,6 +160,15 @@ export const csv2Json = defineFileTool({
     if (input.header === false) return { columns: [], rows: records, rowCount: records.length, delimiter };
     const [head = [], ...body] = records;
     const columns = uniqueNames(head);
+    // Each row becomes an object with every column: short rows under a wide header would make a
+    // table far larger than the file (200,000 empty lines x 1,000 columns). A CSV as written has at
+    // most one cell per byte, so more cells than the file's size limit is refused before building.
+    const cells = body.length * columns.length;
+    if (cells > BODY_ANSWER_MAX_BYTES) {
+      throw new ServiceError(422, 'output_too_large', 'The result is larger than the output limit', {
+        detail: `${body.length} rows under ${columns.length} columns make ${cells} cells; at most ${BODY_ANSWER_MAX_BYTES} are answered in the body. Give rows that fill their columns, or split the file`,
+      });
+    }
     const rows = body.map((record) => {
       const row: Record<string, string> = {};
       const width = Math.max(columns.length, record.length);
