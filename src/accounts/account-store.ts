@@ -251,10 +251,20 @@ export class AccountStore {
     return (await this.getAccount(accountId))!;
   }
 
-  /** Checks e-mail and password; the same answer for an unknown e-mail and a wrong password. */
+  // A hash no password matches, so an unknown e-mail costs the same scrypt as a wrong password.
+  #decoyHash: Promise<string> | undefined;
+
+  /**
+   * Checks e-mail and password; the same answer, in the same time, for an unknown e-mail and a
+   * wrong password, so the answer says nothing about which accounts exist.
+   */
   async authenticatePassword(email: string, password: string): Promise<Account | undefined> {
     const row = await this.#db.selectFrom('accounts').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
-    if (!row?.password_hash) return undefined;
+    if (!row?.password_hash) {
+      this.#decoyHash ??= hashPassword(newToken());
+      await verifyPassword(password, await this.#decoyHash);
+      return undefined;
+    }
     return (await verifyPassword(password, row.password_hash)) ? rowToAccount(row) : undefined;
   }
 
