@@ -1,10 +1,12 @@
 // The fetcher is supervised like an engine, so that a burst of analyses cannot exhaust sockets or
-// memory: at most `concurrency` fetches run at once, at most `perAccount` of them for one account,
+// memory: at most `concurrency` fetches run at once, at most `perAccount` of them for one account
+// (and never more than half the slots: fairShare), accounts served in turn (the engines' FairQueue),
 // and at most `maxQueued` wait (an account may keep only its share of those waiting); beyond that
 // the caller gets 429 fetch_busy with Retry-After. Its state is an EngineStatus for /readyz.
 import type { Config } from '../config.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { EngineStatus } from '../engines/engine-types.ts';
+import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
 import { noteFetchedBytes } from './buffer-reclaim.ts';
 import { DEFAULT_FETCH_LIMITS, fetchPage, type FetcherOptions, type FetchLimits } from './fetcher.ts';
 import type { PageFacts } from './page-facts.ts';
@@ -22,16 +24,11 @@ export interface FetchSupervisorOptions {
   retryAfterSeconds?: number;
 }
 
-interface Waiting {
-  account: string | null;
-  start: () => void;
-  cancel: () => void;
-}
-
 export class FetchSupervisor {
   readonly options: Required<FetchSupervisorOptions>;
-  private readonly waiting: Waiting[] = [];
-  private readonly runningBy = new Map<string | null, number>();
+  // The engines' waiting room (round-robin between accounts, each under its cap, each with its own
+  // bound of waiting fetches); its slots are this supervisor's concurrency.
+  private readonly queue: FairQueue;
   private running = 0;
 
   constructor(options: FetchSupervisorOptions) {
@@ -40,17 +37,26 @@ export class FetchSupervisor {
       retryAfterSeconds: 2,
       ...options,
     };
+    this.queue = new FairQueue(this.options.maxQueued, this.options.maxQueuedPerAccount, this.options.concurrency);
   }
 
   /** Runs a task in a slot of `account` (null for the service's own work), waiting or answering 429. */
   async run<T>(account: string | null, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     signal?.throwIfAborted();
-    if (!this.canStart(account)) await this.wait(account, signal);
-    else this.take(account);
+    // An account's cap is FETCH_PER_ACCOUNT within a fair share of the slots (fairShare).
+    const group = this.queue.group(account === null ? undefined : { id: account, maxJobs: this.options.perAccount });
+    // Fetches already waiting for a free slot go first (normally there are none).
+    if (this.queue.underCap(group)) this.dispatch();
+    if (this.running < this.options.concurrency && this.queue.underCap(group)) {
+      this.running++;
+      this.queue.started(group);
+    } else {
+      await this.wait(group, signal);
+    }
     try {
       return await task();
     } finally {
-      this.release(account);
+      this.release(group);
     }
   }
 
@@ -60,61 +66,50 @@ export class FetchSupervisor {
       version: null,
       state: 'ready',
       workers: 0,
-      queued: this.waiting.length,
+      queued: this.queue.size,
       running: this.running,
       concurrency: this.options.concurrency,
     };
   }
 
-  private canStart(account: string | null): boolean {
-    return this.running < this.options.concurrency && (account === null || (this.runningBy.get(account) ?? 0) < this.options.perAccount);
-  }
-
-  private take(account: string | null): void {
-    this.running++;
-    this.runningBy.set(account, (this.runningBy.get(account) ?? 0) + 1);
-  }
-
-  private release(account: string | null): void {
+  private release(group: OwnerGroup): void {
     this.running--;
-    const left = (this.runningBy.get(account) ?? 1) - 1;
-    if (left === 0) this.runningBy.delete(account);
-    else this.runningBy.set(account, left);
-    // The oldest waiting fetch whose account is under its cap goes next.
-    const next = this.waiting.findIndex((w) => this.canStart(w.account));
-    if (next >= 0) {
-      const [job] = this.waiting.splice(next, 1);
-      if (job !== undefined) {
-        this.take(job.account);
-        job.start();
-      }
+    this.queue.finished(group);
+    this.dispatch();
+  }
+
+  /** Starts waiting fetches while slots are free, the next account in turn first. */
+  private dispatch(): void {
+    while (this.running < this.options.concurrency) {
+      const next = this.queue.next();
+      if (next === undefined) return;
+      if (next.onAbort) next.signal?.removeEventListener('abort', next.onAbort);
+      this.running++;
+      next.resolve(0);
     }
   }
 
-  private wait(account: string | null, signal: AbortSignal | undefined): Promise<void> {
-    const mine = this.waiting.filter((w) => w.account === account).length;
-    if (this.waiting.length >= this.options.maxQueued || (account !== null && mine >= this.options.maxQueuedPerAccount)) {
-      const whose = this.waiting.length >= this.options.maxQueued ? 'the fetch queue is full' : 'this account already has its share of fetches waiting';
+  private wait(group: OwnerGroup, signal: AbortSignal | undefined): Promise<void> {
+    const refusal = this.queue.refusal(group);
+    if (refusal !== null) {
+      this.queue.forgetIfIdle(group);
+      const whose = refusal === 'queue_full' ? 'the fetch queue is full' : 'this account already has its share of fetches waiting';
       throw new ServiceError(429, 'fetch_busy', `Too many URL fetches at once: ${whose}; retry shortly`, {
-        detail: `${this.running} fetches running, ${this.waiting.length} waiting (limits: ${this.options.concurrency} running, ${this.options.perAccount} per account, ${this.options.maxQueued} waiting)`,
+        detail: `${this.running} fetches running, ${this.queue.size} waiting (limits: ${this.options.concurrency} running, ${Math.min(this.options.perAccount, this.queue.ownerShare)} per account, ${this.options.maxQueued} waiting)`,
         headers: { 'Retry-After': String(this.options.retryAfterSeconds) },
       });
     }
     return new Promise<void>((resolve, reject) => {
-      const entry: Waiting = {
-        account,
-        start: () => {
-          signal?.removeEventListener('abort', entry.cancel);
-          resolve();
-        },
-        cancel: () => {
-          const index = this.waiting.indexOf(entry);
-          if (index >= 0) this.waiting.splice(index, 1);
-          reject(signal?.reason ?? new Error('aborted'));
-        },
-      };
-      this.waiting.push(entry);
-      signal?.addEventListener('abort', entry.cancel, { once: true });
+      const entry: QueuedJob = { group, seq: this.queue.nextSeq(), resolve: () => resolve(), reject };
+      if (signal) {
+        entry.signal = signal;
+        entry.onAbort = () => {
+          this.queue.remove(entry);
+          reject(signal.reason ?? new Error('aborted'));
+        };
+        signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      this.queue.push(entry);
     });
   }
 }

@@ -6,15 +6,35 @@
 // and may not keep more than `maxQueuedPerOwner` jobs waiting, so one account filling the queue
 // gets 429 itself while the others still queue.
 //
+// An owner's cap is its plan's, but never more than a fair share of the pool's slots (see
+// fairShare): a plan's "engine jobs at once" may exceed an engine's slots (pro: 4, Chromium: 2),
+// and an account holding every slot makes every other account wait for its jobs to end.
+//
 // Jobs without an owner (the service's own work, engine tests) form one group with no cap and no
 // bound of its own; the engine's overall queue bound still applies to them.
 import type { JobOwner } from './job-owner.ts';
+
+/** An owner as a queue sees it: an engine job's owner, or an async run's account with its own bound of waiting jobs. */
+export interface QueueOwner extends JobOwner {
+  /** most jobs this owner may keep waiting (default: the queue's per-owner bound) */
+  maxWaiting?: number;
+}
+
+/**
+ * Most slots of a pool of `slots` one owner may hold at once, whatever its plan: half, at least
+ * one. Another owner then always finds a slot free or freed by one of its own turns.
+ */
+export function fairShare(slots: number): number {
+  return Number.isFinite(slots) ? Math.max(1, Math.floor(slots / 2)) : Infinity;
+}
 
 export interface OwnerGroup {
   /** the owner's id; null for work without an owner */
   readonly key: string | null;
   /** most jobs of this owner running at once */
   cap: number;
+  /** most jobs of this owner waiting (within the queue's maxQueuedPerOwner) */
+  maxWaiting: number;
   running: number;
   readonly waiting: QueuedJob[];
   /** the dispatch number of this owner's last job to start; 0 = not served yet */
@@ -37,14 +57,18 @@ export type QueueRefusal = 'queue_full' | 'owner_queue_full' | null;
 export class FairQueue {
   readonly maxQueued: number;
   readonly maxQueuedPerOwner: number;
+  /** an owner's cap over this pool, whatever its plan (fairShare of the pool's slots) */
+  readonly ownerShare: number;
   private readonly groups = new Map<string | null, OwnerGroup>();
   private waitingCount = 0;
   private arrivals = 0;
   private dispatches = 0;
 
-  constructor(maxQueued: number, maxQueuedPerOwner: number) {
+  /** `slots`: how many jobs the pool runs at once (each owner may hold at most fairShare of them) */
+  constructor(maxQueued: number, maxQueuedPerOwner: number, slots = Infinity) {
     this.maxQueued = maxQueued;
     this.maxQueuedPerOwner = maxQueuedPerOwner;
+    this.ownerShare = fairShare(slots);
   }
 
   /** jobs waiting, over all owners */
@@ -52,15 +76,18 @@ export class FairQueue {
     return this.waitingCount;
   }
 
-  /** The owner's group, created on first use; its cap follows the owner's latest plan. */
-  group(owner: JobOwner | undefined): OwnerGroup {
+  /** The owner's group, created on first use; its cap follows the owner's latest plan, within the pool's fair share. */
+  group(owner: QueueOwner | undefined): OwnerGroup {
     const key = owner?.id ?? null;
     let group = this.groups.get(key);
     if (group === undefined) {
-      group = { key, cap: Infinity, running: 0, waiting: [], lastServed: 0 };
+      group = { key, cap: Infinity, maxWaiting: Infinity, running: 0, waiting: [], lastServed: 0 };
       this.groups.set(key, group);
     }
-    if (owner !== undefined) group.cap = Math.max(1, owner.maxJobs);
+    if (owner !== undefined) {
+      group.cap = Math.min(this.ownerShare, Math.max(1, owner.maxJobs));
+      group.maxWaiting = Math.max(1, owner.maxWaiting ?? Infinity);
+    }
     return group;
   }
 
@@ -70,7 +97,7 @@ export class FairQueue {
   }
 
   refusal(group: OwnerGroup): QueueRefusal {
-    if (group.key !== null && group.waiting.length >= this.maxQueuedPerOwner) return 'owner_queue_full';
+    if (group.key !== null && group.waiting.length >= this.ownerWaitingLimit(group)) return 'owner_queue_full';
     if (this.waitingCount >= this.maxQueued) return 'queue_full';
     return null;
   }
@@ -126,6 +153,11 @@ export class FairQueue {
     this.waitingCount = 0;
     for (const group of [...this.groups.values()]) this.forgetIfIdle(group);
     return jobs;
+  }
+
+  /** Most jobs of this owner that may wait: its own bound (a plan's) within the queue's per-owner bound. */
+  ownerWaitingLimit(group: OwnerGroup): number {
+    return Math.min(this.maxQueuedPerOwner, group.maxWaiting);
   }
 
   /** Jobs of this owner waiting now. */

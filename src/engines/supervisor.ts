@@ -77,7 +77,7 @@ export class EngineSupervisor<W extends EngineWorker> {
       recycleAt: this.options.maxJobsPerWorker + Math.floor((index * this.options.maxJobsPerWorker) / this.options.workers),
       draining: false,
     }));
-    this.queue = new FairQueue(this.options.maxQueued, this.options.maxQueuedPerOwner);
+    this.queue = new FairQueue(this.options.maxQueued, this.options.maxQueuedPerOwner, this.concurrency);
   }
 
   /**

@@ -63,6 +63,18 @@ function nextStart(sup: EngineSupervisor<FakeWorker>, owner?: string | null): Pr
   });
 }
 
+/** Resolves after `count` jobs of `owner` have started. */
+function starts(sup: EngineSupervisor<FakeWorker>, owner: string | null, count: number): Promise<void> {
+  let seen = 0;
+  return new Promise((resolve) => {
+    const off = sup.onJobStart((job) => {
+      if (job.owner !== owner || ++seen < count) return;
+      off();
+      resolve();
+    });
+  });
+}
+
 /** A job body that runs until the test opens its gate. */
 function gate(): { job: () => Promise<void>; open: () => void } {
   let open: () => void = () => {};
@@ -339,26 +351,69 @@ describe('EngineSupervisor between accounts', () => {
     await sup.close();
   });
 
-  it('serves the account with the fewest running jobs first, then the one served least recently', async () => {
-    const { sup } = supervisor({ workers: 2, maxQueued: 20, maxQueuedPerOwner: 10 });
+  it('serves the account with the fewest running jobs first', async () => {
+    const { sup } = supervisor({ workers: 4, maxQueued: 20, maxQueuedPerOwner: 10 });
     await sup.warm();
     const order: string[] = [];
     sup.onJobStart((job) => order.push(`${job.owner}`));
-    const gates = [gate(), gate()];
-    const running = [nextStart(sup, a.id), nextStart(sup, a.id)];
-    const jobs = gates.map((g) => as(a, () => sup.run(g.job)));
-    await Promise.all(running);
-    // Account a holds both slots; its next two and b's one wait, with the service's own job.
-    const later = [as(a, () => sup.run(async () => undefined)), as(a, () => sup.run(async () => undefined)), as(b, () => sup.run(async () => undefined))];
-    const own = sup.run(async () => undefined);
-    const bStarted = nextStart(sup, b.id);
+    const aGates = [gate(), gate()];
+    const aRunning = starts(sup, a.id, 2);
+    const jobs = aGates.map((g) => as(a, () => sup.run(g.job)));
+    await aRunning;
+    // The service's own work (no owner, no cap) takes the other two slots.
+    const ownGates = [gate(), gate()];
+    const ownRunning = starts(sup, null, 2);
+    jobs.push(...ownGates.map((g) => sup.run(g.job)));
+    await ownRunning;
+    // Every slot is busy: a's next two, b's one and one of the service's own wait.
+    const later = [as(a, () => sup.run(async () => undefined)), as(a, () => sup.run(async () => undefined)), as(b, () => sup.run(async () => undefined)), sup.run(async () => undefined)];
+    assert.equal((await sup.status()).queued, 4);
+    const aThird = nextStart(sup, a.id);
+    aGates[0]!.open();
+    // b (nothing running) goes first; when its quick job ends, a (one running) before the service (two).
+    await aThird;
+    assert.deepEqual(order.slice(4), ['account-b', 'account-a']);
+    // a is at its cap (two of four slots): the next free slot serves the service, then a's last.
+    const ownThird = nextStart(sup, null);
+    ownGates[0]!.open();
+    await ownThird;
+    const aFourth = nextStart(sup, a.id);
+    aGates[1]!.open();
+    await aFourth;
+    ownGates[1]!.open();
+    await Promise.all([...jobs, ...later]);
+    assert.deepEqual(order.slice(4), ['account-b', 'account-a', 'null', 'account-a']);
+    await sup.close();
+  });
+
+  it('holds an account to half of the slots whatever its plan allows, so another account starts before its next job', async () => {
+    const { sup } = supervisor({ workers: 2, maxQueued: 20, maxQueuedPerOwner: 10 });
+    await sup.warm();
+    const pro: JobOwner = { id: 'pro-account', maxJobs: 4 };
+    const order: string[] = [];
+    sup.onJobStart((job) => order.push(`${job.owner}`));
+    const gates = Array.from({ length: 4 }, () => gate());
+    const first = nextStart(sup, pro.id);
+    const flood = gates.map((g) => as(pro, () => sup.run(g.job)));
+    await first;
+    let status = await sup.status();
+    assert.deepEqual({ running: status.running, queued: status.queued }, { running: 1, queued: 3 }, 'a plan of 4 holds one of 2 slots');
+    // The other account's job starts at once on the slot the flooder may not take, ahead of its three.
+    assert.equal(await as(b, () => sup.run(async () => 'b ran')), 'b ran');
+    const otherGate = gate();
+    const otherStarted = nextStart(sup, b.id);
+    const other = as(b, () => sup.run(otherGate.job));
+    await otherStarted;
+    assert.deepEqual(order, ['pro-account', 'account-b', 'account-b']);
+    status = await sup.status();
+    assert.deepEqual({ running: status.running, queued: status.queued }, { running: 2, queued: 3 });
+    const next = nextStart(sup, pro.id);
     gates[0]!.open();
-    await bStarted;
-    assert.equal(order[2], 'account-b', 'b (nothing running) before a (one running)');
-    gates[1]!.open();
-    await Promise.all([...jobs, ...later, own]);
-    // The service's own job had not been served yet: it goes before a's third and fourth.
-    assert.deepEqual(order.slice(2), ['account-b', 'null', 'account-a', 'account-a']);
+    await next;
+    for (const g of gates) g.open();
+    otherGate.open();
+    await Promise.all([...flood, other]);
+    assert.deepEqual(order, ['pro-account', 'account-b', 'account-b', 'pro-account', 'pro-account', 'pro-account']);
     await sup.close();
   });
 
