@@ -13,6 +13,10 @@ import type { Engines } from '../../src/engines/index.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { EXAMPLE_HOSTS, startExampleWeb, type ExampleWeb } from './support/example-web.ts';
 import { startHttpSite, type TestSite } from './support/test-sites.ts';
+import { runInIsolatedNetwork } from '../support/isolated-network.ts';
+
+// It tries refused addresses: in a network namespace with only loopback, a regression could reach nothing.
+await runInIsolatedNetwork(import.meta.filename);
 
 const HERO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="600" height="300"><rect width="600" height="300" fill="#2a6"/><text x="20" y="150" font-size="40">Trail</text></svg>';

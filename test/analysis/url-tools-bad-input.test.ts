@@ -18,6 +18,10 @@ import { loadCatalog } from '../../src/core/catalog.ts';
 import type { AnyTool } from '../../src/core/define-tool.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { startHttpSite, type TestSite } from './support/test-sites.ts';
+import { runInIsolatedNetwork } from '../support/isolated-network.ts';
+
+// It tries refused addresses: in a network namespace with only loopback, a regression could reach nothing.
+await runInIsolatedNetwork(import.meta.filename);
 
 const catalog = await loadCatalog();
 /** URL tools whose required `url` is the page they fetch (the CSP evaluator's optional url only labels its report). */

@@ -13,6 +13,10 @@ import { startFileApp, workFolders } from '../support/file-app.ts';
 import { downloadResult, json, upload } from '../support/http.ts';
 import { AUDIO_FORMAT_IDS, isAudioFormat } from '../../src/engines/ffmpeg-formats.ts';
 import { aviWithHls, concatList, decode, hlsPlaylist, tone } from './support/audio-fixtures.ts';
+import { runInIsolatedNetwork } from '../support/isolated-network.ts';
+
+// It tries refused addresses: in a network namespace with only loopback, a regression could reach nothing.
+await runInIsolatedNetwork(import.meta.filename);
 
 describe('audio tools over HTTP', () => {
   let t: TestApp;

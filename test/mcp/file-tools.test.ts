@@ -8,6 +8,10 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
 import { startExampleWeb, type ExampleWeb } from '../analysis/support/example-web.ts';
 import { answerOf } from '../support/mcp-answer.ts';
+import { runInIsolatedNetwork } from '../support/isolated-network.ts';
+
+// It tries refused addresses: in a network namespace with only loopback, a regression could reach nothing.
+await runInIsolatedNetwork(import.meta.filename);
 
 interface Structured {
   [key: string]: unknown;

@@ -11,6 +11,10 @@ import { WebhookDispatcher, type DeliveryReport } from '../../src/runs/webhook-d
 import { verifyWebhookSignature } from '../../src/runs/webhook-signature.ts';
 import { startHttpSite, type TestSite } from '../analysis/support/test-sites.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { runInIsolatedNetwork } from '../support/isolated-network.ts';
+
+// It tries refused addresses: in a network namespace with only loopback, a regression could reach nothing.
+await runInIsolatedNetwork(import.meta.filename);
 
 interface Received {
   headers: IncomingHttpHeaders;

@@ -10,6 +10,10 @@ import { ServiceError } from '../../../src/core/errors.ts';
 import { startHttpSite, type TestSite } from '../support/test-sites.ts';
 import { startTestApp, type TestApp } from '../../support/test-app.ts';
 import { assertValid, checkResult, findingIds, firedRules, onlyFinding } from './report-helpers.ts';
+import { runInIsolatedNetwork } from '../../support/isolated-network.ts';
+
+// It tries refused addresses: in a network namespace with only loopback, a regression could reach nothing.
+await runInIsolatedNetwork(import.meta.filename);
 
 const page = (body: string, head = '') => `<!doctype html>\n<html lang="en"><head><title>Links</title>${head}</head>\n<body>${body}</body></html>`;
 const ok = (status: number | null = 200): LinkOutcome => ({ outcome: 'ok', status, finalUrl: null, reason: null, method: 'HEAD' });
