@@ -5,15 +5,23 @@
 // through the same invoke path (charge, limits, refunds) with its own AbortController (it outlives
 // the HTTP request that submitted it), and its outcome is stored on the run. When it finishes the
 // account's webhooks get `mcp.job.finished`; the 'finished' event tells tests the same.
+//
+// The backlog is shared like the engines' (the same FairQueue): each account runs at most its
+// plan's runsAtOnce (and never more than half the slots), keeps at most its plan's runsWaiting
+// waiting (over every process: its open runs in the database count), and the next run to start
+// comes from the account with the fewest running, then the one served least recently. An account
+// that fills its own share hears runs_busy itself; the others still get in.
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../accounts/account-store.ts';
 import type { LeaseHolder } from '../accounts/lease-holder.ts';
+import { getPlan } from '../accounts/plans.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { Invoker, InvokeRequest } from '../core/invoke.ts';
 import { failure, storeOutcome, type InvokeFailure, type Outcome } from '../core/outcome.ts';
 import type { WebhookDispatcher } from './webhook-delivery.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
+import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
 import { newRunId, type Run, type RunStore } from './run-store.ts';
 
 export interface RunSubmit {
@@ -54,9 +62,12 @@ export interface RunExecutorOptions {
   log: FastifyBaseLogger;
   /** runs executing at once (default 4) */
   concurrency?: number;
-  /** runs waiting for a slot (default 100) */
+  /** runs waiting for a slot (default 100); one account may keep at most a quarter of them waiting */
   maxQueued?: number;
 }
+
+/** Seconds a refused submit is told to wait (runs take seconds to minutes; a retry storm helps nobody). */
+const RETRY_AFTER_SECONDS = 5;
 
 interface Job extends RunSubmit {
   /** set for a JobSubmit: what runs instead of one invoke */
@@ -66,18 +77,25 @@ interface Job extends RunSubmit {
   createdAt: string;
   startedAt: Date | null;
   controller: AbortController;
+  /** the account's line in the queue */
+  group: OwnerGroup;
+  /** true once the run's row is stored, false when it could not be: a run starts only after it */
+  stored: Promise<boolean>;
 }
 
 export class RunExecutor {
   /** 'finished' (run: Run) once a run's end is stored and its webhook emitted */
   readonly events = new EventEmitter();
   readonly #options: Required<Omit<RunExecutorOptions, 'holder' | 'log' | 'files'>> & Pick<RunExecutorOptions, 'holder' | 'log' | 'files'>;
-  readonly #queue: Job[] = [];
+  readonly #queue: FairQueue;
+  /** the jobs waiting in #queue, by their queue entry */
+  readonly #waiting = new Map<QueuedJob, Job>();
   readonly #running = new Map<string, { job: Job; done: Promise<void> }>();
   #closed = false;
 
   constructor(options: RunExecutorOptions) {
     this.#options = { concurrency: 4, maxQueued: 100, ...options };
+    this.#queue = new FairQueue(this.#options.maxQueued, Math.max(1, Math.floor(this.#options.maxQueued / 4)), this.#options.concurrency);
   }
 
   /**
@@ -85,7 +103,7 @@ export class RunExecutor {
    * charged and refunded by the invoke path when it runs); a full backlog refuses it.
    */
   async submitJob(job: JobSubmit): Promise<SubmitAnswer> {
-    const refusal = this.#busy();
+    const refusal = await this.#busy(job.caller);
     if (refusal) return { accepted: false, refusal };
     try {
       this.#options.invoker.authorizeAccount(job.caller);
@@ -96,32 +114,79 @@ export class RunExecutor {
     return this.#enqueue({ caller: job.caller, operationId: job.label ?? job.kind, input: undefined, requestId: job.requestId, log: job.log, kind: job.kind, execute: job.execute }, job.label);
   }
 
-  /** Why a submit is refused before anything else is looked at: shutting down, or the backlog full. */
-  #busy(): InvokeFailure | undefined {
-    if (this.#closed) return failure('run', new ServiceError(503, 'service_stopping', 'The service is shutting down and takes no new runs', { detail: 'Submit the run again in a moment' }));
-    if (this.#running.size >= this.#options.concurrency && this.#queue.length >= this.#options.maxQueued) {
-      return failure(
-        'run',
-        new ServiceError(429, 'runs_busy', `${this.#options.maxQueued} runs are already waiting in this process`, {
-          detail: 'Retry after a few seconds, or call without async',
-          extra: { retryAfterSeconds: 5 },
-        }),
-      );
-    }
-    return undefined;
+  /** The account's line, its caps from its plan of this moment. */
+  #groupOf(caller: Caller): OwnerGroup {
+    const plan = getPlan(caller.account.plan);
+    return this.#queue.group({ id: caller.account.id, maxJobs: plan?.runsAtOnce ?? 1, maxWaiting: plan?.runsWaiting ?? 1 });
+  }
+
+  /** True when a run of the group would start at once (a slot free and the account under its cap). */
+  #startsNow(group: OwnerGroup): boolean {
+    // #pump runs after every change, so a slot free while runs wait means every waiting account is at its cap.
+    return this.#running.size < this.#options.concurrency && this.#queue.underCap(group);
+  }
+
+  /**
+   * Why a submit is refused before anything else is looked at: shutting down, the account's share
+   * of the backlog full (here, or over every process: its open runs in the database), or the
+   * whole backlog full. Synchronous past the count, so a burst cannot pass it together.
+   */
+  async #busy(caller: Caller): Promise<InvokeFailure | undefined> {
+    if (this.#closed) return stopping();
+    const plan = getPlan(caller.account.plan);
+    const share = (plan?.runsAtOnce ?? 1) + (plan?.runsWaiting ?? 1);
+    const open = await this.#options.runs.countOpen(caller.account.id);
+    if (open >= share) return runsBusy(`${open} of your runs are already open (your plan allows ${share} at once, running and waiting)`);
+    return this.#admission(this.#groupOf(caller));
+  }
+
+  /** The queue's own verdict for one more run of the group (synchronous: checked again right before the run is queued). */
+  #admission(group: OwnerGroup): InvokeFailure | undefined {
+    if (this.#closed) return stopping();
+    if (this.#startsNow(group)) return undefined;
+    const refusal = this.#queue.refusal(group);
+    if (refusal === null) return undefined;
+    this.#queue.forgetIfIdle(group);
+    return refusal === 'owner_queue_full'
+      ? runsBusy(`${this.#queue.waitingOf(group)} of your runs are already waiting in this process (at most ${this.#queue.ownerWaitingLimit(group)})`)
+      : runsBusy(`${this.#options.maxQueued} runs are already waiting in this process`);
   }
 
   async #enqueue(call: RunSubmit & { kind: string; execute?: JobSubmit['execute'] }, label: string | null): Promise<SubmitAnswer> {
+    const group = this.#groupOf(call.caller);
+    // Checked again without an await before the run takes its place: the preflight awaited.
+    const refusal = this.#admission(group);
+    if (refusal) return { accepted: false, refusal };
     const runId = newRunId();
-    const run = await this.#options.runs.create({ runId, accountId: call.caller.account.id, kind: call.kind, operationId: label, holder: this.#options.holder });
-    this.#queue.push({ ...call, runId, createdAt: run.createdAt, startedAt: null, log: call.log.child({ runId }), controller: new AbortController() });
+    const stored = this.#options.runs.create({ runId, accountId: call.caller.account.id, kind: call.kind, operationId: label, holder: this.#options.holder });
+    const job: Job = { ...call, runId, createdAt: new Date().toISOString(), startedAt: null, log: call.log.child({ runId }), controller: new AbortController(), group, stored: stored.then(() => true, () => false) };
+    const entry: QueuedJob = {
+      group,
+      seq: this.#queue.nextSeq(),
+      resolve: () => {
+        this.#waiting.delete(entry);
+        this.#start(job);
+      },
+      reject: () => undefined,
+    };
+    this.#waiting.set(entry, job);
+    this.#queue.push(entry);
+    let run: Run;
+    try {
+      run = await stored;
+    } catch (err) {
+      // Not stored: it never runs (if it was started meanwhile, #start sees `stored` false).
+      if (this.#queue.remove(entry)) this.#waiting.delete(entry);
+      throw err;
+    }
+    job.createdAt = run.createdAt;
     this.#pump();
     return { accepted: true, runId, createdAt: run.createdAt };
   }
 
   /** Preflights the call and, when it would be admitted, stores the run and queues it. */
   async submit(call: RunSubmit): Promise<SubmitAnswer> {
-    const busy = this.#busy();
+    const busy = await this.#busy(call.caller);
     if (busy) return { accepted: false, refusal: busy };
     const refusal = await this.#options.invoker.preflight(call);
     if (refusal) return { accepted: false, refusal };
@@ -129,19 +194,28 @@ export class RunExecutor {
   }
 
   get stats(): { running: number; queued: number } {
-    return { running: this.#running.size, queued: this.#queue.length };
+    return { running: this.#running.size, queued: this.#queue.size };
   }
 
+  /** Starts waiting runs while slots are free: the next account in turn, each under its cap. */
   #pump(): void {
     while (!this.#closed && this.#running.size < this.#options.concurrency) {
-      const job = this.#queue.shift();
-      if (!job) return;
-      const done = this.#execute(job).finally(() => {
+      // next() counts the run as running for its account; undefined when every waiting account is at its cap.
+      const entry = this.#queue.next();
+      if (entry === undefined) return;
+      entry.resolve(0);
+    }
+  }
+
+  #start(job: Job): void {
+    const done = job.stored
+      .then((stored) => (stored ? this.#execute(job) : undefined))
+      .finally(() => {
         this.#running.delete(job.runId);
+        this.#queue.finished(job.group);
         this.#pump();
       });
-      this.#running.set(job.runId, { job, done });
-    }
+    this.#running.set(job.runId, { job, done });
   }
 
   async #execute(job: Job): Promise<void> {
@@ -249,10 +323,27 @@ export class RunExecutor {
     if (this.#closed) return;
     this.#closed = true;
     const reason = 'The service stopped before the run finished; submit it again';
-    const open = [...this.#queue.splice(0), ...[...this.#running.values()].map(({ job }) => job)];
+    const waiting = this.#queue.drain().flatMap((entry) => this.#waiting.get(entry) ?? []);
+    this.#waiting.clear();
+    const open = [...waiting, ...[...this.#running.values()].map(({ job }) => job)];
     for (const job of open) {
       await this.#close(job, { status: 'error', resultStatus: null, outcome: null, errorReason: reason, credits: 0 });
       job.controller.abort(new ServiceError(503, 'service_stopping', reason));
     }
   }
+}
+
+function stopping(): InvokeFailure {
+  return failure('run', new ServiceError(503, 'service_stopping', 'The service is shutting down and takes no new runs', { detail: 'Submit the run again in a moment' }));
+}
+
+function runsBusy(message: string): InvokeFailure {
+  return failure(
+    'run',
+    new ServiceError(429, 'runs_busy', message, {
+      detail: 'Retry after a few seconds, or call without async',
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      extra: { retryAfterSeconds: RETRY_AFTER_SECONDS },
+    }),
+  );
 }

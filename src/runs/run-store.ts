@@ -91,6 +91,12 @@ export class RunStore {
     return row ? toRun(row) : undefined;
   }
 
+  /** Runs of the account still `accepted` (waiting or running), in every process. */
+  async countOpen(accountId: string): Promise<number> {
+    const row = await this.#db.selectFrom('runs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'accepted').where('account_id', '=', accountId).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   async markStarted(runId: string, at: Date): Promise<void> {
     await this.#db.updateTable('runs').set({ started_at: at.toISOString() }).where('id', '=', runId).where('status', '=', 'accepted').execute();
   }

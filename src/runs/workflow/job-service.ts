@@ -22,7 +22,7 @@ import { resolveJobInput, type ResolvedInput } from '../planner/input-resolution
 import { needInputAnswer, suggestAnswer } from '../planner/planner-answers.ts';
 import type { Playbook } from '../playbooks/playbook-schema.ts';
 import type { PlaybookRegistry } from '../playbooks/playbook-registry.ts';
-import { runWorkflow, type WorkflowResult } from './workflow-runner.ts';
+import { runWorkflow, WorkflowRefused, type WorkflowResult } from './workflow-runner.ts';
 
 export interface JobServiceDeps {
   catalog: Catalog;
@@ -150,7 +150,26 @@ export class JobService {
     return { ...answer, job: { ...best } };
   }
 
-  async #run(call: JobCall, playbook: Playbook, resolved: ResolvedInput): Promise<WorkflowResult> {
+  /**
+   * A job with a step the key may not call ran nothing: it answers as invoke answers that call
+   * (403 tool_not_allowed or plan_forbidden, stage authorize), naming the operation.
+   */
+  #refused(refused: WorkflowRefused, execution: Execution): JobAnswer {
+    const { refusal } = refused;
+    return { status: 'error', operationId: refused.operationId, error: refusal.error, message: refusal.message, detail: refusal.detail, stage: 'authorize', credits: { charged: 0 }, execution };
+  }
+
+  /** The job's workflow, or its refusal when a step is one the caller may not call. */
+  async #run(call: JobCall, playbook: Playbook, resolved: ResolvedInput, execution: Execution): Promise<WorkflowResult | { refused: JobAnswer }> {
+    try {
+      return await this.#runWorkflow(call, playbook, resolved);
+    } catch (error) {
+      if (error instanceof WorkflowRefused) return { refused: this.#refused(error, execution) };
+      throw error;
+    }
+  }
+
+  async #runWorkflow(call: JobCall, playbook: Playbook, resolved: ResolvedInput): Promise<WorkflowResult> {
     const toolJob = resolved.job.kind === 'tool';
     return runWorkflow(
       { catalog: this.#deps.catalog, invoker: this.#deps.invoker, files: this.#deps.files },
@@ -173,7 +192,8 @@ export class JobService {
   }
 
   async #runResolved(call: JobCall, execution: Execution, playbook: Playbook, resolved: ResolvedInput, input: Record<string, unknown> | undefined, withLoop: boolean): Promise<JobAnswer> {
-    const run = await this.#run(call, playbook, resolved);
+    const run = await this.#run(call, playbook, resolved, execution);
+    if ('refused' in run) return run.refused;
     const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok' });
     const loop = loopAfterSolve(run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true) });
     const memory = await this.#remember(call, playbook, resolved, input, run, gate);
@@ -271,7 +291,8 @@ export class JobService {
     if (needUrl) return needUrl;
     const playbook = best.kind === 'playbook' ? this.#deps.skills.get(best.id) : toolPlaybook(this.#deps.catalog, best.id);
     if (!playbook) throw new Error(`the matcher answered ${best.id}, which the registry does not hold`);
-    const run = await this.#run(call, playbook, resolved);
+    const run = await this.#run(call, playbook, resolved, execution);
+    if ('refused' in run) return run.refused;
     const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok' });
     const loop: Loop = loopAfterVerify(found.loop, found.report, run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true) });
     const ranked = rankFixes(run.report, playbook.gate);

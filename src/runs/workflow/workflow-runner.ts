@@ -10,11 +10,17 @@
 // convert a document, extract its text and check it with a JSON tool. A refusal that would
 // refuse every later step as well (the quota, the rate limit, the key) stops the workflow there:
 // the rest is skipped, not charged.
+//
+// Before anything runs, every step that would run (a local analysis included: it runs the tool's
+// analyzers, which a key may not be allowed to call) is put to the invoke path's own check of the
+// key's scope and the plan (Invoker.authorizeTool): one step the key may not call refuses the
+// whole job with that 403 (WorkflowRefused), and nothing ran or was charged.
 import { readFile } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../../accounts/account-store.ts';
 import { analyzeOnWorker } from '../../analysis/analysis-pool.ts';
 import type { Catalog } from '../../core/catalog.ts';
+import { ServiceError } from '../../core/errors.ts';
 import type { FileSource } from '../../core/file-sources.ts';
 import type { Invoker } from '../../core/invoke.ts';
 import type { FilePipeline } from '../../files/file-pipeline.ts';
@@ -70,6 +76,50 @@ const STOPS_THE_RUN = new Set(['quota', 'rate', 'authorize']);
 /** The largest text file result handed to later steps as `result.text` (the text tools' own input bound). */
 export const STEP_TEXT_MAX_BYTES = 1_000_000;
 
+/** A job refused before it ran: a step's tool is one the key (or the plan) may not call. */
+export class WorkflowRefused extends Error {
+  readonly operationId: string;
+  /** invoke's own refusal (403 tool_not_allowed, plan_forbidden, account_inactive ...) */
+  readonly refusal: ServiceError;
+
+  constructor(operationId: string, refusal: ServiceError) {
+    super(refusal.message);
+    this.name = 'WorkflowRefused';
+    this.operationId = operationId;
+    this.refusal = refusal;
+  }
+}
+
+/** How a step runs in this request: analysed locally (free), skipped for want of the live page, or through invoke. */
+function stepRoute(tool: { kind: string; htmlAnalyzers?: unknown }, req: Pick<WorkflowRequest, 'mode' | 'enhance' | 'input' | 'local'>): 'local' | 'needs_live' | 'invoke' {
+  // enhance with a URL: the playbook's billed calls read the live page instead of the HTML sent.
+  if (req.mode === 'local' && !(req.enhance === true && typeof req.input['url'] === 'string')) {
+    if (tool.htmlAnalyzers && req.local?.html !== undefined) return 'local';
+    if (tool.kind === 'url') return 'needs_live';
+  }
+  return 'invoke';
+}
+
+/**
+ * Throws WorkflowRefused for the first step that would run a tool the caller may not call: the
+ * invoke path's authorizeAccount and authorizeTool, asked for every step before any runs.
+ */
+export function authorizeWorkflow(deps: Pick<WorkflowDeps, 'catalog' | 'invoker'>, req: Pick<WorkflowRequest, 'caller' | 'playbook' | 'input' | 'mode' | 'enhance' | 'local'>): void {
+  const scope: StepScope = { input: req.input, results: {} };
+  let limits: ReturnType<Invoker['authorizeAccount']> | undefined;
+  for (const step of req.playbook.steps) {
+    const tool = deps.catalog.get(step.operationId);
+    if (!tool || !stepApplies(step, scope) || stepRoute(tool, req) === 'needs_live') continue;
+    try {
+      limits ??= deps.invoker.authorizeAccount(req.caller);
+      deps.invoker.authorizeTool(req.caller, limits, tool);
+    } catch (error) {
+      if (error instanceof ServiceError) throw new WorkflowRefused(step.operationId, error);
+      throw error;
+    }
+  }
+}
+
 function toFileSource(value: unknown): FileSource | undefined {
   // {{steps.<id>.result.fileId}}: an earlier step's stored result, read as the caller's own file.
   if (typeof value === 'string' && value !== '') return { kind: 'stored', fileId: value };
@@ -123,6 +173,7 @@ async function resultText(deps: WorkflowDeps, accountId: string, stepId: string,
 }
 
 export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Promise<WorkflowResult> {
+  authorizeWorkflow(deps, req);
   const { playbook } = req;
   const readAsText = stepsReadAsText(playbook);
   const scope: StepScope = { input: req.input, results: {} };
@@ -150,21 +201,19 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
         outcomes.push({ stepId: step.id, operationId: step.operationId, status: 'skipped', creditsCharged: 0 });
         continue;
       }
-      // enhance with a URL: the playbook's billed calls read the live page instead of the HTML sent.
-      if (req.mode === 'local' && !(req.enhance === true && typeof req.input['url'] === 'string')) {
-        if (tool.htmlAnalyzers && req.local?.html !== undefined) {
-          // Free: the page's HTML as the agent sent it, on the analysis workers; no fetch, no charge.
-          const report = await analyzeOnWorker(tool.htmlAnalyzers, req.local.html, null, LOCAL_BASE, req.signal);
-          const result = { url: LOCAL_BASE, finalUrl: LOCAL_BASE, status: null, report };
-          scope.results[step.id] = result;
-          outcomes.push({ stepId: step.id, operationId: step.operationId, status: 'ok', creditsCharged: 0, result, report });
-          toolsUsed.push(step.operationId);
-          continue;
-        }
-        if (tool.kind === 'url') {
-          skip(`${step.operationId} needs the live page: pass input.url with enhance: true to run it (billed)`);
-          continue;
-        }
+      const route = stepRoute(tool, req);
+      if (route === 'local' && tool.htmlAnalyzers && req.local?.html !== undefined) {
+        // Free: the page's HTML as the agent sent it, on the analysis workers; no fetch, no charge.
+        const report = await analyzeOnWorker(tool.htmlAnalyzers, req.local.html, null, LOCAL_BASE, req.signal);
+        const result = { url: LOCAL_BASE, finalUrl: LOCAL_BASE, status: null, report };
+        scope.results[step.id] = result;
+        outcomes.push({ stepId: step.id, operationId: step.operationId, status: 'ok', creditsCharged: 0, result, report });
+        toolsUsed.push(step.operationId);
+        continue;
+      }
+      if (route === 'needs_live') {
+        skip(`${step.operationId} needs the live page: pass input.url with enhance: true to run it (billed)`);
+        continue;
       }
       // A step fed by a step that did not answer would only be refused for the missing value: skip it, saying why.
       const unanswered = stepsReadBy(step).filter((id) => !Object.hasOwn(scope.results, id));
