@@ -122,8 +122,9 @@ export class RunExecutor {
 
   /** True when a run of the group would start at once (a slot free and the account under its cap). */
   #startsNow(group: OwnerGroup): boolean {
-    // #pump runs after every change, so a slot free while runs wait means every waiting account is at its cap.
-    return this.#running.size < this.#options.concurrency && this.#queue.underCap(group);
+    // Runs queued but not yet started (their rows are being stored) count as taking a slot, so a
+    // burst of submits cannot all pass as "starts at once" past the account's share of the backlog.
+    return this.#running.size + this.#queue.size < this.#options.concurrency && group.running + group.waiting.length < group.cap;
   }
 
   /**
