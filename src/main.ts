@@ -52,11 +52,12 @@ async function serve(config: Config): Promise<void> {
   if (config.bootstrapAccount) {
     const boot = await bootstrapAccount(services.accounts, { dataDir: config.dataDir, email: config.bootstrapEmail });
     if (boot) {
-      // Printed once, on the first start only; the file keeps it for the operator.
+      // The secret appears once, on the first start only (stdout may be collected with the logs);
+      // the example reads it from the file rather than printing it a second time.
       process.stdout.write(
         `\nFirst start: created local account ${config.bootstrapEmail} (verified, free plan).\n` +
           `API key (shown once, also written to ${boot.file}):\n\n  ${boot.apiKey}\n\n` +
-          `Try: curl -s -X POST ${config.publicBaseUrl}/api/v1/calculators/emi-calculator -H 'X-Api-Key: ${boot.apiKey}' ` +
+          `Try: curl -s -X POST ${config.publicBaseUrl}/api/v1/calculators/emi-calculator -H "X-Api-Key: $(cat '${boot.file}')" ` +
           `-H 'Content-Type: application/json' -d '{"principal":100000,"rate":10,"tenure":12}'\n\n`,
       );
     }

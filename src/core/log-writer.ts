@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { redactLine } from './log-redaction.ts';
 
 /** Writers with lines not yet written; flushed on exit so a crash or process.exit() keeps them. */
 const live = new Set<BatchedLogWriter>();
@@ -23,7 +24,8 @@ const sleepCell = new Int32Array(new SharedArrayBuffer(4));
  *
  * The write is synchronous, like pino's default: a reader that stops reading (a full pipe) slows
  * the service rather than letting memory grow. Beyond `limitBytes` pending, lines are dropped and
- * counted, and the count is reported in the log once the writer catches up.
+ * counted, and the count is reported in the log once the writer catches up. Each line is
+ * redacted first (log-redaction.ts): keys, signatures, session ids and credentials never leave.
  */
 export class BatchedLogWriter {
   readonly #fd: number;
@@ -39,7 +41,9 @@ export class BatchedLogWriter {
     installExitHook();
   }
 
-  write(line: string): boolean {
+  write(raw: string): boolean {
+    // Every line passes here, whoever logged it: the one place no secret can get past.
+    const line = redactLine(raw);
     if (this.#pendingBytes + line.length > this.#limitBytes) {
       this.#dropped++;
       return false;

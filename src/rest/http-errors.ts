@@ -75,7 +75,8 @@ export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, 
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const requestId = randomUUID();
   const serviceError = fromClientError(err);
-  this.log.debug({ err, requestId, status: serviceError.status }, 'client error');
+  // Not the error object: Node puts the raw request bytes on it (rawPacket), headers and keys included.
+  this.log.debug({ code: err.code, requestId, status: serviceError.status }, 'client error');
   if (!socket.writable) {
     socket.destroy();
     return;

@@ -20,6 +20,8 @@ export interface Server {
   base: string;
   /** Resolves when a log line containing `text` appears. */
   logged(text: string): Promise<void>;
+  /** Everything the process wrote so far: stdout (its log lines and banners), then stderr. */
+  output(): string;
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function startServer(dataDir: string, env: Record<string, string>):
   const server: Server = {
     child,
     base: `http://127.0.0.1:${port}`,
+    output: () => `${out}${err}`,
     logged(text) {
       if (out.includes(text)) return Promise.resolve();
       const seen = new Promise<void>((resolve) => waiters.push({ text, resolve }));
