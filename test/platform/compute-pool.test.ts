@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ComputeJobStart, ComputePool } from '../../src/core/compute-pool.ts';
+import { INLINE_TEXT_BUDGET } from '../../src/core/define-tool.ts';
 import { json, listen } from '../support/http.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { catalogWithComputeTools } from '../support/compute-tools.ts';
@@ -95,6 +96,30 @@ describe('compute pool: a job holds a worker, never the main thread', () => {
     const res = await aCall;
     assert.equal(res.status, 200);
     assert.deepEqual((await json(res)).result, { label: 'a' });
+  });
+
+  it('a text tool computes on the pool over its inline budget, inline under it; find-replace regex always on the pool', async () => {
+    const a = await app!.t.account({ plan: 'business' });
+    const jobs: string[] = [];
+    const stop = app!.pool.onJobStart((job) => jobs.push(job.operationId));
+    try {
+      const small = await post(app!.base, '/api/v1/text-utilities/word-counter', a.apiKey, { text: 'one two three' });
+      assert.equal((await json(small)).result.words, 3);
+      assert.deepEqual(jobs, [], 'a short text stays inline');
+      const count = Math.floor(INLINE_TEXT_BUDGET / 5) + 1;
+      const text = 'word '.repeat(count);
+      const large = await post(app!.base, '/api/v1/text-utilities/word-counter', a.apiKey, { text });
+      assert.equal(large.status, 200);
+      assert.equal((await json(large)).result.words, count);
+      assert.deepEqual(jobs, ['text_utilities_word_counter']);
+      // Catastrophic backtracking on a short text: still bounded by find-replace's own limit, on a worker.
+      const regex = await post(app!.base, '/api/v1/text-utilities/find-replace', a.apiKey, { text: `${'a'.repeat(40)}!`, pattern: '(a+)+$', mode: 'regex' });
+      assert.equal(regex.status, 422);
+      assert.equal((await json(regex)).error, 'regex_timeout');
+      assert.deepEqual(jobs, ['text_utilities_word_counter', 'text_utilities_find_replace']);
+    } finally {
+      stop();
+    }
   });
 
   it('/readyz lists the pool', async () => {
