@@ -1,6 +1,9 @@
 // EXIF and ICC read for image-metadata: the blocks libvips hands over raw, decoded here into the
 // fields people look for. Both readers are bounded (entries, string lengths, offsets checked
-// against the block) because the block is the uploader's bytes.
+// against the block) because the block is the uploader's bytes: an IFD may declare 65,535
+// entries and each entry a count of 2^32 - 1, so the walk reads at most MAX_ENTRIES_PER_IFD of
+// one IFD, MAX_ENTRIES and MAX_IFDS in all, and an entry whose count x size does not fit in the
+// block is skipped before anything of it is read.
 
 /** The tags worth naming; others are reported as Tag0xNNNN. */
 const TAG_NAMES: Record<number, string> = {
@@ -16,7 +19,12 @@ const TAG_NAMES: Record<number, string> = {
 const EXIF_IFD = 0x8769;
 const GPS_IFD = 0x8825;
 const TYPE_SIZES: Record<number, number> = { 1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8 };
-const MAX_ENTRIES = 512;
+/** entries read in all, over every IFD */
+export const MAX_ENTRIES = 512;
+/** entries read of one IFD (the rest of a longer one is ignored) */
+export const MAX_ENTRIES_PER_IFD = 256;
+/** IFDs followed (IFD0, Exif, GPS and the next-IFD chain) */
+const MAX_IFDS = 8;
 const MAX_VALUES = 64;
 const MAX_STRING = 1024;
 
@@ -40,6 +48,8 @@ export function readExif(block: Buffer | undefined): Record<string, ExifValue> |
   const readValue = (type: number, count: number, at: number): ExifValue | undefined => {
     const size = TYPE_SIZES[type];
     if (size === undefined) return undefined;
+    // The value must lie wholly in the block: a count of 2^32 - 1 is refused here, not read in part.
+    if (size * count > tiff.length) return undefined;
     const where = size * count <= 4 ? at : u32(at);
     if (where + size * Math.min(count, MAX_STRING) > tiff.length) return undefined;
     if (type === 2) return tiff.toString('latin1', where, where + Math.min(count, MAX_STRING)).replace(/\0+$/, '').trim();
@@ -61,9 +71,10 @@ export function readExif(block: Buffer | undefined): Record<string, ExifValue> |
   };
 
   const walk = (offset: number, gps: boolean): void => {
-    if (seen.has(offset) || offset < 8 || offset + 2 > tiff.length) return;
+    if (seen.has(offset) || seen.size >= MAX_IFDS || offset < 8 || offset + 2 > tiff.length) return;
     seen.add(offset);
-    const count = u16(offset);
+    // No more entries than the block can hold, than one IFD may give, than are left in all.
+    const count = Math.min(u16(offset), Math.floor((tiff.length - offset - 2) / 12), MAX_ENTRIES_PER_IFD);
     for (let i = 0; i < count && entries < MAX_ENTRIES; i++, entries++) {
       const at = offset + 2 + i * 12;
       if (at + 12 > tiff.length) return;

@@ -7,6 +7,7 @@ import sharp, { type Sharp, type SharpOptions } from 'sharp';
 import { BmpError, decodeBmp } from './image-bmp.ts';
 import { readExif, readIcc } from './image-exif.ts';
 import type { ImageConvertJob, ImageConvertResult, ImageFailureCode, ImageInputKind, ImageMetadata, ImageMetadataJob, ImageOutputFormat } from './image-job.ts';
+import { outputOverLimit, plannedOutputSize } from './image-output-size.ts';
 import { UnsafeSvgError, sanitizeSvg } from './image-svg.ts';
 
 /** A failure the input caused, with the code the engine answers 422 with. */
@@ -97,6 +98,16 @@ async function convert(job: ImageConvertJob): Promise<ImageConvertResult> {
   const format = job.format === 'same' ? SAME_FORMAT[job.inputKind] : job.format;
   const keepAnimation = job.animated === true && ANIMATABLE.has(format);
   const { image: opened, frames } = await open(job, keepAnimation);
+  if (job.resize !== undefined || (job.rotate !== undefined && job.rotate % 90 !== 0)) {
+    // The result is bounded like the input (the parent checked the container's header; this is the
+    // decoder's own, upright as autoOrient will turn it), before a pixel is decoded.
+    const header = await opened.metadata();
+    const width = header.width ?? 0;
+    const height = header.pageHeight ?? header.height ?? 0;
+    const upright = !job.keepMetadata && (header.orientation ?? 1) >= 5 ? { width: height, height: width } : { width, height };
+    const over = outputOverLimit(plannedOutputSize(upright, job), frames, job.limits.maxPixels);
+    if (over !== null) throw new ImageInputError('image_too_large', over);
+  }
   let image = opened;
   if (job.keepMetadata) image = image.keepMetadata();
   // Stripped metadata takes the EXIF orientation with it: apply it to the pixels first.

@@ -22,12 +22,14 @@ import { ServiceError } from '../core/errors.ts';
 import { defineEngine } from './engine-definition.ts';
 import type { ImageConvertJob, ImageConvertResult, ImageJob, ImageLimits, ImageMetadata, ImageMetadataJob, WorkerHello, WorkerReply } from './image-job.ts';
 import { DEFAULT_IMAGE_LIMITS } from './image-job.ts';
+import { ANIMATED_FORMATS, outputOverLimit, plannedOutputSize } from './image-output-size.ts';
+import { readImageHeader } from '../files/kinds/image-header.ts';
 import { memoryLimitPrefix } from './process.ts';
 import { sandboxCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 
 export interface ImageEngineOptions {
-  /** worker processes, each converting one image at a time (default 1: libvips uses threads within a job) */
+  /** worker processes, each converting one image at a time (default: defaultImageWorkers(), by cores) */
   workers?: number;
   /** libvips threads per job (default 2) */
   threads?: number;
@@ -191,7 +193,7 @@ export class ImageEngine {
       label: 'sharp (libvips)',
       probe: async () => this.#probe(),
       start: (index) => this.#start(index),
-      workers: options.workers ?? 1,
+      workers: options.workers ?? defaultImageWorkers(),
       jobsPerWorker: 1,
       ...(options.maxQueued === undefined ? {} : { maxQueued: options.maxQueued }),
       jobTimeoutMs: options.jobTimeoutMs ?? 60_000,
@@ -203,6 +205,7 @@ export class ImageEngine {
 
   /** Converts (or resizes, rotates, compresses, strips) one image; see ImageConvertJob. */
   async convert(job: Omit<ImageConvertJob, 'op' | 'limits'>, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ImageConvertResult> {
+    await this.#checkOutputSize(job);
     return (await this.#run({ ...job, op: 'convert', limits: this.limits }, options)) as ImageConvertResult;
   }
 
@@ -213,6 +216,28 @@ export class ImageEngine {
 
   status(): Promise<EngineStatus> {
     return this.supervisor.status();
+  }
+
+  /**
+   * IMAGE_MAX_PIXELS bounds what a job writes as well as what it reads: a 64 x 64 PNG resized to
+   * 16384 x 16384 would hold a worker for half a minute for one credit. The result's size follows
+   * from the header (read here, in a few small reads, before the job is queued); the worker checks
+   * again with the decoder's own view (EXIF orientation included) before it decodes a pixel.
+   */
+  async #checkOutputSize(job: Omit<ImageConvertJob, 'op' | 'limits'>): Promise<void> {
+    if (job.resize === undefined && (job.rotate === undefined || job.rotate % 90 === 0)) return;
+    const header = await readImageHeader(job.inputPath, job.inputKind).catch(() => undefined);
+    // An unreadable header is the pipeline's and the decoder's to answer.
+    if (header === undefined || header.width <= 0 || header.height <= 0) return;
+    const size = plannedOutputSize(header, job);
+    const animated = job.animated === true && ANIMATED_FORMATS.has(job.format === 'same' ? job.inputKind : job.format);
+    const frames = animated ? header.frames : 1;
+    const over = outputOverLimit(size, frames, this.limits.maxPixels);
+    if (over === null) return;
+    throw new ServiceError(422, 'image_too_large', 'The result would be larger than the image size limit', {
+      detail: over,
+      extra: { requested: { width: size.width, height: size.height, frames, pixels: size.width * size.height * frames }, maxPixels: this.limits.maxPixels },
+    });
   }
 
   availability(): Promise<EngineProbe> {
@@ -307,12 +332,20 @@ export class ImageEngine {
   }
 }
 
+/**
+ * Image workers by cores: half of them (each job runs IMAGE_THREADS libvips threads), at least two
+ * so one long conversion never holds every image job of the service, at most eight.
+ */
+export function defaultImageWorkers(): number {
+  return Math.min(8, Math.max(2, Math.floor(os.availableParallelism() / 2)));
+}
+
 export const imageEngine = defineEngine({
   name: 'image',
   label: 'sharp',
   credits: 1,
   settings: z.object({
-    IMAGE_WORKERS: z.coerce.number().int().min(1).max(16).default(1).describe('image worker processes, each converting one image at a time (libvips uses IMAGE_THREADS threads within it)'),
+    IMAGE_WORKERS: z.coerce.number().int().min(1).max(16).default(defaultImageWorkers).describe('image worker processes, each converting one image at a time (libvips uses IMAGE_THREADS threads within it); default: half the cores, 2 to 8'),
     IMAGE_THREADS: z.coerce.number().int().min(1).max(64).default(2).describe('libvips threads per image job'),
     IMAGE_MAX_PIXELS: z.coerce.number().int().min(1).default(DEFAULT_IMAGE_LIMITS.maxPixels).describe('width x height an uploaded image may declare; larger ones (pixel floods) are refused from the header, before decoding'),
     IMAGE_MAX_FRAMES: z.coerce.number().int().min(1).default(DEFAULT_IMAGE_LIMITS.maxFrames).describe('frames an uploaded GIF, WebP or TIFF may hold'),
