@@ -261,6 +261,8 @@ export class ComputePool {
       slot.worker.ref();
       signal?.addEventListener('abort', onAbort, { once: true });
       slot.worker.postMessage({ ...job, id: running.id } satisfies ComputeJobMessage);
+      // A caller that left while the job waited for its worker gets no abort event: stop it now.
+      if (signal?.aborted) onAbort();
     });
   }
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ComputeJobStart, ComputePool } from '../../src/core/compute-pool.ts';
 import { INLINE_TEXT_BUDGET } from '../../src/core/define-tool.ts';
-import { json, listen } from '../support/http.ts';
+import { json, listen, upload } from '../support/http.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { catalogWithComputeTools } from '../support/compute-tools.ts';
 
@@ -151,6 +151,29 @@ describe('compute pool: a job over its time limit', () => {
     assert.equal(next.status, 200);
     assert.deepEqual((await json(next)).result, { label: 'next' });
     assert.equal(app!.pool.status().workers, 1);
+  });
+});
+
+describe('compute pool: a job over its memory limit', () => {
+  let app: PoolApp | undefined;
+  before(async () => {
+    app = await startPoolApp({ COMPUTE_WORKERS: '1', COMPUTE_MEMORY_MB: '64' });
+  });
+  after(() => closePoolApp(app));
+
+  it('answers 422 document_too_complex, charged, and only its worker is replaced', async () => {
+    const a = await app!.t.account({ plan: 'business', quota: 100 });
+    // 6 MB of small elements: a parse tree of well over 64 MB.
+    const xml = `<r>${'<i a="1">x</i>'.repeat(400_000)}</r>`;
+    const res = await upload(app!.base, '/api/v1/web/xml-to-json', a.apiKey, { name: 'many.xml', content: xml });
+    const body = await json(res);
+    assert.equal(res.status, 422, JSON.stringify(body));
+    assert.equal(body.error, 'document_too_complex');
+    assert.match(body.detail, /64 MB/);
+    assert.equal(res.headers.get('x-credits-remaining'), '99');
+    const next = await upload(app!.base, '/api/v1/web/xml-to-json', a.apiKey, { name: 'small.xml', content: '<r><i>1</i></r>' });
+    assert.equal(next.status, 200);
+    assert.equal((await fetch(`${app!.base}/healthz`)).status, 200);
   });
 });
 
