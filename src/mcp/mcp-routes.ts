@@ -76,7 +76,7 @@ const INSTRUCTIONS =
   'Utility tool service. For an outcome (an SEO audit, security headers and TLS, ship readiness, page speed, a competitor comparison): ' +
   'plan_task, then solve_task or run_playbook, apply only loop.nextActions[0] in your workspace, then verify_task with the previous result as ' +
   'baseline until loop.gate is pass or loop.stop is set. For one operation: discover_tools, get_tool_schema, invoke_tool. ' +
-  'Calls are billed from the account credits as REST calls are; planning, search, schemas and feature memory are free.';
+  'Calls are billed from the account credits as REST calls are; planning, search, schemas and feature memory cost no credits; every call counts against the per-minute rate limit.';
 
 function apiKeyOf(request: FastifyRequest): string | undefined {
   const header = request.headers['x-api-key'];
@@ -176,7 +176,12 @@ function sessionIdOf(request: FastifyRequest): string | undefined {
 }
 
 export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): void {
-  const sessions = new SseSessions(options.sse ?? DEFAULT_SSE_SESSIONS, async (keyId) => (await options.accounts.getKey(keyId))?.revokedAt != null);
+  // A key that is gone (revoked, or removed with its account) ends its sessions.
+  const keyGone = async (keyId: string) => {
+    const key = await options.accounts.getKey(keyId);
+    return key === undefined || key.revokedAt !== null;
+  };
+  const sessions = new SseSessions(options.sse ?? DEFAULT_SSE_SESSIONS, keyGone);
   // An open stream would hold the server's close for ever: end them first.
   app.addHook('preClose', async () => sessions.closeAll());
   /** The caller each admitted request was authenticated as, by the onRequest hook. */

@@ -171,6 +171,11 @@ describe('SSE sessions follow the account and the key', () => {
     const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
     assert.equal((await stream.post(init, apiKey)).status, 202);
     assert.equal(((await stream.answer(1)).result as { serverInfo: { name: string } }).serverInfo.name, 'tool-service');
+    const notRpc = await stream.post({ hello: 'world' }, apiKey);
+    assert.equal(notRpc.status, 400);
+    const rpc = (await notRpc.json()) as { jsonrpc: string; error: { code: number; message: string } };
+    assert.equal(rpc.error.code, -32600);
+    assert.ok(!rpc.error.message.includes('hello'), 'the body is not echoed');
     const unknown = await fetch(`${base}/mcp/messages?sessionId=${crypto.randomUUID()}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: '{}' });
     assert.equal(unknown.status, 404);
     assert.equal(((await unknown.json()) as { error: string }).error, 'session_not_found');
