@@ -1,6 +1,9 @@
 // One error type for everything a caller can be told. `error` is the machine-readable code
 // (the spec's envelope keeps `code` for the HTTP status), `message` is for humans, `detail`
 // names the problem precisely, and `extra` carries structured fields such as the bad fields.
+import { tmpdir } from 'node:os';
+import { basename } from 'node:path';
+
 export interface FieldIssue {
   field: string;
   message: string;
@@ -26,7 +29,10 @@ export class ServiceError extends Error {
     this.name = 'ServiceError';
     this.status = status;
     this.error = error;
-    this.detail = options.detail ?? message;
+    // What a caller reads never says where on disk: an engine's stderr or a file system error
+    // quoting a work folder is cut to the file's own name (the log keeps the cause whole).
+    this.message = withoutMachinePaths(message);
+    this.detail = withoutMachinePaths(options.detail ?? message);
     this.headers = options.headers ?? {};
     this.extra = options.extra ?? {};
   }
@@ -56,4 +62,42 @@ export function tooComplex(message: string, detail: string, options: Omit<Servic
 
 export function isServiceError(value: unknown): value is ServiceError {
   return value instanceof ServiceError;
+}
+
+/**
+ * Where the machine keeps things: the system's top-level folders, the OS temp folder and the
+ * install folder, plus the data folders the service registers (DATA_DIR) at start.
+ */
+const MACHINE_ROOTS = new Set(['/tmp', '/var', '/proc', '/sys', '/dev', '/run', '/home', '/root', '/usr', '/etc', '/opt', '/srv', '/mnt', '/media', '/bin', '/sbin', '/lib', '/lib64', '/snap', '/nix', '/boot', '/work', '/data', '/app']);
+let rootPattern: RegExp | null = null;
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Registers a folder the service keeps private files in (DATA_DIR): paths under it never reach a caller. */
+export function registerPrivateRoot(path: string): void {
+  const trimmed = path.replace(/\/+$/, '');
+  if (!trimmed.startsWith('/') || MACHINE_ROOTS.has(trimmed)) return;
+  MACHINE_ROOTS.add(trimmed);
+  rootPattern = null;
+}
+
+function machinePathPattern(): RegExp {
+  if (rootPattern === null) {
+    const roots = new Set([...MACHINE_ROOTS, tmpdir().replace(/\/+$/, ''), process.cwd().replace(/\/+$/, '')].filter((r) => r.length > 1));
+    // Longest first, so DATA_DIR wins over its own parent. Not inside a URL (file:///etc, http://h/tmp).
+    const alternatives = [...roots].sort((a, b) => b.length - a.length).map(escape).join('|');
+    rootPattern = new RegExp(`(?<![\\w:/.~-])(?:${alternatives})(?=/|$|[^\\w.-])(?:/[\\w.@%+=~-]*)*`, 'g');
+  }
+  return rootPattern;
+}
+
+/** Text with every absolute path of the machine replaced by its last name ("input.pdf"), or "a private folder". */
+export function withoutMachinePaths(text: string): string {
+  if (!text.includes('/')) return text;
+  return text.replace(machinePathPattern(), (path) => {
+    const name = basename(path.replace(/\/+$/, ''));
+    return path.split('/').filter(Boolean).length >= 2 && name !== '' ? name : 'a private folder';
+  });
 }
