@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, poolAbove } from '../../core/define-tool.ts';
+import { defineTool, INLINE_TEXT_BUDGET, poolAbove } from '../../core/define-tool.ts';
 import { invalidInput, unprocessable } from '../../core/errors.ts';
 import { textField } from './text-shared.ts';
 import { regexTimeout, runTimeBounded, TaskTimeoutError } from './time-bounded.ts';
@@ -93,8 +93,11 @@ export const findReplace = defineTool({
     `Invalid regex syntax is a 400 naming \`pattern\`. Results longer than ${MAX_RESULT_LENGTH.toLocaleString('en-US')} characters are a 422.`,
   aliases: ['search and replace', 'regex replace', 'replace text', 'substitute', 'sed', 'regular expression replace'],
   credits: 1,
-  // A regular expression's cost is not bounded by its text's length (backtracking): always on the pool.
-  compute: (input) => (input.mode === 'regex' ? 'pool' : poolAbove()(input)),
+  // A regular expression's cost is not bounded by its text's length (backtracking): always on the
+  // pool. Plain text inline only when short and when its replacements cannot grow it past a few
+  // times the inline budget (a short pattern replaced by a long text, matched everywhere).
+  compute: (input) =>
+    input.mode === 'regex' || (input.text.length / input.pattern.length) * input.replacement.length > 4 * INLINE_TEXT_BUDGET ? 'pool' : poolAbove()(input),
   input: z.object({
     text: textField('The text to search'),
     pattern: z.string().min(1).max(10_000).describe('What to look for: literal text in plain mode, a regular expression (without slashes) in regex mode'),
