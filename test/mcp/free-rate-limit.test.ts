@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { getPlan } from '../../src/accounts/plans.ts';
+import { RateLimiter } from '../../src/accounts/rate-limiter.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
 import { answerOf, type Answer } from '../support/mcp-answer.ts';
@@ -52,6 +53,28 @@ function sample(schema: JsonSchema): unknown {
       return null;
   }
 }
+
+describe('RateLimiter.covered: the token a tool call took is the first one its catalog calls spend', () => {
+  it('the first take of the same account inside is the covered token; later takes, other accounts and takes outside count', async () => {
+    const limiter = new RateLimiter();
+    const at = Date.UTC(2026, 0, 1, 12, 0, 10);
+    const paid = limiter.take('a', 3, at);
+    assert.equal(paid.remaining, 2);
+    const inside = await limiter.covered('a', paid, async () => {
+      await Promise.resolve();
+      const first = limiter.take('a', 3, at);
+      const other = limiter.take('b', 3, at);
+      const second = await new Promise<ReturnType<RateLimiter['take']>>((resolve) => setImmediate(() => resolve(limiter.take('a', 3, at))));
+      return { first, other, second };
+    });
+    assert.equal(inside.first, paid, 'the covered token, not a new one');
+    assert.equal(inside.other.remaining, 2, "another account's take is its own");
+    assert.equal(inside.second.remaining, 1, 'a second call inside takes a token of its own');
+    const outside = limiter.take('a', 3, at);
+    assert.equal(outside.remaining, 0);
+    assert.equal(limiter.take('a', 3, at).allowed, false, 'three tokens in all: the covered call was counted once');
+  });
+});
 
 describe('free MCP tools are rate limited', () => {
   let t: TestApp;
