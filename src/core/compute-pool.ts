@@ -95,7 +95,8 @@ export class ComputePool {
     const workers = Math.max(1, options.workers);
     const maxQueued = Math.max(0, options.maxQueued);
     this.#options = { ...options, workers, maxQueued, maxQueuedPerOwner: Math.max(1, options.maxQueuedPerOwner ?? Math.ceil(maxQueued / 4)) };
-    this.#queue = new FairQueue(maxQueued, this.#options.maxQueuedPerOwner, workers);
+    // Each owner's cap is clamped to perAccount in run(), whatever its plan.
+    this.#queue = new FairQueue(maxQueued, this.#options.maxQueuedPerOwner);
     this.#slots = Array.from({ length: workers }, () => null);
     this.#taken = Array.from({ length: workers }, () => false);
   }
@@ -273,7 +274,13 @@ export class ComputePool {
       // The limit runs from the moment the worker has the tool and starts on the input.
       running.started = Date.now();
       running.timer = setTimeout(() => this.#timedOut(slot, running), this.#options.jobTimeoutMs);
-      for (const listener of this.#startListeners) listener({ operationId: running.operationId, owner: running.group.key });
+      for (const listener of this.#startListeners) {
+        try {
+          listener({ operationId: running.operationId, owner: running.group.key });
+        } catch {
+          // A listener's failure is its own; the job runs on.
+        }
+      }
       return;
     }
     if (reply.ok) return running.resolve({ result: reply.result, warnings: reply.warnings, logs: reply.logs });
