@@ -5,13 +5,22 @@
 // refused with 429 (refunded), and each of its jobs that held an engine answers 422
 // document_too_complex, charged. The other account's latency is measured and printed; the
 // assertions are on the mechanism, not on wall-clock figures.
+//
+// Then a pro account (4 engine jobs at once by plan) floods every registered engine and the
+// fetcher: it holds at most half of each pool's slots (at least one), and another account's job
+// starts before the flooder's queued ones, observed by the engines' own start events.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { json, listen, upload } from '../support/http.ts';
 import { extractText } from '../support/documents.ts';
 import { minimalDocx } from '../support/fixtures.ts';
-import type { EngineStatus, EngineSupervisor, EngineWorker, JobStart } from '../../src/engines/supervisor.ts';
+import { EngineSupervisor, type EngineStatus, type EngineWorker, type JobStart } from '../../src/engines/supervisor.ts';
+import { ENGINE_DEFINITIONS } from '../../src/engines/engine-registry.ts';
+import { runAsJobOwner, type JobOwner } from '../../src/engines/job-owner.ts';
+import { fairShare } from '../../src/engines/fair-queue.ts';
+import { FetchSupervisor } from '../../src/analysis/fetch-supervisor.ts';
+import { PLANS } from '../../src/accounts/plans.ts';
 
 const DOCX_TO_PDF = '/api/v1/documents/docx-to-pdf';
 const HTML_TO_PDF = '/api/v1/documents/html-to-pdf';
@@ -161,5 +170,103 @@ describe('a free account flooding the engines does not hold up other accounts', 
     } finally {
       for (const off of offs) off();
     }
+  });
+});
+
+/** A job body held until the test opens it. */
+function held(): { job: () => Promise<void>; open: () => void } {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { job: () => opened, open };
+}
+
+/** Resolves once `count` more jobs of `owner` have started on the supervisor (their worker in hand). */
+function startOf(supervisor: EngineSupervisor<EngineWorker>, owner: string, count = 1): Promise<void> {
+  let seen = 0;
+  return new Promise((resolve) => {
+    const off = supervisor.onJobStart((job) => {
+      if (job.owner !== owner || ++seen < count) return;
+      off();
+      resolve();
+    });
+  });
+}
+
+describe('a pro account flooding each engine holds at most half its slots; the other account starts before its queued jobs', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => {
+    await t.close();
+  });
+
+  it('every registered engine queues through the shared supervisor, and on each the other account goes before the flooder\'s next jobs', async () => {
+    const pro = PLANS['pro']!.engineJobs;
+    const engines = t.services.engines as unknown as Record<string, { supervisor?: unknown; engine?: { supervisor?: unknown } }>;
+    for (const { name } of ENGINE_DEFINITIONS) {
+      // The engine's own supervisor, or its program engine's (pandoc, poppler, ffmpeg, calibre, 7-Zip).
+      const supervisor = engines[name]?.supervisor ?? engines[name]?.engine?.supervisor;
+      assert.ok(supervisor instanceof EngineSupervisor, `${name} queues its jobs through the shared EngineSupervisor (its FairQueue)`);
+      const sup = supervisor as EngineSupervisor<EngineWorker>;
+      assert.equal((await sup.probe()).ok, true, `${name} is installed on this machine`);
+      const slots = sup.concurrency;
+      const share = fairShare(slots);
+      assert.ok(pro > share, `${name}: the pro plan (${pro} jobs at once) would otherwise take all ${slots} slots`);
+      const flooder: JobOwner = { id: `flooder-${name}`, maxJobs: pro };
+      const other: JobOwner = { id: `other-${name}`, maxJobs: pro };
+      const order: string[] = [];
+      const off = sup.onJobStart((job) => order.push(job.owner === flooder.id ? 'flooder' : job.owner === other.id ? 'other' : 'service'));
+      const gates = Array.from({ length: share + 2 }, () => held());
+      const otherGate = held();
+      try {
+        const floodStarted = startOf(sup, flooder.id, share);
+        const flood = gates.map((gate) => runAsJobOwner(flooder, () => sup.run(gate.job)));
+        // The flooder runs its share; two of its jobs wait, although its plan allows more at once.
+        await floodStarted;
+        await until(sup, (status) => status.running + status.queued === share + 2);
+        const status = await sup.status();
+        assert.deepEqual({ running: status.running, queued: status.queued }, { running: share, queued: 2 }, `${name}: ${slots} slots`);
+        assert.deepEqual(order, Array(share).fill('flooder'), name);
+        const otherStarted = startOf(sup, other.id);
+        const otherJob = runAsJobOwner(other, () => sup.run(otherGate.job));
+        // With a slot the flooder may not take, the other account starts at once; on a one-slot
+        // engine it goes as soon as the flooder's running job ends, before the flooder's queued ones.
+        if (slots === share) gates[0]!.open();
+        await otherStarted;
+        assert.deepEqual(order, [...Array(share).fill('flooder'), 'other'], `${name}: the other account started before the flooder's next job`);
+        for (const gate of gates) gate.open();
+        otherGate.open();
+        await Promise.all([...flood, otherJob]);
+        assert.equal(order.filter((o) => o === 'flooder').length, share + 2);
+      } finally {
+        for (const gate of gates) gate.open();
+        otherGate.open();
+        off();
+      }
+    }
+  });
+
+  it('the fetcher: one account runs at most half of the fetch slots, and another account goes before its queued fetches', async () => {
+    // FETCH_CONCURRENCY_PER_ACCOUNT (4) over 2 slots: the share (1) bounds it.
+    const fetches = new FetchSupervisor({ concurrency: 2, perAccount: 4, maxQueued: 16 });
+    const order: string[] = [];
+    const task = (who: string, gate: { job: () => Promise<void> }) => async () => {
+      order.push(who);
+      await gate.job();
+    };
+    const gates = Array.from({ length: 3 }, () => held());
+    const flood = gates.map((gate) => fetches.run('flooder', task('flooder', gate)));
+    await Promise.resolve();
+    assert.deepEqual([fetches.status().running, fetches.status().queued], [1, 2]);
+    const otherGate = held();
+    const other = fetches.run('other', task('other', otherGate));
+    await Promise.resolve();
+    assert.deepEqual(order, ['flooder', 'other'], 'the other account had the second slot at once');
+    gates[0]!.open();
+    otherGate.open();
+    for (const gate of gates) gate.open();
+    await Promise.all([...flood, other]);
+    assert.deepEqual(order, ['flooder', 'other', 'flooder', 'flooder']);
   });
 });
