@@ -6,11 +6,11 @@
 // server's processes. playwright talks to it over the inherited pipes (fds 3 and 4), which
 // bubblewrap passes through. Without a usable bwrap the browser still gets the minimal environment
 // and, when the machine allows it, a network namespace; the sandbox builder logs a warning.
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FAKE_PASSWD, sandboxCommand } from './sandbox.ts';
 import type { EngineLogger } from './supervisor.ts';
+import { makeEngineTempDir } from '../files/process-folders.ts';
 
 /**
  * The browser's profile inside the sandbox: in the sandbox's own tmpfs, so it starts empty with
@@ -57,7 +57,7 @@ const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
  * would run code outside the sandbox at the next start. Only `browser/` is bound read-write.
  */
 export async function writeChromiumLauncher(options: ChromiumLauncherOptions): Promise<ChromiumLauncher> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'engines-chromium-'));
+  const dir = await makeEngineTempDir('chromium');
   try {
     return await writeInto(dir, options);
   } catch (error) {

@@ -12,7 +12,7 @@
 // (or copied) into that folder and its output moved out of it.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, mkdir, mkdtemp, rename, rm, unlink } from 'node:fs/promises';
+import { copyFile, link, mkdir, rename, rm, unlink } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +27,7 @@ import { readImageHeader } from '../files/kinds/image-header.ts';
 import { memoryLimitPrefix } from './process.ts';
 import { sandboxCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
+import { makeEngineTempDir } from '../files/process-folders.ts';
 
 export interface ImageEngineOptions {
   /** worker processes, each converting one image at a time (default: defaultImageWorkers(), by cores) */
@@ -294,7 +295,7 @@ export class ImageEngine {
         return this.#options.exchangeDir;
       }
       this.#ownsExchange = true;
-      return mkdtemp(path.join(os.tmpdir(), 'engines-image-'));
+      return makeEngineTempDir('image');
     })();
     return this.#exchangeRoot;
   }

@@ -7,8 +7,7 @@
 // before it reports ready, so not the first job's filter loading either.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { copyFile, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -20,6 +19,7 @@ import { defineEngine } from './engine-definition.ts';
 import { bubblewrap, findProgram, groupGone, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess } from './process.ts';
 import { FAKE_PASSWD, SANDBOX_FILES_DIR, minimalEnv, sandboxedCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
+import { makeEngineTempDir } from '../files/process-folders.ts';
 
 const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.meta.url));
 
@@ -432,7 +432,7 @@ export class LibreOfficeEngine {
         return this.options.workDir;
       }
       this.ownsWorkDir = true;
-      return mkdtemp(path.join(os.tmpdir(), 'engines-libreoffice-'));
+      return makeEngineTempDir('libreoffice');
     })();
     return this.workDir;
   }

@@ -2,12 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FileArtifact, FileResult, UploadedFile } from './file-types.ts';
-import { ServiceError, invalidInput } from '../core/errors.ts';
+import { ServiceError, invalidInput, registerPrivateRoot } from '../core/errors.ts';
 import { assertSafeDocument } from './document-safety.ts';
 import { detectFileKind, detectedKind, isAcceptedKind, kindMatches } from './file-kind.ts';
 import type { FileStore } from './file-store.ts';
+import { ownerIsDead, sweepDeadEngineTempDirs, sweepDeadProcessFolders, taggedName } from './process-folders.ts';
 import type { LinkSigner } from './signed-links.ts';
 import type { ZipSafetyLimits } from './zip-limits.ts';
 import type { ImageHeaderLimits } from './kinds/image-header.ts';
@@ -50,10 +51,13 @@ export class FilePipeline {
 
   constructor(options: FilePipelineOptions) {
     this.#o = options;
+    // DATA_DIR: no error a caller reads may name a path under it (core/errors.ts).
+    registerPrivateRoot(dirname(options.workRoot));
   }
 
   async createWorkDir(): Promise<string> {
-    const dir = join(this.#o.workRoot, randomUUID());
+    // Tagged with this process, so the next start can tell a dead process's folders from a live one's.
+    const dir = join(this.#o.workRoot, taggedName(randomUUID()));
     await mkdir(dir, { recursive: true, mode: 0o700 });
     return dir;
   }
@@ -62,13 +66,18 @@ export class FilePipeline {
     await rm(dir, { recursive: true, force: true });
   }
 
-  /** Work folders left by a crash. Other processes may share DATA_DIR, so only old ones go. */
+  /**
+   * Folders left by a crash: every work folder and engine temp folder of a process that is gone
+   * (process-folders.ts), at once; and any other work folder once it is old (one of a process
+   * that may be alive on another host, or from before folders were tagged). Other processes may
+   * share DATA_DIR, so a live process's folder is never taken.
+   */
   async sweepWorkDirs(maxAgeMs = 2 * 3600_000, now = Date.now()): Promise<number> {
-    let removed = 0;
+    let removed = (await sweepDeadProcessFolders(this.#o.workRoot)) + (await sweepDeadEngineTempDirs());
     for (const name of await readdir(this.#o.workRoot).catch(() => [] as string[])) {
       const path = join(this.#o.workRoot, name);
       const info = await stat(path).catch(() => undefined);
-      if (info && now - info.mtimeMs > maxAgeMs) {
+      if (info && ownerIsDead(name) !== false && now - info.mtimeMs > maxAgeMs) {
         await rm(path, { recursive: true, force: true });
         removed += 1;
       }

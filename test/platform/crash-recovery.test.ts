@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, watch } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AccountStore } from '../../src/accounts/account-store.ts';
@@ -175,3 +177,101 @@ describe('a crash charges only what was spent', () => {
     assert.equal((await usageOf(survivor.base, apiKey)).used, after.used);
   });
 });
+
+describe('a crash leaves no folders behind after the next start', () => {
+  let dataDir: string;
+  let tmp: string;
+  const running: Server[] = [];
+  const sockets: Socket[] = [];
+
+  before(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'tool-service-leftovers-'));
+    // The servers' own temp folder (TMPDIR), so the test sees exactly their engine folders.
+    tmp = join(dataDir, 'tmp');
+    mkdirSync(tmp);
+  });
+  after(async () => {
+    for (const socket of sockets) socket.destroy();
+    for (const s of running) await s.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function start(): Promise<Server> {
+    const server = await startServer(dataDir, { TMPDIR: tmp, BOOTSTRAP_ACCOUNT: 'false' });
+    running.push(server);
+    return server;
+  }
+
+  /** Resolves once `dir` holds an entry starting with `prefix` (fs.watch, checked once first). */
+  async function appears(dir: string, prefix: string): Promise<string> {
+    const watcher = watch(dir);
+    try {
+      for (;;) {
+        const found = readdirSync(dir).find((name) => name.startsWith(prefix));
+        if (found !== undefined) return found;
+        await once(watcher, 'change');
+      }
+    } finally {
+      watcher.close();
+    }
+  }
+
+  it('SIGKILL mid-upload, with an engine started: the next start removes the dead process\'s work and engine folders, and only those', { timeout: 120_000 }, async () => {
+    const db = openDatabase(`sqlite:${join(dataDir, 'tool-service.db')}`);
+    await migrateToLatest(db);
+    const accounts = new AccountStore(db);
+    const account = await accounts.createAccount({ email: `leftovers-${Date.now()}@example.com`, verified: true, plan: 'business', quota: 1000, rateLimit: 1_000_000 });
+    const { secret: apiKey } = await accounts.createKey({ accountId: account.id });
+    await db.destroy();
+
+    const first = await start();
+    const pid = first.child.pid!;
+    // The image engine makes its folder under TMPDIR when it first runs a job.
+    const form = new FormData();
+    form.append('image', new Blob([await solidPng()], { type: 'image/png' }), 'a.png');
+    const converted = await fetch(`${first.base}/api/v1/convertors/to-jpg`, { method: 'POST', headers: { 'x-api-key': apiKey }, body: form });
+    assert.equal(converted.status, 200, await converted.text());
+    const engineDir = readdirSync(tmp).find((name) => name.startsWith(`engines-image-p${pid}.`));
+    assert.ok(engineDir, `the image engine's folder is tagged with its process: ${readdirSync(tmp).join(', ')}`);
+
+    // An upload that stops half-way: its work folder exists while the body is awaited.
+    const work = join(dataDir, 'work');
+    mkdirSync(work, { recursive: true });
+    const boundary = 'leftovers-boundary';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\n`;
+    const socket = connect({ host: '127.0.0.1', port: Number(new URL(first.base).port) });
+    sockets.push(socket);
+    await once(socket, 'connect');
+    socket.write(
+      `POST /api/v1/documents/txt-to-md HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ${apiKey}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${head.length + 100_000}\r\n\r\n${head}${'x'.repeat(1000)}`,
+    );
+    const workDir = await appears(work, `p${pid}.`);
+
+    // Folders that are not the dead process's: a live process's (this test's pid), and an untagged recent one.
+    const live = `p${process.pid}.0123abcd-${'0'.repeat(8)}`;
+    mkdirSync(join(work, live));
+    mkdirSync(join(tmp, `engines-image-${live}`));
+    mkdirSync(join(work, 'untagged-recent'));
+
+    await first.kill('SIGKILL');
+    assert.ok(existsSync(join(work, workDir)) && existsSync(join(tmp, engineDir)), 'the crash left both folders');
+
+    const second = await start();
+    const leftWork = readdirSync(work);
+    const leftTmp = readdirSync(tmp);
+    assert.ok(!leftWork.includes(workDir), `the dead upload's work folder is gone: ${leftWork.join(', ')}`);
+    assert.ok(!leftTmp.includes(engineDir), `the dead engine folder is gone: ${leftTmp.join(', ')}`);
+    assert.ok(leftWork.includes(live) && leftWork.includes('untagged-recent'), `a live process's and a recent untagged folder stay: ${leftWork.join(', ')}`);
+    assert.ok(leftTmp.includes(`engines-image-${live}`), 'a live process\'s engine folder stays');
+    // The new process still works, its own folders tagged with its own pid.
+    const again = await fetch(`${second.base}/healthz`);
+    assert.equal(again.status, 200);
+  });
+});
+
+/** A 2x2 PNG, built by the image engine's own library. */
+async function solidPng(): Promise<Buffer> {
+  const { default: sharp } = await import('sharp');
+  return sharp({ create: { width: 2, height: 2, channels: 3, background: { r: 10, g: 20, b: 30 } } }).png().toBuffer();
+}
