@@ -18,6 +18,11 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
+  // Slow clients (rest/body-pace.ts): headers within 10 s, a body at 1 KB/s or more over every 20 s, the whole request within 30 min.
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(24 * 3600_000).default(1_800_000),
+  BODY_MIN_BYTES_PER_SECOND: z.coerce.number().int().min(0).max(100 * 1024 * 1024).default(1024),
+  BODY_PACE_WINDOW_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   SMTP_URL: z.string().optional(),
   SMTP_FROM: z.string().default('Tool Service <no-reply@localhost>'),
   TRUST_PROXY: boolFromEnv.default(false),
@@ -81,6 +86,7 @@ export interface Config {
   publicBaseUrl: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   bodyLimitBytes: number;
+  slowClients: SlowClientLimits;
   smtpUrl: string | undefined;
   smtpFrom: string;
   /** Sign-ups per client address per hour, and failed passwords per address and per account in a window (counted before the scrypt or the mail). */
@@ -131,6 +137,15 @@ export interface Config {
   compute: { workers: number; jobTimeoutMs: number; memoryMb: number; maxQueued: number };
 }
 
+/** How long a client may take to send a request (see rest/body-pace.ts for why these defaults). */
+export interface SlowClientLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  /** 0: no pace check */
+  bodyMinBytesPerSecond: number;
+  bodyPaceWindowMs: number;
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -148,6 +163,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (error) {
     throw new ConfigError(`invalid configuration:\n  EGRESS_ALLOW/EGRESS_RESOLVE: ${(error as Error).message}`);
   }
+  if (e.HEADERS_TIMEOUT_MS > e.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`invalid configuration:\n  HEADERS_TIMEOUT_MS: ${e.HEADERS_TIMEOUT_MS} is over REQUEST_TIMEOUT_MS (${e.REQUEST_TIMEOUT_MS}); the headers are part of the request`);
+  }
   const dataDir = resolve(e.DATA_DIR);
   const databaseUrl = e.DATABASE_URL ?? `sqlite:${join(dataDir, 'tool-service.db')}`;
   if (!databaseUrl.startsWith('sqlite:')) {
@@ -163,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    slowClients: { headersTimeoutMs: e.HEADERS_TIMEOUT_MS, requestTimeoutMs: e.REQUEST_TIMEOUT_MS, bodyMinBytesPerSecond: e.BODY_MIN_BYTES_PER_SECOND, bodyPaceWindowMs: e.BODY_PACE_WINDOW_MS },
     smtpUrl: e.SMTP_URL,
     smtpFrom: e.SMTP_FROM,
     attemptLimits: { signupsPerHour: e.SIGNUP_PER_HOUR, passwordFailures: e.PASSWORD_FAILURES_LIMIT, passwordWindowMinutes: e.PASSWORD_FAILURES_WINDOW_MINUTES },

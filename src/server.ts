@@ -15,6 +15,8 @@ import { MAX_PATH_SEGMENT_CHARS, clientErrorHandler, frameworkErrorHandler, inst
 import { buildOpenApi } from './rest/openapi.ts';
 import { mountRoutes, type RouteSpec } from './rest/route-spec.ts';
 import { RequestObserver } from './rest/request-observer.ts';
+import { slowClientServerOptions, watchBodyPace } from './rest/body-pace.ts';
+import { redactUrl } from './core/log-redaction.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
 import { registerMcpRoutes } from './mcp/mcp-routes.ts';
 import { registerDownloadRoute } from './rest/file-routes.ts';
@@ -36,6 +38,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
+    // Slow clients: header and whole-request timeouts, checked often (rest/body-pace.ts).
+    http: slowClientServerOptions(config.slowClients),
+    requestTimeout: config.slowClients.requestTimeoutMs,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
     // Router and HTTP-parser failures answer the JSON error envelope with an X-Request-Id too.
@@ -54,6 +59,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     done();
+  });
+  watchBodyPace(app.server, config.slowClients, (request, bytes) => {
+    app.log.warn({ method: request.method, url: redactUrl(request.url ?? ''), bytesInWindow: bytes }, 'request body too slow; connection closed');
   });
   app.addHook('onClose', () => services.close());
   installErrorHandlers(app, config.bodyLimitBytes);

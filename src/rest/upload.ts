@@ -55,6 +55,13 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
     }
   } catch (err) {
     if (err instanceof ServiceError) throw err;
+    // The client went away (or was cut off by the request timeout) mid-upload: its doing, so a
+    // 4xx that nobody reads, never a 500 and an error-level log line.
+    if (request.raw.destroyed || request.raw.readableAborted) {
+      // No reply can reach a closed connection, so no access line follows: this is the record.
+      request.log.warn({ method: request.method, route: request.routeOptions.url, receivedBytes: request.raw.socket?.bytesRead }, 'upload abandoned: the connection closed mid-body');
+      throw uploadAborted();
+    }
     const code = (err as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(uploadLimitBytes);
     if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
@@ -66,6 +73,12 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
     throw err;
   }
   return { fields, upload };
+}
+
+function uploadAborted(): ServiceError {
+  return new ServiceError(400, 'upload_aborted', 'The upload ended before the whole body arrived', {
+    detail: 'The connection closed mid-upload (by the client, or by the server because the body did not arrive within the request time limit); send the whole file again',
+  });
 }
 
 function tooLarge(limit: number): ServiceError {

@@ -1,0 +1,98 @@
+// Slow clients. A connection that trickles its request (a header a second, an upload a byte a
+// second) holds a socket, a parser and, for an upload, a work folder, for as long as it likes:
+// Node checks its header and request timeouts only every 30 s by default, and Fastify sets no
+// request timeout at all. Three bounds, each a setting (config.ts, SlowClientLimits):
+//
+// - the headers within HEADERS_TIMEOUT_MS (10 s): a real client sends them in one packet;
+// - the whole request within REQUEST_TIMEOUT_MS (30 min): the hard bound on any connection's
+//   request, long enough that the largest upload (UPLOAD_LIMIT_BYTES, 100 MB) still arrives on a
+//   slow line of 60 KB/s (about 0.5 Mbit/s), so no honest customer meets it;
+// - a body being read must keep a minimum pace, BODY_MIN_BYTES_PER_SECOND (1 KB/s) judged over
+//   each BODY_PACE_WINDOW_MS (20 s), since within the hard bound a trickle could still hold a
+//   connection for half an hour. 1 KB/s is far below any real line (a 2G modem does 5 KB/s) and
+//   the window rides out a stall of several seconds; only a client that deliberately sends next
+//   to nothing is cut off. The pace is judged only while the service is reading the body: while
+//   it is not (it is checking the key first, or the disk is slow and the stream is paused), a
+//   slow body is not the client's fault.
+//
+// Node enforces the first two (checked each connectionsCheckingInterval, set to a fraction of
+// the header timeout here, and answered 408 by rest/http-errors.ts's clientErrorHandler); the
+// pace check is this file: one timer for all bodies in progress, none while there are none.
+import type { IncomingMessage, Server, ServerOptions } from 'node:http';
+import type { Socket } from 'node:net';
+import type { SlowClientLimits } from '../config.ts';
+
+/** The node:http server options that carry the header and request timeouts (Fastify's `http` option). */
+export function slowClientServerOptions(limits: SlowClientLimits): ServerOptions {
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // How often Node looks for expired requests: by default 30 s, which let a header trickle live
+    // 75 s under a 60 s limit. A tenth of the header limit (at most 1 s, at least 50 ms) keeps the overshoot small.
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 10))),
+  };
+}
+
+interface Watched {
+  socket: Socket;
+  /** socket.bytesRead at the start of the current window */
+  mark: number;
+  /** the body was being read when the window started */
+  flowing: boolean;
+}
+
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Cuts off bodies that arrive slower than the minimum pace. `onCut` is told of each (for the
+ * log); the request's own reader then sees the connection close (an aborted upload is a 4xx,
+ * logged at warn, not an error).
+ */
+export function watchBodyPace(server: Server, limits: SlowClientLimits, onCut: (request: IncomingMessage, bytesInWindow: number) => void): void {
+  if (limits.bodyMinBytesPerSecond <= 0) return;
+  const minimum = (limits.bodyMinBytesPerSecond * limits.bodyPaceWindowMs) / 1000;
+  const watched = new Map<IncomingMessage, Watched>();
+  let timer: NodeJS.Timeout | null = null;
+
+  const judge = (): void => {
+    for (const [request, w] of watched) {
+      if (request.complete || request.destroyed || w.socket.destroyed) {
+        watched.delete(request);
+        continue;
+      }
+      const read = w.socket.bytesRead - w.mark;
+      const wasFlowing = w.flowing;
+      w.mark = w.socket.bytesRead;
+      w.flowing = request.readableFlowing === true;
+      // Judged only over a window the body was read through: not before anyone asked for it
+      // (the key is checked first), nor while the reader holds it back (backpressure).
+      if (!wasFlowing || !w.flowing) continue;
+      if (read < minimum) {
+        watched.delete(request);
+        onCut(request, read);
+        w.socket.destroy();
+      }
+    }
+    if (watched.size === 0 && timer !== null) {
+      clearInterval(timer);
+      timer = null;
+    }
+  };
+
+  server.on('request', (request: IncomingMessage) => {
+    if (request.complete || !hasBody(request)) return;
+    watched.set(request, { socket: request.socket, mark: request.socket.bytesRead, flowing: request.readableFlowing === true });
+    if (timer === null) {
+      timer = setInterval(judge, limits.bodyPaceWindowMs);
+      timer.unref();
+    }
+  });
+  server.on('close', () => {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    watched.clear();
+  });
+}
