@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { json, upload } from '../support/http.ts';
 import { EMI, EMI_BODY, startServer, type Server } from '../support/server-process.ts';
 import { startHttpSite, type TestSite } from '../analysis/support/test-sites.ts';
+import { redactLine, redactUrl } from '../../src/core/log-redaction.ts';
 
 const API_KEY = /uts_live_[A-Za-z0-9_-]{32}/g;
 
@@ -177,5 +178,33 @@ describe('secrets stay out of the logs (a whole session at debug level)', () => 
       assert.ok(!output.includes(encodeURIComponent(secret)), `the ${what} appears percent-encoded`);
     }
     assert.equal(output.split(bootKey).length - 1, 1, 'the bootstrap key appears once, in the banner');
+  });
+});
+
+describe('the redaction of one line (every shape the writer removes)', () => {
+  const secret = `S3cr3t${'x'.repeat(24)}`;
+
+  it('removes a secret from each field name, query parameter, key shape and auth scheme, and leaves other lines as they are', () => {
+    for (const field of ['sessionId', 'session_id', 'mcp-session-id', 'sig', 'signature', 'token', 'access_token', 'apiKey', 'api_key', 'x-api-key', 'password', 'secret', 'authorization', 'cookie', 'set-cookie']) {
+      const line = JSON.stringify({ level: 30, headers: { [field]: secret }, msg: 'x' });
+      assert.ok(!redactLine(line).includes(secret), `field ${field}: ${redactLine(line)}`);
+    }
+    for (const param of ['sessionId', 'sig', 'signature', 'token', 'key', 'api_key', 'apikey', 'password', 'code', 'secret']) {
+      for (const line of [{ url: `/x?${param}=${secret}` }, { url: `/x?a=1&${param}=${secret}&format=json` }, { msg: `fetch of https://h/p ${param}=${secret} failed` }].map((o) => JSON.stringify(o))) {
+        assert.ok(!redactLine(line).includes(secret), `param ${param}: ${redactLine(line)}`);
+      }
+    }
+    const shapes = [`uts_live_${'a'.repeat(32)}`, `sk-${'b'.repeat(40)}`, `sk_live_${'c'.repeat(24)}`, `ghp_${'d'.repeat(36)}`, `AKIA${'E'.repeat(16)}`, `eyJhbGciOiJIUzI1NiJ9.${'f'.repeat(20)}.${'g'.repeat(20)}`];
+    for (const shape of shapes) assert.ok(!redactLine(JSON.stringify({ msg: `failed with ${shape} in it` })).includes(shape), shape);
+    assert.ok(!redactLine(JSON.stringify({ msg: `sent Bearer ${secret}` })).includes(secret));
+    const plain = JSON.stringify({ level: 30, reqId: 'r-1', method: 'POST', url: '/api/v1/calculators/emi-calculator', statusCode: 200, msg: 'request' });
+    assert.equal(redactLine(plain), plain);
+  });
+
+  it('the access log keeps only allow-listed query values', () => {
+    assert.equal(redactUrl(`/files/a/b.md?expires=1&signature=${secret}`), '/files/a/b.md?expires=[redacted]&signature=[redacted]');
+    assert.equal(redactUrl('/api/v1/x?format=json&delivery=binary'), '/api/v1/x?format=json&delivery=binary');
+    assert.equal(redactUrl(`/api/v1/x?format=uts_live_${'a'.repeat(32)}&whatever=${secret}`), '/api/v1/x?format=[redacted]&whatever=[redacted]');
+    assert.equal(redactUrl('/api/v1/x'), '/api/v1/x');
   });
 });
