@@ -1,7 +1,7 @@
 // The web family's conversions as pure functions of text: XML, JSON, YAML and CSV. Each parses
 // with limits (XML: no DTD, no entities, bounded depth; YAML: a bounded alias count, the core
 // schema, no custom tags; JSON: bounded depth) and answers 422 with the document's own fault.
-import { parseAllDocuments, stringify as stringifyYaml, type Document } from 'yaml';
+import { isScalar, parseAllDocuments, stringify as stringifyYaml, visit, type Document } from 'yaml';
 import { ServiceError } from '../../core/errors.ts';
 import { parseXml, NCNAME_START, NOT_NCNAME_CHAR, XML_NCNAME, type XmlElement, type XmlLimits, DEFAULT_XML_LIMITS } from './xml-parser.ts';
 import { BoundedText, boundedJson, MAX_OUTPUT_CHARS, outputTooLarge } from './bounded-output.ts';
@@ -205,7 +205,9 @@ export function jsonToXml(json: string): string {
 function parseYaml(text: string): Json {
   let parsed: ReturnType<typeof parseAllDocuments>;
   try {
-    parsed = parseAllDocuments(text, { schema: 'core', customTags: [], uniqueKeys: true, prettyErrors: false, strict: true });
+    // The library's own unique-key check compares each key with every key before it (50,000 keys
+    // took a minute); assertUniqueKeys does it with one set per mapping.
+    parsed = parseAllDocuments(text, { schema: 'core', customTags: [], uniqueKeys: false, prettyErrors: false, strict: true });
   } catch (error) {
     if (error instanceof RangeError) throw tooDeep('YAML');
     throw error;
@@ -221,6 +223,7 @@ function parseYaml(text: string): Json {
     if (tag) {
       throw new ServiceError(422, 'unsafe_document', 'The YAML uses custom tags, which are not accepted', { detail: tag.message.split('\n')[0]! });
     }
+    assertUniqueKeys(document);
     try {
       values.push(document.toJS({ maxAliasCount: MAX_YAML_ALIASES }) as Json);
     } catch (error) {
@@ -234,6 +237,20 @@ function parseYaml(text: string): Json {
   const value = values.length === 1 ? values[0]! : values;
   assertDepth(value, 'YAML');
   return value;
+}
+
+/** 422 when a mapping repeats a key (scalar keys compared by value, as the library compares them). */
+function assertUniqueKeys(document: Document): void {
+  visit(document, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        if (seen.has(pair.key.value)) throw corrupt('YAML', 'Map keys must be unique');
+        seen.add(pair.key.value);
+      }
+    },
+  });
 }
 
 /** YAML (1.2 core schema) as JSON; a stream of several documents becomes an array of them. */
