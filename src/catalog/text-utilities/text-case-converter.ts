@@ -37,9 +37,28 @@ function titleCase(text: string): string {
   return text.toLowerCase().replace(/(^|[^\p{L}\p{M}\p{N}'’])(\p{L})/gu, (_m, before: string, letter: string) => before + letter.toUpperCase());
 }
 
+const LETTER = /\p{L}/u;
+const SPACE = /\s/u;
+
 function sentenceCase(text: string): string {
   // Lower everything, then upper the first letter of the text and the first letter after . ! ? followed by whitespace.
-  return text.toLowerCase().replace(/(^\P{L}*|[.!?]\s+\P{L}*?)(\p{L})/gu, (_m, before: string, letter: string) => before + letter.toUpperCase());
+  // One pass: a regular expression for "terminator, whitespace, non-letters, letter" scans to the
+  // end of the text from every terminator when no letter follows, which is quadratic.
+  const lower = text.toLowerCase();
+  let out = '';
+  let pending = true;
+  for (let i = 0; i < lower.length; ) {
+    const ch = String.fromCodePoint(lower.codePointAt(i)!);
+    i += ch.length;
+    if (pending && LETTER.test(ch)) {
+      out += ch.toUpperCase();
+      pending = false;
+    } else {
+      out += ch;
+      if ((ch === '.' || ch === '!' || ch === '?') && SPACE.test(lower[i] ?? '')) pending = true;
+    }
+  }
+  return out;
 }
 
 function alternatingCase(text: string): string {
