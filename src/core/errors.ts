@@ -65,10 +65,12 @@ export function isServiceError(value: unknown): value is ServiceError {
 }
 
 /**
- * Where the machine keeps things: the system's top-level folders, the OS temp folder and the
- * install folder, plus the data folders the service registers (DATA_DIR) at start.
+ * Where the machine keeps private and per-job things: the temp folders, /proc and /sys, the
+ * runtime and home folders, the OS temp folder and the install folder, plus the data folders the
+ * service registers (DATA_DIR) at start. Paths elsewhere (/etc/passwd as an archive entry's name)
+ * are what a caller's own input said, and are named as such.
  */
-const MACHINE_ROOTS = new Set(['/tmp', '/var', '/proc', '/sys', '/dev', '/run', '/home', '/root', '/usr', '/etc', '/opt', '/srv', '/mnt', '/media', '/bin', '/sbin', '/lib', '/lib64', '/snap', '/nix', '/boot', '/work', '/data', '/app']);
+const MACHINE_ROOTS = new Set(['/tmp', '/var/tmp', '/dev/shm', '/proc', '/sys', '/run', '/home', '/root']);
 let rootPattern: RegExp | null = null;
 
 function escape(text: string): string {

@@ -16,7 +16,7 @@ import { minimalDocx, minimalPdf, truncated, zip } from '../support/fixtures.ts'
 
 /** Any absolute path on this machine's usual roots, the temp folder and the checkout included. */
 function machinePaths(text: string, dataDir: string): string[] {
-  const roots = ['/tmp', '/var', '/proc', '/sys', '/dev', '/run', '/home', '/root', '/usr', '/etc', '/opt', '/srv', '/work', tmpdir(), process.cwd(), dataDir];
+  const roots = ['/tmp', '/var/tmp', '/dev/shm', '/proc', '/sys', '/run', '/home', '/root', tmpdir(), process.cwd(), dataDir];
   const found: string[] = [];
   for (const root of roots) {
     for (const match of text.matchAll(new RegExp(`(?<![\\w:/.])${root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|\\b)[^\\s"'\\\\]*`, 'g'))) found.push(match[0]);
@@ -39,7 +39,7 @@ const pathQuotingTool = defineTool({
       work: `${process.env['ERROR_PATHS_DATA_DIR']}/work/p123.abcdef01-5f0c/upload.docx`,
       temp: `${tmpdir()}/engines-libreoffice-p123.abcdef01-Xy12/profile-0/user/registrymodifications.xcu`,
       proc: '/proc/self/fd/3',
-      program: '/usr/lib/libreoffice/program/soffice.bin',
+      program: `${process.cwd()}/node_modules/.bin/engine-helper`,
     };
     const path = paths[where];
     throw unprocessable(`Could not open ${path}`, `pandoc: ${path}: openBinaryFile: does not exist (No such file or directory); see ${path}/`);
@@ -69,12 +69,13 @@ describe('error bodies name no path of the machine', () => {
     assert.equal(withoutMachinePaths(`Syntax Error: Couldn't open '${tmpdir()}/x/work/p1.ab-c/upload.pdf'.`), "Syntax Error: Couldn't open 'upload.pdf'.");
     assert.equal(withoutMachinePaths('reading /proc/self/environ failed'), 'reading environ failed');
     assert.equal(withoutMachinePaths('in /tmp: full'), 'in a private folder: full');
-    for (const kept of ['No route GET /api/v1/nothing', 'file:///etc/passwd is not fetched', 'see https://example.com/tmp/x and /files/abc/a.md']) assert.equal(withoutMachinePaths(kept), kept);
+    // A caller's own paths (an archive entry named /etc/passwd), URLs and API paths are kept.
+    for (const kept of ['No route GET /api/v1/nothing', 'file:///etc/passwd is not fetched', 'see https://example.com/tmp/x and /files/abc/a.md', 'entry "/etc/cron.d/evil" has an absolute path']) assert.equal(withoutMachinePaths(kept), kept);
     const error = new ServiceError(422, 'x', `at ${t.dataDir}/work/a/b.docx`, { detail: `${t.dataDir}/signing-secret` });
     assert.deepEqual([error.message, error.detail], ['at b.docx', 'signing-secret']);
   });
 
-  it('a tool quoting its work folder, an engine folder, /proc or a program: the envelope names only the file', async () => {
+  it('a tool quoting its work folder, an engine folder, /proc or the install folder: the envelope names only the file', async () => {
     for (const where of ['work', 'temp', 'proc', 'program']) {
       const res = await t.call('/api/v1/testing/path-quoting', { where }, apiKey);
       const body = res.json();
