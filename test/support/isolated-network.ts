@@ -6,11 +6,11 @@
 //   await runInIsolatedNetwork(import.meta.filename);
 //
 // Outside the namespace it re-runs the same file, with the same node flags and environment, under
-// `unshare -n` (as root; `unshare -rn` maps the user to root in a user namespace otherwise), brings
+// `unshare -n` (as root; else `unshare -rn`, mapping the user to root in a user namespace), brings
 // `lo` up, passes the child's output through as its own (the test runner's stream included) and
 // exits with the child's code, so nothing below the call runs outside. Without unshare or ip, or
 // without the right to make a namespace, the file fails loudly: it never runs its tests exposed.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
 
 /** Set in the re-run child, so a namespace that is not loopback-only fails instead of looping. */
@@ -26,10 +26,16 @@ export async function runInIsolatedNetwork(testFile: string): Promise<void> {
   if (process.env[MARK] === '1') {
     throw new Error(`${testFile}: re-run inside a network namespace, yet it still sees non-loopback interfaces (${Object.keys(networkInterfaces()).join(', ')}); refusing to run the SSRF tests with a way out`);
   }
-  const asRoot = process.getuid?.() === 0;
+  // Root makes the namespace directly; without CAP_SYS_ADMIN (a non-root user, some containers)
+  // a user namespace mapping the user to root may still be allowed. The first that works is used.
+  const flags = [['--net'], ['--map-root-user', '--net']].find((candidate) => spawnSync('unshare', [...candidate, 'true'], { stdio: 'ignore' }).status === 0);
+  if (flags === undefined) {
+    process.stderr.write(`${testFile}: cannot make a network namespace (unshare --net, and unshare --map-root-user --net, both failed or are missing); install util-linux and iproute2 and run as root, or enable user namespaces\n`);
+    process.exit(1);
+  }
   // $0 is node; "$@" its flags and the file. `ip link set lo up`: a new namespace's lo is down.
   const script = 'ip link set lo up && exec "$0" "$@"';
-  const args = [...(asRoot ? [] : ['--map-root-user']), '--net', 'sh', '-c', script, process.execPath, ...process.execArgv, testFile];
+  const args = [...flags, 'sh', '-c', script, process.execPath, ...process.execArgv, testFile];
   const code = await new Promise<number>((resolve) => {
     const child = spawn('unshare', args, { stdio: 'inherit', env: { ...process.env, [MARK]: '1' } });
     child.on('error', (error) => {
