@@ -1,21 +1,27 @@
 // Folders a process makes for itself (a call's work folder under DATA_DIR/work, an engine's temp
 // folder under the OS temp folder) carry the process's tag in their name: its pid and a token
-// drawn at start. A process SIGKILLed mid-call leaves them behind; the next start removes every
+// drawn at start (and a short hash of the host). A process SIGKILLed mid-call leaves them behind; the next start removes every
 // tagged folder whose process is gone, and only those, since several server processes may
 // share DATA_DIR and the temp folder. The judgement follows lease-holder.ts: a pid that no longer
 // runs is dead, and so is this very pid under another token (a container's server is pid 1 after
 // every restart). A pid that runs is alive, whoever it is now: a folder is never taken from a
 // live process, at the cost of keeping one whose pid was reused until that pid ends.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** This process's tag: `<pid>.<token>`. */
-export const PROCESS_TAG = `${process.pid}.${randomBytes(4).toString('hex')}`;
+/**
+ * The host, shortened: containers that share a volume but not a pid namespace see each other's
+ * folders, and a pid is only judged on its own host (another host's folders age out instead).
+ */
+const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 6);
 
-/** `p<pid>.<8 hex>-`: the tag as it opens a folder name. */
-const TAGGED = /^p(\d{1,10})\.([0-9a-f]{8})-/;
+/** This process's tag: `<pid>.<token>.<host>`. */
+export const PROCESS_TAG = `${process.pid}.${randomBytes(4).toString('hex')}.${HOST}`;
+
+/** `p<pid>.<8 hex>.<6 hex>-`: the tag as it opens a folder name. */
+const TAGGED = /^p(\d{1,10})\.([0-9a-f]{8})\.([0-9a-f]{6})-/;
 
 /** A folder name that starts with this process's tag. */
 export function taggedName(rest: string): string {
@@ -43,12 +49,12 @@ function pidRuns(pid: number): boolean {
   }
 }
 
-/** Whether the process a tagged name belongs to is gone; null for a name without a tag. */
+/** Whether the process a tagged name belongs to is gone; null for a name without a tag or of another host. */
 export function ownerIsDead(name: string): boolean | null {
   const match = TAGGED.exec(name);
-  if (match === null) return null;
+  if (match === null || match[3] !== HOST) return null;
   const pid = Number(match[1]);
-  if (`${pid}.${match[2]}` === PROCESS_TAG) return false;
+  if (`${pid}.${match[2]}.${match[3]}` === PROCESS_TAG) return false;
   if (pid === process.pid) return true;
   return !pidRuns(pid);
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { AccountStore } from '../../src/accounts/account-store.ts';
 import { periodOf } from '../../src/accounts/periods.ts';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.ts';
+import { PROCESS_TAG, taggedName } from '../../src/files/process-folders.ts';
 import { callEmi, startServer, usageOf, type Answer, type Server } from '../support/server-process.ts';
 
 const RECLAIMED = 'returned the unspent credit leases of a stopped process';
@@ -248,10 +249,14 @@ describe('a crash leaves no folders behind after the next start', () => {
     );
     const workDir = await appears(work, `p${pid}.`);
 
-    // Folders that are not the dead process's: a live process's (this test's pid), and an untagged recent one.
-    const live = `p${process.pid}.0123abcd-${'0'.repeat(8)}`;
+    // Folders that are not the dead process's: a live process's (this test's own tag), one of a
+    // dead pid on another host (judged by age only), and an untagged recent one.
+    const live = taggedName('live-upload');
     mkdirSync(join(work, live));
     mkdirSync(join(tmp, `engines-image-${live}`));
+    const host = PROCESS_TAG.split('.')[2] ?? '';
+    const otherHost = `p${pid}.0123abcd.${host === 'aaaaaa' ? 'bbbbbb' : 'aaaaaa'}-elsewhere`;
+    mkdirSync(join(work, otherHost));
     mkdirSync(join(work, 'untagged-recent'));
 
     await first.kill('SIGKILL');
@@ -262,7 +267,7 @@ describe('a crash leaves no folders behind after the next start', () => {
     const leftTmp = readdirSync(tmp);
     assert.ok(!leftWork.includes(workDir), `the dead upload's work folder is gone: ${leftWork.join(', ')}`);
     assert.ok(!leftTmp.includes(engineDir), `the dead engine folder is gone: ${leftTmp.join(', ')}`);
-    assert.ok(leftWork.includes(live) && leftWork.includes('untagged-recent'), `a live process's and a recent untagged folder stay: ${leftWork.join(', ')}`);
+    for (const kept of [live, otherHost, 'untagged-recent']) assert.ok(leftWork.includes(kept), `${kept} stays: ${leftWork.join(', ')}`);
     assert.ok(leftTmp.includes(`engines-image-${live}`), 'a live process\'s engine folder stays');
     // The new process still works, its own folders tagged with its own pid.
     const again = await fetch(`${second.base}/healthz`);
