@@ -429,7 +429,8 @@ export class Invoker {
 
   /** Whether this call computes on the pool: the tool asks for it (for this input) and there is a pool. */
   #pooled(tool: AnyTool, input: unknown): boolean {
-    return this.#deps.compute !== undefined && toolModule(tool) !== undefined && placementOf(tool, input) === 'pool';
+    // A tool without `compute` (a calculator) is decided on its first test: the hot path pays nothing.
+    return tool.compute !== undefined && this.#deps.compute !== undefined && placementOf(tool, input) === 'pool' && toolModule(tool) !== undefined;
   }
 
   /**
