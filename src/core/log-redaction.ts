@@ -20,7 +20,8 @@ export function redactUrl(url: string): string {
   const kept = query.split('&').map((pair) => {
     const equals = pair.indexOf('=');
     const name = equals === -1 ? pair : pair.slice(0, equals);
-    if (equals === -1) return pair.length > 64 || looksSecret(pair) ? REDACTED : pair;
+    // A bare value (`?<token>`) is shown only when it is an allow-listed word.
+    if (equals === -1) return SAFE_QUERY_PARAMS.has(pair.toLowerCase()) ? pair : REDACTED;
     let decoded = name;
     try {
       decoded = decodeURIComponent(name);
