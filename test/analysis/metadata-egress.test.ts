@@ -21,6 +21,7 @@ import { isServiceError, type ServiceError } from '../../src/core/errors.ts';
 import { checkWebhookUrl } from '../../src/runs/webhook-url.ts';
 import type { FilePipeline } from '../../src/files/file-pipeline.ts';
 import { startHttpSite, type TestSite } from './support/test-sites.ts';
+import { ipv6Forms, urlSpellings } from './support/address-forms.ts';
 
 await runInIsolatedNetwork(import.meta.filename);
 
@@ -28,44 +29,6 @@ const V4 = [...METADATA_ADDRESSES].filter((a) => !a.includes(':'));
 const V6 = [...METADATA_ADDRESSES].filter((a) => a.includes(':'));
 /** EGRESS_ALLOW opening every address and every metadata name: none of it may open metadata. */
 const ALLOW_ALL = ['0.0.0.0/0', '::/0', ...METADATA_NAMES, 'meta.example'].join(',');
-
-function octets(address: string): number[] {
-  return address.split('.').map(Number);
-}
-
-/** Every way to write an IPv4 address in a URL that WHATWG parsing reads as it (decimal, octal, hex, short forms). */
-function urlSpellings(address: string): string[] {
-  const [a = 0, b = 0, c = 0, d = 0] = octets(address);
-  const n = ((a << 24) >>> 0) + (b << 16) + (c << 8) + d;
-  return [
-    address,
-    String(n),
-    `0x${n.toString(16)}`,
-    [a, b, c, d].map((o) => `0${o.toString(8)}`).join('.'),
-    [a, b, c, d].map((o) => `0x${o.toString(16)}`).join('.'),
-    `${a}.${(b << 16) + (c << 8) + d}`,
-    `${a}.${b}.${(c << 8) + d}`,
-    `${address}.`,
-  ];
-}
-
-/** IPv6 forms that carry the IPv4 address: mapped, compatible, SIIT, NAT64 (both prefixes), 6to4, Teredo (client). */
-function ipv6Forms(address: string): string[] {
-  const [a = 0, b = 0, c = 0, d = 0] = octets(address);
-  const hi = ((a << 8) | b).toString(16);
-  const lo = ((c << 8) | d).toString(16);
-  const inv = (x: number): string => (x ^ 0xffff).toString(16);
-  return [
-    `::ffff:${address}`,
-    `::ffff:${hi}:${lo}`,
-    `::${address}`,
-    `::ffff:0:${address}`,
-    `64:ff9b::${hi}:${lo}`,
-    `64:ff9b:1::${hi}:${lo}`,
-    `2002:${hi}:${lo}::1`,
-    `2001:0:4136:e378:8000:63bf:${inv((a << 8) | b)}:${inv((c << 8) | d)}`,
-  ];
-}
 
 async function refusal(promise: Promise<unknown>): Promise<ServiceError> {
   try {
