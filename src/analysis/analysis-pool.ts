@@ -4,10 +4,16 @@
 // other request. A worker's heap is capped (oldSpaceMb, 96 MB: room for a page of ordinary markup
 // up to the 5 MB fetch cap), so it collects as it goes. A page whose analysis outgrows the cap
 // kills only its worker: that call answers 422 document_too_complex, the worker is replaced, and
-// nothing else fails. The pool is bounded: a few threads, one job each, the rest waiting in order.
+// nothing else fails. The pool is bounded: a few threads, one job each, the rest waiting in a line
+// shared fairly between accounts (engines/fair-queue.ts, the owner from engines/job-owner.ts as the
+// engines have it): the next analysis comes from the account with the fewest running, then the one
+// served least recently, and no account holds more than half the threads, so one account's burst
+// of large pages (or of local HTML through the playbooks) does not hold up another's.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { tooComplex } from '../core/errors.ts';
+import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
+import { currentJobOwner } from '../engines/job-owner.ts';
 import type { AnalysisJob } from './analysis-worker.ts';
 import type { Report } from './findings.ts';
 import type { PageFacts } from './page-facts.ts';
@@ -26,6 +32,12 @@ const WORKER_YOUNG_SPACE_MB = 8;
 
 interface Pending {
   job: AnalysisJob;
+  /** the account's line in the queue; its running count holds a slot until the job settles */
+  group: OwnerGroup;
+  /** its place in the queue while it waits; null once a thread took it (or it left) */
+  ticket: QueuedJob | null;
+  /** counted as running by the queue (from dispatch until it settles) */
+  counted: boolean;
   resolve(report: Report): void;
   reject(error: unknown): void;
   signal: AbortSignal | undefined;
@@ -48,11 +60,13 @@ function transferable(job: AnalysisJob): ArrayBuffer[] {
 
 export class AnalysisPool {
   readonly #slots: Slot[] = [];
-  readonly #waiting: Pending[] = [];
   readonly #options: AnalysisPoolOptions;
+  /** No bound of its own: what waits here already holds a fetch slot or a request (their limits bound it). */
+  readonly #queue: FairQueue;
 
   constructor(options: Partial<AnalysisPoolOptions> = {}) {
     this.#options = { ...DEFAULTS, ...options };
+    this.#queue = new FairQueue(Infinity, Infinity, this.#options.workers);
   }
 
   run(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<Report> {
@@ -61,30 +75,53 @@ export class AnalysisPool {
     // text is decoded again on the worker rather than sent beside them.
     const job: AnalysisJob = { id: nextId++, analyzers: analyzers.map((a) => a.id), facts: facts === null ? null : { ...facts, text: '' }, html: facts === null ? html : '', url };
     return new Promise<Report>((resolve, reject) => {
-      const pending: Pending = { job, resolve, reject, signal };
+      const group = this.#queue.group(currentJobOwner());
+      const pending: Pending = { job, group, ticket: null, counted: false, resolve, reject, signal };
       const onAbort = () => this.#cancel(pending);
       signal?.addEventListener('abort', onAbort, { once: true });
-      pending.resolve = (report) => {
+      // Settles once: the account's running count is given back with the job's end, however it ends.
+      let settled = false;
+      const settle = () => {
+        if (settled) return false;
+        settled = true;
         signal?.removeEventListener('abort', onAbort);
-        resolve(report);
+        if (pending.counted) this.#queue.finished(group);
+        return true;
+      };
+      pending.resolve = (report) => {
+        if (settle()) resolve(report);
       };
       pending.reject = (error) => {
-        signal?.removeEventListener('abort', onAbort);
-        reject(error);
+        if (settle()) reject(error);
       };
-      this.#waiting.push(pending);
+      const ticket: QueuedJob = {
+        group,
+        seq: this.#queue.nextSeq(),
+        // Called by #dispatch with the index of the slot that takes the job (the queue counted it as running).
+        resolve: (index) => {
+          pending.ticket = null;
+          pending.counted = true;
+          const slot = this.#slots[index];
+          if (slot === undefined) throw new Error('analysis slot vanished before its job started');
+          this.#start(slot, pending);
+        },
+        reject: (error) => pending.reject(error),
+      };
+      pending.ticket = ticket;
+      this.#queue.push(ticket);
       this.#dispatch();
     });
   }
 
   #dispatch(): void {
-    while (this.#waiting.length > 0) {
+    while (this.#queue.size > 0) {
       let slot = this.#slots.find((s) => s.running === null);
       if (slot === undefined && this.#slots.length < this.#options.workers) slot = this.#spawn();
       if (slot === undefined) return;
-      const pending = this.#waiting.shift();
-      if (pending === undefined) return;
-      this.#start(slot, pending);
+      // Undefined when every waiting account is at its share: their jobs wait, the thread stays free.
+      const next = this.#queue.next();
+      if (next === undefined) return;
+      next.resolve(this.#slots.indexOf(slot));
     }
   }
 
@@ -161,9 +198,10 @@ export class AnalysisPool {
 
   /** A call that ended (time limit, caller gone) takes its analysis with it: waiting, or running. */
   #cancel(pending: Pending): void {
-    const waiting = this.#waiting.indexOf(pending);
-    if (waiting >= 0) {
-      this.#waiting.splice(waiting, 1);
+    const ticket = pending.ticket;
+    if (ticket !== null) {
+      this.#queue.remove(ticket);
+      pending.ticket = null;
       pending.reject(pending.signal?.reason);
       return;
     }

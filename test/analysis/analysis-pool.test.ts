@@ -8,6 +8,7 @@ import { headingStructureAnalyzer } from '../../src/analysis/analyzers/heading-s
 import { imageAltAnalyzer } from '../../src/analysis/analyzers/image-alt.ts';
 import { metaTagsAnalyzer } from '../../src/analysis/analyzers/meta-tags.ts';
 import { isServiceError } from '../../src/core/errors.ts';
+import { runAsJobOwner } from '../../src/engines/job-owner.ts';
 
 const URL = 'https://shop.test/';
 const PAGE = '<!doctype html><html><head><title>Shop</title></head><body><h1>Shoes</h1><h3>Deals</h3><img src="/a.png"></body></html>';
@@ -42,6 +43,19 @@ describe('analysis pool', () => {
     });
     const next = await small.run([headingStructureAnalyzer], PAGE, null, URL);
     assert.deepEqual(next.findings.map((f) => f.rule), ['heading-skipped-level']);
+  });
+
+  it("serves accounts in turn: another account's page runs next, not after a flooder's queue", async () => {
+    const one = pool({ workers: 1 });
+    const order: string[] = [];
+    const analyse = (account: string, label: string) =>
+      runAsJobOwner({ id: account, maxJobs: 8 }, () => one.run([headingStructureAnalyzer], PAGE, null, URL)).then(() => order.push(label));
+    // The flooder's five pages are queued first; the other account's one page arrives last.
+    const flood = [1, 2, 3, 4, 5].map((n) => analyse('flooder', `flooder-${n}`));
+    const other = analyse('other', 'other');
+    await Promise.all([...flood, other]);
+    // One thread finishes jobs in the order it starts them: the other account's page comes second.
+    assert.deepEqual(order, ['flooder-1', 'other', 'flooder-2', 'flooder-3', 'flooder-4', 'flooder-5']);
   });
 
   it("drops a waiting or running analysis whose call ended, with the call's reason", async () => {

@@ -23,6 +23,7 @@ import type { Catalog } from '../../core/catalog.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { FileSource } from '../../core/file-sources.ts';
 import type { Invoker } from '../../core/invoke.ts';
+import { runAsJobOwner } from '../../engines/job-owner.ts';
 import type { FilePipeline } from '../../files/file-pipeline.ts';
 import { buildJobReport, type JobReport, type JobReportForm, type StepOutcome } from '../loop/job-report.ts';
 import type { SigningKey } from '../loop/report-signature.ts';
@@ -204,7 +205,11 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
       const route = stepRoute(tool, req);
       if (route === 'local' && tool.htmlAnalyzers && req.local?.html !== undefined) {
         // Free: the page's HTML as the agent sent it, on the analysis workers; no fetch, no charge.
-        const report = await analyzeOnWorker(tool.htmlAnalyzers, req.local.html, null, LOCAL_BASE, req.signal);
+        // As the account's job, so the analysis threads serve accounts in turn (analysis-pool.ts).
+        const analyzers = tool.htmlAnalyzers;
+        const html = req.local.html;
+        const owner = { id: req.caller.account.id, maxJobs: deps.invoker.authorizeAccount(req.caller).plan.engineJobs };
+        const report = await runAsJobOwner(owner, () => analyzeOnWorker(analyzers, html, null, LOCAL_BASE, req.signal));
         const result = { url: LOCAL_BASE, finalUrl: LOCAL_BASE, status: null, report };
         scope.results[step.id] = result;
         outcomes.push({ stepId: step.id, operationId: step.operationId, status: 'ok', creditsCharged: 0, result, report });
