@@ -148,18 +148,18 @@ describe('slow clients are cut off (raw sockets, a real server process)', () => 
     await once(socket, 'connect');
     const work = join(dataDir, 'work');
     mkdirSync(work, { recursive: true });
+    const before = new Set(readdirSync(work));
     const watcher = watch(work);
     socket.write(head);
-    // The upload is being written to its work folder: the server is mid-read when the client goes.
-    while (readdirSync(work).length === 0) await once(watcher, 'change');
-    watcher.close();
+    // The upload is being written to its own new work folder: the server is mid-read when the client goes.
+    let folder: string | undefined;
+    while ((folder = readdirSync(work).find((name) => !before.has(name))) === undefined) await once(watcher, 'change');
     socket.destroy();
     await server.logged('"reqId":"walked-away-upload"');
     await server.logged('upload abandoned: the connection closed mid-body');
-    // And its work folder goes with it.
-    const emptied = watch(work);
-    while (readdirSync(work).length > 0) await once(emptied, 'change');
-    emptied.close();
+    // And that work folder goes with it.
+    while (readdirSync(work).includes(folder)) await once(watcher, 'change');
+    watcher.close();
     const lines = server.output().split('\n').filter((line) => line.includes('walked-away-upload'));
     for (const line of lines) assert.ok((JSON.parse(line) as { level: number }).level < 50, line);
     assert.deepEqual(errorLines(), []);
