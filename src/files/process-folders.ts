@@ -15,13 +15,17 @@ import { join } from 'node:path';
  * The host, shortened: containers that share a volume but not a pid namespace see each other's
  * folders, and a pid is only judged on its own host (another host's folders age out instead).
  */
-const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 6);
+const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 4);
 
-/** This process's tag: `<pid>.<token>.<host>`. */
-export const PROCESS_TAG = `${process.pid}.${randomBytes(4).toString('hex')}.${HOST}`;
+/**
+ * This process's tag: `<pid>.<token>.<host>`. Short on purpose: Chromium's singleton socket lives
+ * at <engine temp folder>/browser/tmp/org.chromium.Chromium.XXXXXX/SingletonSocket, and a Unix
+ * socket path may hold 107 bytes; with a 7-digit pid the folder name stays within it.
+ */
+export const PROCESS_TAG = `${process.pid}.${randomBytes(3).toString('hex')}.${HOST}`;
 
-/** `p<pid>.<8 hex>.<6 hex>-`: the tag as it opens a folder name. */
-const TAGGED = /^p(\d{1,10})\.([0-9a-f]{8})\.([0-9a-f]{6})-/;
+/** `p<pid>.<6 hex>.<4 hex>-`: the tag as it opens a folder name. */
+const TAGGED = /^p(\d{1,10})\.([0-9a-f]{6})\.([0-9a-f]{4})-/;
 
 /** A folder name that starts with this process's tag. */
 export function taggedName(rest: string): string {

@@ -255,7 +255,9 @@ describe('a crash leaves no folders behind after the next start', () => {
     mkdirSync(join(work, live));
     mkdirSync(join(tmp, `engines-image-${live}`));
     const host = PROCESS_TAG.split('.')[2] ?? '';
-    const otherHost = `p${pid}.0123abcd.${host === 'aaaaaa' ? 'bbbbbb' : 'aaaaaa'}-elsewhere`;
+    // Shaped exactly like a tag (6-hex token, 4-hex host), so only the host tells it apart.
+    const otherHost = `p${pid}.0123ab.${host === 'aaaa' ? 'bbbb' : 'aaaa'}-elsewhere`;
+    assert.match(otherHost, new RegExp(`^p${pid}\\.[0-9a-f]{6}\\.[0-9a-f]{${host.length}}-`));
     mkdirSync(join(work, otherHost));
     mkdirSync(join(work, 'untagged-recent'));
 
