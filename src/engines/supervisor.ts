@@ -304,8 +304,9 @@ export class EngineSupervisor<W extends EngineWorker> {
         const message = error instanceof Error ? error.message : String(error);
         this.startFailure = `failed to start: ${message}`;
         this.logger.error({ engine: this.name, worker: slot.index, err: message }, 'worker failed to start');
+        // The program's own output (command lines, its folders) stays in the log: the caller learns what to do.
         throw new ServiceError(503, 'engine_unavailable', `${this.label} could not be started; try again later`, {
-          detail: message,
+          detail: `${this.label} did not start, so the job did not run and nothing was charged; the cause is in the service log`,
           extra: { engine: this.name },
           cause: error,
         });
