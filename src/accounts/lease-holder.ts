@@ -57,7 +57,8 @@ export function isHolderDead(record: LeaseHolderRecord, now: number, staleMs: nu
   return now - record.heartbeatAt > staleMs;
 }
 
-function pidRuns(pid: number): boolean {
+/** Whether a process with this pid runs on this host (whoever it is now). */
+export function pidRuns(pid: number): boolean {
   // 0 and negative numbers would address process groups, not one process.
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {

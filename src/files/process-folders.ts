@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pidRuns } from '../accounts/lease-holder.ts';
 
 /**
  * The host, shortened: containers that share a volume but not a pid namespace see each other's
@@ -42,16 +43,6 @@ export function makeEngineTempDir(engine: string): Promise<string> {
   return mkdtemp(join(tmpdir(), `${enginePrefix(engine)}${taggedName('')}`));
 }
 
-function pidRuns(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs under another user; only ESRCH says there is no such process.
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
 
 /** Whether the process a tagged name belongs to is gone; null for a name without a tag or of another host. */
 export function ownerIsDead(name: string): boolean | null {

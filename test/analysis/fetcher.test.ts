@@ -7,10 +7,11 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { isServiceError, type ServiceError } from '../../src/core/errors.ts';
+import type { ServiceError } from '../../src/core/errors.ts';
 import { fetchPage, type FetcherOptions } from '../../src/analysis/fetcher.ts';
 import { createEgressFetcher } from '../../src/analysis/fetch-supervisor.ts';
 import { createTestCa, startHttpSite, startHttpsSite, type TestCa, type TestSite } from './support/test-sites.ts';
+import { serviceErrorOf } from '../support/assertions.ts';
 
 const config = loadConfig({
   DATA_DIR: '/tmp/unused-fetcher',
@@ -19,15 +20,7 @@ const config = loadConfig({
 });
 const options: FetcherOptions = { policy: config.egress };
 
-async function failure(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(isServiceError(error), `expected a ServiceError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('the fetch did not fail');
-}
+const failure = (promise: Promise<unknown>): Promise<ServiceError> => serviceErrorOf(promise, 'the fetch did not fail');
 
 /** windows-1251 bytes of "Привет" (hand-encoded: Node has no encoder for it). */
 const PRIVET_1251 = Buffer.from([0xcf, 0xf0, 0xe8, 0xe2, 0xe5, 0xf2]);

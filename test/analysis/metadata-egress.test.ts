@@ -22,6 +22,7 @@ import { checkWebhookUrl } from '../../src/runs/webhook-url.ts';
 import type { FilePipeline } from '../../src/files/file-pipeline.ts';
 import { startHttpSite, type TestSite } from './support/test-sites.ts';
 import { ipv6Forms, urlSpellings } from './support/address-forms.ts';
+import { serviceErrorOf } from '../support/assertions.ts';
 
 await runInIsolatedNetwork(import.meta.filename);
 
@@ -30,15 +31,7 @@ const V6 = [...METADATA_ADDRESSES].filter((a) => a.includes(':'));
 /** EGRESS_ALLOW opening every address and every metadata name: none of it may open metadata. */
 const ALLOW_ALL = ['0.0.0.0/0', '::/0', ...METADATA_NAMES, 'meta.example'].join(',');
 
-async function refusal(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(isServiceError(error), `expected a ServiceError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('not refused');
-}
+const refusal = (promise: Promise<unknown>): Promise<ServiceError> => serviceErrorOf(promise, 'not refused');
 
 function assertMetadata(error: ServiceError, what: string): void {
   assert.equal(error.status, 400, what);

@@ -4,26 +4,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.ts';
-import { isServiceError, type ServiceError } from '../../src/core/errors.ts';
+import type { ServiceError } from '../../src/core/errors.ts';
 import { buildEgressPolicy } from '../../src/analysis/egress-policy.ts';
 import { fetchPage, type Resolver } from '../../src/analysis/fetcher.ts';
 import { startHttpSite, type TestSite } from './support/test-sites.ts';
 import { runInIsolatedNetwork } from '../support/isolated-network.ts';
+import { serviceErrorOf } from '../support/assertions.ts';
 
 // In a network namespace with only loopback: a refusal that regressed could still reach nothing.
 await runInIsolatedNetwork(import.meta.filename);
 
 const config = loadConfig({ DATA_DIR: '/tmp/unused-ssrf', LOG_LEVEL: 'silent' });
 
-async function refusal(promise: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(isServiceError(error), `expected a ServiceError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('the fetch was not refused');
-}
+const refusal = (promise: Promise<unknown>): Promise<ServiceError> => serviceErrorOf(promise, 'the fetch was not refused');
 
 describe('SSRF: the address rules with EGRESS_ALLOW and EGRESS_RESOLVE empty', () => {
   let site: TestSite;
