@@ -177,7 +177,10 @@ export class AccountStore {
    * CLI or another process is seen on the very next call.
    */
   readonly #callers = new Map<string, Caller>();
-  #callersVersion = -1;
+  // NaN equals nothing: the first call reads the database.
+  #callersVersion = Number.NaN;
+  /** Bumped whenever this store changes a key or account: a lookup in flight across a bump is not cached. */
+  #generation = 0;
 
   constructor(db: Db, options: { changeCounter?: () => number } = {}) {
     this.#db = db;
@@ -187,6 +190,22 @@ export class AccountStore {
 
   #forgetCallers(): void {
     this.#callers.clear();
+    this.#generation++;
+  }
+
+  /**
+   * Runs a write to keys or accounts with the cached callers forgotten before it (the change
+   * applies at once) and again once it has committed or failed: a lookup that read the row just
+   * before the write and was cached meanwhile would otherwise be served for good, since this
+   * connection's own commits do not move data_version.
+   */
+  async #changing<T>(write: () => Promise<T>): Promise<T> {
+    this.#forgetCallers();
+    try {
+      return await write();
+    } finally {
+      this.#forgetCallers();
+    }
   }
 
   // The same few keys call again and again; their hashes are remembered (bounded) rather than recomputed.
@@ -245,8 +264,7 @@ export class AccountStore {
 
   async setPlan(accountId: string, plan: string): Promise<Account> {
     if (!getPlan(plan)) throw invalidInput('Unknown plan', [{ field: 'plan', message: `must be one of: ${PLAN_IDS.join(', ')}`, allowed: PLAN_IDS }]);
-    this.#forgetCallers();
-    const result = await this.#db.updateTable('accounts').set({ plan }).where('id', '=', accountId).executeTakeFirst();
+    const result = await this.#changing(() => this.#db.updateTable('accounts').set({ plan }).where('id', '=', accountId).executeTakeFirst());
     if (Number(result.numUpdatedRows) === 0) throw new ServiceError(404, 'account_not_found', `No account ${accountId}`);
     return (await this.getAccount(accountId))!;
   }
@@ -282,11 +300,12 @@ export class AccountStore {
     if (!row || row.used_at !== null || row.expires_at < now()) {
       throw new ServiceError(400, 'invalid_token', 'The verification link is invalid, used or expired');
     }
-    this.#forgetCallers();
-    await this.#db.transaction().execute(async (trx) => {
-      await trx.updateTable('email_verifications').set({ used_at: now() }).where('token_hash', '=', row.token_hash).execute();
-      await trx.updateTable('accounts').set({ email_verified_at: now() }).where('id', '=', row.account_id).where('email_verified_at', 'is', null).execute();
-    });
+    await this.#changing(() =>
+      this.#db.transaction().execute(async (trx) => {
+        await trx.updateTable('email_verifications').set({ used_at: now() }).where('token_hash', '=', row.token_hash).execute();
+        await trx.updateTable('accounts').set({ email_verified_at: now() }).where('id', '=', row.account_id).where('email_verified_at', 'is', null).execute();
+      }),
+    );
     return (await this.getAccount(row.account_id))!;
   }
 
@@ -337,8 +356,7 @@ export class AccountStore {
    */
   async revokeKey(keyId: string, accountId?: string, actor?: KeyScope): Promise<ApiKey> {
     const target = await this.#keyFor(keyId, accountId, actor, 'revoke');
-    this.#forgetCallers();
-    await this.#db.updateTable('api_keys').set({ revoked_at: now() }).where('id', '=', target.id).where('revoked_at', 'is', null).execute();
+    await this.#changing(() => this.#db.updateTable('api_keys').set({ revoked_at: now() }).where('id', '=', target.id).where('revoked_at', 'is', null).execute());
     return (await this.getKey(target.id))!;
   }
 
@@ -348,15 +366,16 @@ export class AccountStore {
    */
   async rotateKey(keyId: string, accountId: string, actor?: KeyScope): Promise<{ key: ApiKey; secret: string }> {
     const target = await this.#keyFor(keyId, accountId, actor, 'rotate');
-    this.#forgetCallers();
     const secret = newApiKeySecret();
-    const result = await this.#db
-      .updateTable('api_keys')
-      .set({ secret_hash: hashSecret(secret), display_prefix: secret.slice(0, 13) })
-      .where('id', '=', target.id)
-      .where('account_id', '=', accountId)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const result = await this.#changing(() =>
+      this.#db
+        .updateTable('api_keys')
+        .set({ secret_hash: hashSecret(secret), display_prefix: secret.slice(0, 13) })
+        .where('id', '=', target.id)
+        .where('account_id', '=', accountId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst(),
+    );
     if (Number(result.numUpdatedRows) === 0) throw new ServiceError(404, 'key_not_found', `No active API key ${keyId}`);
     return { key: (await this.getKey(keyId))!, secret };
   }
@@ -379,6 +398,9 @@ export class AccountStore {
   async findCaller(secret: string): Promise<Caller | undefined> {
     const cached = this.cachedCaller(secret);
     if (cached) return cached;
+    // What the cache was valid for when the lookup began: data_version (just read by cachedCaller) and this store's generation.
+    const version = this.#callersVersion;
+    const generation = this.#generation;
     const hash = this.#hashOf(secret);
     const row = await this.#db
       .selectFrom('api_keys')
@@ -409,7 +431,9 @@ export class AccountStore {
       account: rowToAccount(row),
       key: rowToKey({ ...row, id: row.key_id, account_id: row.id, created_at: row.key_created_at }),
     };
-    this.#callers.set(hash, caller);
+    // Cached only if nothing moved while the query waited its turn: a newer data_version seen by
+    // another call, or a write of this store, may have come after the row was read.
+    if (this.#callersVersion === version && this.#generation === generation) this.#callers.set(hash, caller);
     return caller;
   }
 

@@ -15,24 +15,22 @@ const handles = new WeakMap<Db, NodeSqliteDatabase>();
  * A number that changes whenever another connection (another process, the CLI) commits to the
  * database: SQLite's data_version. Lets in-process caches stay correct across processes.
  *
- * Reading it takes a read lock, which costs as much as the rest of an authenticated call, so it
- * is read at most every `maxAgeMs`: a change made by another process is seen within that time
- * (25 ms by default); changes made by this process are seen at once by the caches themselves.
+ * It is read on every call, so such a commit is seen by the very next call: an account suspended
+ * or a key revoked elsewhere must not be served a moment longer (a read costs a few microseconds,
+ * a WAL read lock; an earlier at-most-every-25-ms throttle let a call right after a commit be
+ * authorised with the state from before it). While this connection is inside a transaction the
+ * pragma would answer from that transaction's snapshot, blind to later commits, and in a deferred
+ * transaction that has not read yet it would start the snapshot itself, so the transaction's first
+ * write could fail with SQLITE_BUSY_SNAPSHOT: then it is not read, and a value never answered
+ * before is returned instead, which a cache takes for a change.
  */
-export function changeCounter(db: Db, maxAgeMs = 25): () => number {
+export function changeCounter(db: Db): () => number {
   const handle = handles.get(db);
   if (!handle) return () => Math.random();
   const statement = handle.raw.prepare('PRAGMA data_version');
-  let value = 0;
-  let readAt = -Infinity;
-  return () => {
-    const now = performance.now();
-    if (now - readAt >= maxAgeMs) {
-      value = Number((statement.get() as { data_version: number }).data_version);
-      readAt = now;
-    }
-    return value;
-  };
+  // data_version is positive: these never repeat and never equal it.
+  let unknown = 0;
+  return () => (handle.raw.isTransaction ? --unknown : Number((statement.get() as { data_version: number }).data_version));
 }
 
 export function openDatabase(databaseUrl: string): Db {
