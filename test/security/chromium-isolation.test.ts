@@ -58,8 +58,10 @@ describe("one account's hostile pages never fail another account's PDF conversio
   let attacker: string;
   let victim: string;
   before(async () => {
-    // A time limit short enough that the endless script comes back often, long enough for any honest document.
-    t = await startTestApp({ env: { ENGINE_JOB_TIMEOUT_MS: '10000' } });
+    // A time limit short enough that the endless script comes back often, long enough for any
+    // honest document even on a loaded two-core machine (an endless script spins a core the whole
+    // time; 10 s was once passed by a one-page report while other suites ran beside this one).
+    t = await startTestApp({ env: { ENGINE_JOB_TIMEOUT_MS: '20000' } });
     base = await listen(t);
     ({ apiKey: attacker } = await t.account({ plan: 'business', quota: 100_000 }));
     ({ apiKey: victim } = await t.account({ plan: 'business', quota: 100_000 }));
