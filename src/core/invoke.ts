@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore, Caller, Limits } from '../accounts/account-store.ts';
 import { periodResetAt } from '../accounts/periods.ts';
@@ -10,10 +9,12 @@ import { toolModule, type Catalog } from './catalog.ts';
 import type { ComputePool } from './compute-pool.ts';
 import { placementOf, type AnyTool, type FileArtifact, type FileToolContext, type ToolContext, type UploadedFile } from './define-tool.ts';
 import type { FilePipeline, ReceivedUpload } from '../files/file-pipeline.ts';
-import { ServiceError, isServiceError } from './errors.ts';
+import { ServiceError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
 import { runAsJobOwner } from '../engines/job-owner.ts';
 import { validateInput } from './validate-input.ts';
+import { isRefunded, toServiceError } from './call-failures.ts';
+import { idempotencyRequestHash } from './idempotency-hash.ts';
 import { receiveFileSource, type FileSource } from './file-sources.ts';
 import { failure, loadOutcome, storeOutcome, type FailureStage, type InvokeFailure, type Meter, type Outcome } from './outcome.ts';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
@@ -81,42 +82,6 @@ interface Call {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** Failures after which nothing was done, so nothing is charged; see isRefunded. */
-const NOTHING_DONE = new Set([
-  'validation_error',
-  // an engine or the fetcher refused to queue the job
-  'engine_busy',
-  'fetch_busy',
-  // a URL tool's page could not be had: nothing was analysed
-  'invalid_url',
-  'url_not_allowed',
-  'fetch_failed',
-]);
-
-/**
- * Which failures give the credits back: the service's own (5xx), input the tool rejected as
- * invalid (400), a job an engine or the fetcher refused to queue (429: no work was done), and a
- * URL that was refused or could not be fetched (nothing was analysed). Anything else the user's
- * input caused, such as a well-formed file the engine cannot read or a document that held a
- * healthy engine to its time limit (422), keeps the charge, because the work was done.
- */
-export function isRefunded(status: number, error: string): boolean {
-  return status >= 500 || NOTHING_DONE.has(error);
-}
-
-/** What an Idempotency-Key is bound to: the tool, its input, the uploaded file and the delivery. */
-export function idempotencyRequestHash(operationId: string, input: unknown, fileSha256: string | undefined, delivery: string | undefined): string {
-  return createHash('sha256').update(`${operationId}\n${canonicalJson(input)}\n${fileSha256 ?? ''}\n${delivery ?? ''}`).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /**
  * The one path every call takes, from any surface: authenticate → authorize (account, plan,
@@ -459,16 +424,4 @@ export class Invoker {
   #fail(stage: FailureStage, err: unknown, req: InvokeRequest, meter?: Meter): InvokeFailure {
     return failure(stage, toServiceError(err, req.log), meter);
   }
-}
-
-/** Any failure as a ServiceError; unexpected ones are logged with their cause and answered without it. */
-export function toServiceError(err: unknown, log: FastifyBaseLogger): ServiceError {
-  if (isServiceError(err)) {
-    if (err.status >= 500) log.error({ err, cause: err.cause }, err.message);
-    return err;
-  }
-  log.error({ err }, 'unexpected error');
-  return new ServiceError(500, 'internal_error', 'The service failed while handling the request', {
-    detail: 'The error was logged with the request id; credits for a failed call are refunded',
-  });
 }

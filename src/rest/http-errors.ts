@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorEnvelope } from '../core/envelope.ts';
 import { ServiceError } from '../core/errors.ts';
-import { toServiceError } from '../core/invoke.ts';
+import { toServiceError } from '../core/call-failures.ts';
 
 /**
  * The longest path segment the router takes (Fastify's maxParamLength). Result file names are

@@ -8,7 +8,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AccountStore } from '../../src/accounts/account-store.ts';
 import type { LeaseHolder } from '../../src/accounts/lease-holder.ts';
-import { idempotencyRequestHash } from '../../src/core/invoke.ts';
+import { idempotencyRequestHash } from '../../src/core/idempotency-hash.ts';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.ts';
 import { EMI, EMI_BODY, callEmi, startServer, usageOf, type Server } from '../support/server-process.ts';
 
