@@ -74,7 +74,7 @@ const envSchema = z.object({
   COMPUTE_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(64),
 });
 
-/** Every environment variable the service reads (the README's configuration table lists each). */
+/** Every environment variable the service reads (docs/configuration.md's table lists each). */
 export const CONFIG_KEYS: readonly string[] = Object.keys(envSchema.shape);
 
 export interface Config {

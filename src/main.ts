@@ -17,7 +17,7 @@ const USAGE = `Usage: tool-service <command>
   keys create --account ID [--name N] [--tools op1,op2] [--manage-keys]
   keys revoke --key ID
 
-Plans: ${PLAN_IDS.join(', ')}. See README.md for the environment variables.`;
+Plans: ${PLAN_IDS.join(', ')}. See docs/configuration.md for the environment variables.`;
 
 class UsageError extends Error {}
 

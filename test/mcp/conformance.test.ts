@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
 
-/** The scenarios run, each with why it applies; the README lists the ones left out and why. */
+/** The scenarios run, each with why it applies; docs/mcp.md lists the ones left out and why. */
 const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
 
 /**
@@ -104,7 +104,7 @@ describe('the official MCP conformance suite, server scenarios', () => {
       for (const check of checks) {
         const known = KNOWN_FAILURES[check.id];
         if (known !== undefined) {
-          assert.equal(check.status, 'FAILURE', `${check.id} now passes: remove it from KNOWN_FAILURES (and from the README)`);
+          assert.equal(check.status, 'FAILURE', `${check.id} now passes: remove it from KNOWN_FAILURES (and from docs/mcp.md)`);
           assert.equal(check.errorMessage, known);
           continue;
         }
