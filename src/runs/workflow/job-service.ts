@@ -49,6 +49,8 @@ export interface JobCall {
   sameFindingsLimit?: unknown;
   /** rule 3: local input is analysed free unless enhance; with it the billed calls read input.url */
   enhance?: boolean | undefined;
+  /** progress per step, for a client that asked for it (an MCP progressToken) */
+  onProgress?: ((p: { done: number; total: number; message: string }) => void) | undefined;
 }
 
 export type JobAnswer = { status: string } & Record<string, unknown>;
@@ -187,6 +189,7 @@ export class JobService {
         requestId: call.requestId,
         log: call.log,
         signal: call.signal,
+        onProgress: call.onProgress,
       },
     );
   }

@@ -15,6 +15,11 @@
 // analyzers, which a key may not be allowed to call) is put to the invoke path's own check of the
 // key's scope and the plan (Invoker.authorizeTool): one step the key may not call refuses the
 // whole job with that 403 (WorkflowRefused), and nothing ran or was charged.
+//
+// A long job reports where it is (onProgress, before each step and once at the end: an MCP client
+// with a progressToken gets one notification per step, which keeps its resetTimeoutOnProgress
+// timer alive) and stops when its signal aborts (the client cancelled or went away): the step in
+// flight is aborted through invoke (its fetch ends), and no later step runs or is charged.
 import { readFile } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../../accounts/account-store.ts';
@@ -53,6 +58,16 @@ export interface WorkflowRequest {
   requestId: string;
   log: FastifyBaseLogger;
   signal?: AbortSignal | undefined;
+  /** called before each step and once when the last has finished: done steps of total, and what runs */
+  onProgress?: ((progress: WorkflowProgress) => void) | undefined;
+}
+
+export interface WorkflowProgress {
+  /** steps finished (run, skipped or failed) so far; increases with every call */
+  done: number;
+  total: number;
+  /** the step about to run and its operation, or that the job finished */
+  message: string;
 }
 
 export type WorkflowStatus = 'ok' | 'partial' | 'error';
@@ -66,6 +81,8 @@ export interface WorkflowResult {
   toolsUsed: string[];
   /** each step's raw result, by step id (for {{steps.<id>.result...}} and the full form) */
   results: Record<string, unknown>;
+  /** the signal aborted (cancelled, or the client went away): the steps after it were not run (status partial) */
+  cancelled?: boolean;
 }
 
 /** Base URL for local HTML: relative links resolve against it and nothing is ever fetched there. */
@@ -182,10 +199,28 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
   const notes: string[] = [];
   const toolsUsed: string[] = [];
   let stopped: string | undefined;
+  let cancelled = false;
   let workDir: string | undefined;
+  const total = playbook.steps.length;
+  // A listener that throws must not fail the job: progress is advisory.
+  const progress = (done: number, message: string) => {
+    try {
+      req.onProgress?.({ done, total, message });
+    } catch (error) {
+      req.log.warn({ err: error }, 'progress listener failed');
+    }
+  };
+  /** Whether the caller is gone: checked before each step and right before its call, so nothing after is run or charged. */
+  const cancelledNow = () => {
+    if (req.signal?.aborted !== true || cancelled) return cancelled;
+    cancelled = true;
+    stopped ??= 'the request was cancelled';
+    return true;
+  };
   try {
-    for (const step of playbook.steps) {
+    for (const [index, step] of playbook.steps.entries()) {
       const tool = deps.catalog.get(step.operationId);
+      if (!cancelledNow()) progress(index, `step ${index + 1} of ${total}: ${step.id} (${step.operationId})`);
       const skip = (why: string) => {
         outcomes.push({ stepId: step.id, operationId: step.operationId, status: 'skipped', creditsCharged: 0 });
         notes.push(`step "${step.id}" skipped: ${why}`);
@@ -209,7 +244,15 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
         const analyzers = tool.htmlAnalyzers;
         const html = req.local.html;
         const owner = { id: req.caller.account.id, maxJobs: deps.invoker.authorizeAccount(req.caller).plan.engineJobs };
-        const report = await runAsJobOwner(owner, () => analyzeOnWorker(analyzers, html, null, LOCAL_BASE, req.signal));
+        let report: Awaited<ReturnType<typeof analyzeOnWorker>>;
+        try {
+          report = await runAsJobOwner(owner, () => analyzeOnWorker(analyzers, html, null, LOCAL_BASE, req.signal));
+        } catch (error) {
+          // The caller went away while the page was on a worker: the job stops like an invoked step's.
+          if (!cancelledNow()) throw error;
+          skip(`not run after ${stopped ?? 'the request was cancelled'}`);
+          continue;
+        }
         const result = { url: LOCAL_BASE, finalUrl: LOCAL_BASE, status: null, report };
         scope.results[step.id] = result;
         outcomes.push({ stepId: step.id, operationId: step.operationId, status: 'ok', creditsCharged: 0, result, report });
@@ -233,6 +276,11 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
         continue;
       }
       if (source !== undefined) workDir ??= await deps.files.createWorkDir();
+      // invoke does not look at a signal that aborted before the call: asked here, after the last await.
+      if (cancelledNow()) {
+        skip(`not run after ${stopped ?? 'the request was cancelled'}`);
+        continue;
+      }
       const outcome = await deps.invoker.invoke({
         caller: req.caller,
         operationId: step.operationId,
@@ -257,9 +305,10 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
   } finally {
     if (workDir !== undefined) await deps.files.removeWorkDir(workDir);
   }
+  if (!cancelledNow()) progress(total, `finished: ${outcomes.filter((o) => o.status !== 'skipped').length} of ${total} steps ran`);
   const report = buildJobReport({ playbook, goalKey: req.goalKey, steps: outcomes, key: req.key, form: req.form ?? 'compact', notes });
   const ran = outcomes.filter((o) => o.status !== 'skipped');
   const failed = ran.filter((o) => o.status === 'error').length;
   const status: WorkflowStatus = ran.length > 0 && failed === ran.length ? 'error' : failed > 0 || stopped !== undefined ? 'partial' : 'ok';
-  return { status, report, creditsCharged: report.summary.creditsCharged, toolsUsed, results: scope.results };
+  return { status, report, creditsCharged: report.summary.creditsCharged, toolsUsed, results: scope.results, ...(cancelled ? { cancelled } : {}) };
 }
