@@ -13,6 +13,7 @@ import { planTask } from '../runs/planner/plan.ts';
 import { RESPONSE_MODES, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
 import type { JobAnswer, JobCall, JobService } from '../runs/workflow/job-service.ts';
 import { outcomeResult } from './meta-tools.ts';
+import { progressNotifier, type ProgressExtra } from './progress-notifier.ts';
 import type { McpRunServices } from './run-tools.ts';
 import { configOnce } from './tool-config-cache.ts';
 import { result } from './tool-result.ts';
@@ -57,10 +58,14 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
   const accountId = ctx.caller.account.id;
 
   /** Runs a job now or as a run; shapes its answer by the response mode; a validation error is an isError result. */
-  const answer = async (intent: string, label: string | null, args: CommonArgs & { input?: Record<string, unknown> | undefined }, work: (call: JobCall) => Promise<JobAnswer>, signal: AbortSignal): Promise<CallToolResult> => {
+  const answer = async (intent: string, label: string | null, args: CommonArgs & { input?: Record<string, unknown> | undefined }, work: (call: JobCall) => Promise<JobAnswer>, extra: ProgressExtra & { signal: AbortSignal }): Promise<CallToolResult> => {
     const input = args.input;
     const mode = args.responseMode as ResponseMode;
-    const base: JobCall = { caller: ctx.caller, requestId: ctx.requestId, log: ctx.log, idempotencyKey: args.idempotencyKey ?? null, responseMode: mode, maxRounds: args.maxRounds, sameFindingsLimit: args.sameFindingsLimit, enhance: args.enhance === true || input?.['enhance'] === true };
+    const { signal } = extra;
+    // A sync job with a progressToken reports each step (notifications/progress), as invoke_tool reports its call.
+    const progress = args.async ? undefined : progressNotifier(extra, ctx.log);
+    const onProgress = progress && ((p: { done: number; total: number; message: string }) => progress.report(p.done, p.total, p.message));
+    const base: JobCall = { caller: ctx.caller, requestId: ctx.requestId, log: ctx.log, idempotencyKey: args.idempotencyKey ?? null, responseMode: mode, maxRounds: args.maxRounds, sameFindingsLimit: args.sameFindingsLimit, enhance: args.enhance === true || input?.['enhance'] === true, onProgress };
     const shaped = async (a: JobAnswer): Promise<Record<string, unknown>> => {
       if (!ctx.runs) return a;
       const { status, execution, loop } = a;
@@ -87,6 +92,7 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
         return result({ status: 'accepted', runId: submitted.runId, execution: { runId: submitted.runId, intentId: ctx.requestId, intentType: intent, idempotencyKey: args.idempotencyKey ?? null, projectScope: null } });
       }
       const done = await work({ ...base, signal });
+      await progress?.flush();
       return result(await shaped(done), done.status === 'error');
     } catch (err) {
       if (!isServiceError(err) || err.status >= 500) throw err;
@@ -127,7 +133,7 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
       outputSchema: jobAnswer,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     })),
-    (args, extra) => answer('solve_task', null, args, (call) => jobs.solve(call, args.goal, args.input), extra.signal),
+    (args, extra) => answer('solve_task', null, args, (call) => jobs.solve(call, args.goal, args.input), extra),
   );
 
   for (const [name, title, what] of [
@@ -148,7 +154,7 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
       })),
       (args: Record<string, unknown> & CommonArgs, extra) => {
         const id = String(args['skillId'] ?? args['workflowId'] ?? '');
-        return answer(name, id, args, (call) => jobs.runPlaybook(call, id, args['input'] as Record<string, unknown> | undefined, name), extra.signal);
+        return answer(name, id, args, (call) => jobs.runPlaybook(call, id, args['input'] as Record<string, unknown> | undefined, name), extra);
       },
     );
   }
@@ -173,6 +179,6 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
       outputSchema: jobAnswer,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     })),
-    (args, extra) => answer('verify_task', null, args, (call) => jobs.verify(call, args.goal, args.input, args.baseline, args.profileId), extra.signal),
+    (args, extra) => answer('verify_task', null, args, (call) => jobs.verify(call, args.goal, args.input, args.baseline, args.profileId), extra),
   );
 }

@@ -21,6 +21,7 @@ import { failure, type Outcome } from '../core/outcome.ts';
 import { RESPONSE_MODES, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
 import { registerRunTools, type McpRunServices } from './run-tools.ts';
 import { searchTools } from './tool-search.ts';
+import { progressNotifier } from './progress-notifier.ts';
 
 export interface MetaToolContext {
   caller: Caller;
@@ -229,12 +230,8 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         return result({ status: 'accepted', operationId, runId: submitted.runId, execution: { ...execution, runId: submitted.runId } });
       }
       // Progress for clients that asked for it (a progressToken): one at the start, one at the end.
-      const progressToken = extra._meta?.progressToken;
-      const progress = async (done: number, message: string) => {
-        if (progressToken === undefined) return;
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: done, total: 1, message } }).catch((err: unknown) => ctx.log.warn({ err }, 'progress notification not sent'));
-      };
-      await progress(0, `Running ${operationId}`);
+      const progress = progressNotifier(extra, ctx.log);
+      progress?.report(0, 1, `Running ${operationId}`);
       // A file tool's call owns a work folder for as long as it runs; a sync call ends with this request.
       const pipeline = tool.kind === 'file' ? ctx.files?.pipeline : undefined;
       const workDir = pipeline ? await pipeline.createWorkDir() : undefined;
@@ -245,7 +242,8 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         if (pipeline && workDir) await pipeline.removeWorkDir(workDir);
       }
       const shaped = outcome.ok && ctx.runs ? await shapeResult(ctx.runs.payloads, ctx.caller.account.id, outcome.result, responseMode as ResponseMode) : undefined;
-      await progress(1, outcome.ok ? `${operationId} finished` : `${operationId} failed: ${outcome.error.error}`);
+      progress?.report(1, 1, outcome.ok ? `${operationId} finished` : `${operationId} failed: ${outcome.error.error}`);
+      await progress?.flush();
       return outcomeResult(operationId, outcome, execution, shaped as Record<string, unknown> | undefined);
     },
   );
