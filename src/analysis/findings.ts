@@ -59,16 +59,32 @@ export const fixSchema = z.object({
 });
 export type Fix = z.infer<typeof fixSchema>;
 
+/** How many instances a finding lists at most; `count` says how many there are. */
+export const MAX_LISTED_INSTANCES = 20;
+
 export const findingSchema = z.object({
-  /** stable across runs for the same rule at the same place: a hash of rule and location, never of text */
+  /**
+   * stable across runs, never a hash of text. A report's findings are per rule (finding-groups.ts):
+   * the id is the rule's in its category, so it holds while the rule fails, whatever the count.
+   */
   findingId: z.string(),
   rule: z.string(),
   category: categorySchema,
+  /** the most severe of its instances */
   severity: severitySchema,
   title: z.string(),
   detail: z.string(),
+  /** the first instance's */
   evidence: evidenceSchema,
+  /** one fix for every instance: its acceptance is the rule's, not one element's */
   fix: fixSchema,
+  /**
+   * How many places on the page the rule failed at (1 for a single one). Set on every finding of a
+   * report buildReport makes; optional for findings made elsewhere (text checks, job steps).
+   */
+  count: z.number().int().min(1).optional(),
+  /** the first MAX_LISTED_INSTANCES instances' evidence, in page order */
+  instances: z.array(evidenceSchema).max(MAX_LISTED_INSTANCES).optional(),
 });
 export type Finding = z.infer<typeof findingSchema>;
 
@@ -106,9 +122,12 @@ export const reportSchema = z.object({
   findings: z.array(findingSchema),
   checks: z.array(checkSchema),
   summary: summarySchema,
-  /** true when something could not be analysed (facts missing, limits hit): never a gate pass */
+  /**
+   * true when something could not be judged (facts missing, a check not made): never a gate pass.
+   * A long list shortened is not that: `count` says how many there are.
+   */
   incomplete: z.boolean(),
-  /** what could not be analysed, and why */
+  /** what could not be analysed and why, and remarks on how the page was read (those leave incomplete false) */
   notes: z.array(z.string()),
   /** analyzer-specific measurements (outline, pixel widths, header grade); each analyzer documents its own */
   details: z.record(z.string(), z.unknown()),

@@ -3,11 +3,12 @@
 // A response that is not HTML (or an error status) is still reported: the header rules are
 // judged, the page rules say why they could not be, and the report is marked incomplete.
 import type { PageAccess, UrlReportResult } from './url-report.ts';
-import type { Category, Check, Report, ScoreKey, Status } from './findings.ts';
+import type { Category, Check, Finding, Report, ScoreKey, Status } from './findings.ts';
 import { parseHtml, type HtmlDocument } from './html-document.ts';
 import type { PageFacts } from './page-facts.ts';
 import { analyzeOnWorker } from './analysis-pool.ts';
 import { buildReport, categoryScore, statusForScore, type Analyzer } from './scoring.ts';
+import { isLocalPage, withoutLocalPlaceholder } from './local-page.ts';
 
 /** Whether a response's body can be read as a page. */
 export function isHtmlResponse(facts: PageFacts): boolean {
@@ -31,8 +32,9 @@ export function analyzeFetched(analyzers: readonly Analyzer[], html: string, fac
   const reports = analyzers.map((a) => a.analyzeDocument(doc, facts, url));
   const combined = combineReports(reports, analyzers.map((a) => a.id));
   const extra = facts === null ? [] : pageNotes(facts);
-  if (extra.length === 0) return combined;
-  return { ...combined, notes: [...extra, ...combined.notes], incomplete: true };
+  const report = extra.length === 0 ? combined : { ...combined, notes: [...extra, ...combined.notes], incomplete: true };
+  // HTML passed in is read under a placeholder address: no fix may tell the agent to paste it.
+  return facts === null && isLocalPage(url) ? withoutLocalPlaceholder(report) : report;
 }
 
 /**
@@ -55,7 +57,10 @@ export function fetchAndAnalyze(ctx: Pick<PageAccess, 'withPage' | 'signal'>, ur
  */
 export function combineReports(reports: readonly Report[], ids: readonly string[]): Report {
   if (reports.length === 1 && reports[0] !== undefined) return reports[0];
-  const checks: Check[] = reports.flatMap((r) => r.checks);
+  // Two analyzers that judge the same defect report it under the same rule (one finding, one fix):
+  // the first report's check and finding stand for it.
+  const checks: Check[] = firstBy(reports.flatMap((r) => r.checks), (c) => `${c.rule}\u0000${c.category}`);
+  const findings: Finding[] = firstBy(reports.flatMap((r) => r.findings), (f) => f.findingId);
   const covering = new Map<Category, Report[]>();
   for (const report of reports) {
     for (const key of Object.keys(report.statuses) as ScoreKey[]) {
@@ -72,8 +77,10 @@ export function combineReports(reports: readonly Report[], ids: readonly string[
   const combined = buildReport({
     categories: [...covering.keys()],
     checks,
-    findings: reports.flatMap((r) => r.findings),
-    notes: [...new Set(reports.flatMap((r) => r.notes))],
+    findings,
+    // Each report already said whether it is complete; its notes are carried as they are.
+    info: [...new Set(reports.flatMap((r) => r.notes))],
+    incomplete: reports.some((r) => r.incomplete),
     details: Object.fromEntries(reports.map((r, i) => [ids[i] ?? `analyzer${i + 1}`, r.details])),
     scoreOverrides: overrides,
   });
@@ -91,4 +98,14 @@ export function combineReports(reports: readonly Report[], ids: readonly string[
   else delete scores.overall;
   statuses.overall = statusForScore(scores.overall);
   return { ...combined, scores, statuses };
+}
+
+function firstBy<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

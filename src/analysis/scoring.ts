@@ -8,13 +8,12 @@
 // The security headers category is scored Observatory-style instead (start at 100, modifiers per
 // test), so that analyzer passes its score in as an override; observatoryScore/Grade are here.
 import type { Category, Check, Finding, Report, ScoreKey, Severity, Status } from './findings.ts';
+import { groupFindings, type GroupWording } from './finding-groups.ts';
 import type { HtmlDocument } from './html-document.ts';
 import type { PageFacts } from './page-facts.ts';
 
 export const GOOD_THRESHOLD = 90;
 export const NEEDS_IMPROVEMENT_THRESHOLD = 50;
-/** More findings than this for one rule are counted in a note instead of listed. */
-export const MAX_FINDINGS_PER_RULE = 50;
 
 /** A rule an analyzer checks: its id, category, weight in the category and the severity of its findings. */
 export interface RuleDefinition {
@@ -23,6 +22,8 @@ export interface RuleDefinition {
   weight: number;
   severity: Severity;
   title: string;
+  /** how the rule's finding reads when it fails in several places (finding-groups.ts) */
+  many?: GroupWording;
 }
 
 /**
@@ -85,8 +86,16 @@ export interface ReportParts {
   /** the categories this analyzer covers: each gets a status, unknown when nothing was judged */
   categories: readonly Category[];
   checks: readonly Check[];
+  /** one per place a rule failed: buildReport folds them into one finding per rule */
   findings: readonly Finding[];
+  /** what could not be judged, and why: each makes the report incomplete */
   notes?: readonly string[];
+  /** remarks on how the page was read that take nothing away from the verdict (listed first) */
+  info?: readonly string[];
+  /** incomplete for a reason the checks do not show (a combined report one of whose parts was) */
+  incomplete?: boolean;
+  /** the analyzer's rules, for the wording of findings of several instances */
+  rules?: readonly RuleDefinition[];
   details?: Record<string, unknown>;
   /** categories scored another way than the weighted mean (the Observatory-style grader) */
   scoreOverrides?: Partial<Record<Category, number>>;
@@ -99,8 +108,9 @@ export function findingCounts(findings: readonly Finding[]): { findings: number;
 }
 
 export function buildReport(parts: ReportParts): Report {
-  const notes = [...(parts.notes ?? [])];
-  const findings = capPerRule(parts.findings, notes);
+  const notes = parts.notes ?? [];
+  const wordings = new Map((parts.rules ?? []).flatMap((r) => (r.many ? [[r.id, r.many] as const] : [])));
+  const findings = sortFindings(groupFindings(parts.findings, wordings));
   const scores: Partial<Record<ScoreKey, number>> = {};
   const statuses: Partial<Record<ScoreKey, Status>> = {};
   const known: number[] = [];
@@ -128,8 +138,8 @@ export function buildReport(parts: ReportParts): Report {
       failed: parts.checks.filter((c) => c.result === 'fail').length,
       unknown: unknownChecks,
     },
-    incomplete: unknownChecks > 0 || notes.length > 0,
-    notes,
+    incomplete: unknownChecks > 0 || notes.length > 0 || parts.incomplete === true,
+    notes: [...(parts.info ?? []), ...notes],
     details: parts.details ?? {},
   };
 }
@@ -138,25 +148,14 @@ function clampScore(score: number): number {
   return Math.max(0, Math.min(100, Math.round(score)));
 }
 
-/** Severity first, then rule and id, so two runs list the same findings in the same order. */
-function capPerRule(findings: readonly Finding[], notes: string[]): Finding[] {
-  const sorted = [...findings].sort(
+/** Severity first, then rule and category, so two runs list the same findings in the same order. */
+function sortFindings(findings: Finding[]): Finding[] {
+  return findings.sort(
     (a, b) =>
       SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
       a.rule.localeCompare(b.rule) ||
-      a.findingId.localeCompare(b.findingId),
+      a.category.localeCompare(b.category),
   );
-  const seen = new Map<string, number>();
-  const kept: Finding[] = [];
-  for (const finding of sorted) {
-    const n = (seen.get(finding.rule) ?? 0) + 1;
-    seen.set(finding.rule, n);
-    if (n <= MAX_FINDINGS_PER_RULE) kept.push(finding);
-  }
-  for (const [rule, n] of seen) {
-    if (n > MAX_FINDINGS_PER_RULE) notes.push(`${rule}: ${n} findings, the first ${MAX_FINDINGS_PER_RULE} listed`);
-  }
-  return kept;
 }
 
 // MDN HTTP Observatory grading chart: score ranges to letter grades.

@@ -1,10 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareReports, findingIdFor, makeFinding, reportSchema, type Finding } from '../../src/analysis/findings.ts';
+import { compareReports, findingIdFor, makeFinding, MAX_LISTED_INSTANCES, reportSchema, type Finding } from '../../src/analysis/findings.ts';
+import { groupFindingId } from '../../src/analysis/finding-groups.ts';
 import {
   buildReport,
   failed,
-  MAX_FINDINGS_PER_RULE,
   observatoryGrade,
   observatoryScore,
   passed,
@@ -19,11 +19,11 @@ const A: RuleDefinition = { id: 'rule-a', category: 'seo', weight: 3, severity: 
 const B: RuleDefinition = { id: 'rule-b', category: 'seo', weight: 1, severity: 'low', title: 'B' };
 const C: RuleDefinition = { id: 'rule-c', category: 'security-headers', weight: 1, severity: 'medium', title: 'C' };
 
-function finding(rule: RuleDefinition, location: string): Finding {
+function finding(rule: RuleDefinition, location: string, severity = rule.severity): Finding {
   return makeFinding({
     rule: rule.id,
     category: rule.category,
-    severity: rule.severity,
+    severity,
     location,
     title: rule.title,
     detail: `at ${location}`,
@@ -83,29 +83,74 @@ describe('findings model', () => {
     assert.equal(report.incomplete, false);
   });
 
-  it('lists at most MAX_FINDINGS_PER_RULE findings per rule, sorted, and notes the rest', () => {
-    const many = Array.from({ length: MAX_FINDINGS_PER_RULE + 5 }, (_, i) => finding(B, `p:nth-of-type(${i + 2})`));
-    const report = buildReport({ categories: ['seo'], checks: [failed(B), failed(A)], findings: [...many, finding(A, 'x')] });
-    assert.equal(report.findings.length, MAX_FINDINGS_PER_RULE + 1);
-    assert.equal(report.findings[0]?.rule, 'rule-a');
-    assert.deepEqual(report.notes, [`rule-b: ${MAX_FINDINGS_PER_RULE + 5} findings, the first ${MAX_FINDINGS_PER_RULE} listed`]);
+  it('folds 120 instances of a rule into one finding: count 120, the first 20 listed, one fix, not incomplete', () => {
+    const many: RuleDefinition = {
+      ...B,
+      many: { title: '{count} things are wrong', change: 'Fix each of the {count} things.', acceptance: 'No wrong thing remains.' },
+    };
+    const instances = Array.from({ length: 120 }, (_, i) => finding(many, `p:nth-of-type(${i + 1})`, i === 7 ? 'high' : 'low'));
+    const report = buildReport({ categories: ['seo'], checks: [failed(many), failed(A)], findings: [...instances, finding(A, 'x')], rules: [many] });
+    assert.equal(report.incomplete, false);
+    assert.deepEqual(report.notes, []);
+    assert.deepEqual(report.findings.map((f) => [f.rule, f.count, f.severity]), [['rule-a', 1, 'high'], ['rule-b', 120, 'high']]);
+    const grouped = report.findings[1] as Finding;
+    assert.equal(grouped.findingId, groupFindingId('rule-b', 'seo'));
+    assert.equal(grouped.title, '120 things are wrong');
+    assert.equal(grouped.instances?.length, MAX_LISTED_INSTANCES);
+    assert.deepEqual(grouped.instances?.slice(0, 2), [{ selector: 'p:nth-of-type(1)' }, { selector: 'p:nth-of-type(2)' }]);
+    assert.deepEqual(grouped.evidence, { selector: 'p:nth-of-type(1)' });
+    assert.match(grouped.fix.change, /^Fix each of the 120 things\. The first 20 are listed in instances/);
+    assert.equal(grouped.fix.acceptance, 'No wrong thing remains.');
+    assert.deepEqual(report.summary, { findings: 2, high: 2, medium: 0, low: 0, info: 0, checks: 2, passed: 0, failed: 2, unknown: 0 });
+    assert.deepEqual(reportSchema.parse(report), report);
   });
 
-  it('compareReports says which findings are new, resolved and remaining, and the score deltas', () => {
-    const kept = finding(A, 'h1');
-    const fixed = finding(B, 'h2');
-    const added = finding(B, 'h3');
-    const before = buildReport({ categories: ['seo', 'security-headers'], checks: [failed(A), failed(B)], findings: [kept, fixed] });
+  it('keeps a rule\'s findingId while it fails, whatever the count, and a single instance its own words', () => {
+    const one = buildReport({ categories: ['seo'], checks: [failed(B)], findings: [finding(B, 'h2')] });
+    const three = buildReport({ categories: ['seo'], checks: [failed(B)], findings: ['h2', 'h3', 'h4'].map((l) => finding(B, l)) });
+    assert.equal(one.findings[0]?.findingId, three.findings[0]?.findingId);
+    assert.deepEqual(one.findings[0], { ...finding(B, 'h2'), findingId: groupFindingId('rule-b', 'seo'), count: 1, instances: [{ selector: 'h2' }] });
+    // no wording given: a generic one naming the count and the first instance's change
+    const grouped = three.findings[0] as Finding;
+    assert.equal(grouped.title, 'B (3 instances)');
+    assert.equal(grouped.fix.change, 'Fix all 3 instances, not only the first. Each is listed in instances (selector, line). Each: change it');
+    assert.equal(grouped.fix.acceptance, 'Each holds: gone');
+    assert.equal(grouped.detail, '3 instances on the page. Each is listed in instances (selector, line). at h2 at h3 at h4');
+    const six = buildReport({ categories: ['seo'], checks: [failed(B)], findings: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((l) => finding(B, l)) });
+    assert.equal(six.findings[0]?.fix.change, 'Fix all 6 instances, not only the first. Each is listed in instances (selector, line). For example: change it');
+    assert.equal(six.findings[0]?.fix.acceptance, 'The rule rule-b fires nowhere on the page (for the first instance: gone)');
+    // folding a report's findings again changes nothing
+    assert.deepEqual(buildReport({ categories: ['seo'], checks: [failed(B)], findings: three.findings }).findings, three.findings);
+  });
+
+  it('informational notes leave a report complete; what could not be judged does not', () => {
+    const informed = buildReport({ categories: ['seo'], checks: [passed(A)], findings: [], info: ['read as a proxy'] });
+    assert.equal(informed.incomplete, false);
+    assert.deepEqual(informed.notes, ['read as a proxy']);
+    const unjudged = buildReport({ categories: ['seo'], checks: [passed(A)], findings: [], notes: ['the page was cut at line 9'], info: ['read as a proxy'] });
+    assert.equal(unjudged.incomplete, true);
+    assert.deepEqual(unjudged.notes, ['read as a proxy', 'the page was cut at line 9']);
+  });
+
+  it('compareReports says which findings are new, resolved and remaining (by rule), and the score deltas', () => {
+    const D: RuleDefinition = { id: 'rule-d', category: 'seo', weight: 1, severity: 'low', title: 'D' };
+    const before = buildReport({
+      categories: ['seo', 'security-headers'],
+      checks: [failed(A), failed(B), passed(D)],
+      findings: [finding(A, 'h1'), finding(A, 'h5'), finding(B, 'h2')],
+    });
+    // one of A's two instances fixed, B fixed, D new
     const after = buildReport({
       categories: ['seo', 'security-headers'],
-      checks: [failed(A), failed(B), passed(C)],
-      findings: [kept, added],
+      checks: [failed(A), passed(B), failed(D), passed(C)],
+      findings: [finding(A, 'h1'), finding(D, 'h3')],
     });
     const delta = compareReports(before, after);
-    assert.deepEqual(delta.newFindings.map((f) => f.findingId), [added.findingId]);
-    assert.deepEqual(delta.resolvedFindings.map((f) => f.findingId), [fixed.findingId]);
-    assert.deepEqual(delta.remainingFindings.map((f) => f.findingId), [kept.findingId]);
-    assert.deepEqual(delta.scoreDeltas, { seo: 0, 'security-headers': null, overall: 50 });
+    assert.deepEqual(delta.newFindings.map((f) => f.findingId), [groupFindingId('rule-d', 'seo')]);
+    assert.deepEqual(delta.resolvedFindings.map((f) => f.findingId), [groupFindingId('rule-b', 'seo')]);
+    assert.deepEqual(delta.remainingFindings.map((f) => [f.findingId, f.count]), [[groupFindingId('rule-a', 'seo'), 1]]);
+    assert.equal(before.findings.find((f) => f.rule === 'rule-a')?.count, 2);
+    assert.deepEqual(delta.scoreDeltas, { seo: 0, 'security-headers': null, overall: 40 });
   });
 });
 

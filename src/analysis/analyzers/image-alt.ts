@@ -8,9 +8,30 @@ import type { PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, type Analyzer, type RuleDefinition } from '../scoring.ts';
 
 export const IMAGE_RULES = {
-  missing: { id: 'image-alt-missing', category: 'accessibility', weight: 10, severity: 'medium', title: 'Image without alt text' },
-  emptyLink: { id: 'image-alt-empty-link', category: 'accessibility', weight: 7, severity: 'high', title: 'Linked image with empty alt leaves the link unnamed' },
-  filename: { id: 'image-alt-filename', category: 'accessibility', weight: 2, severity: 'low', title: 'Alt text is a file name' },
+  missing: {
+    id: 'image-alt-missing', category: 'accessibility', weight: 10, severity: 'medium', title: 'Image without alt text',
+    many: {
+      title: '{count} images have no alt attribute',
+      change: 'Add an alt attribute to each of the {count} images without one: a short description of what it shows, or alt="" if it is decoration.',
+      acceptance: 'No image without an alt attribute (or an aria-label) remains on the page.',
+    },
+  },
+  emptyLink: {
+    id: 'image-alt-empty-link', category: 'accessibility', weight: 7, severity: 'high', title: 'Linked image with empty alt leaves the link unnamed',
+    many: {
+      title: '{count} linked images with an empty alt leave their links unnamed',
+      change: 'Set the alt of each of the {count} images that are a link\'s only content to where the link goes (for example alt="Home").',
+      acceptance: 'Every link whose only content is an image has a name: the image\'s alt or the link\'s text is not empty.',
+    },
+  },
+  filename: {
+    id: 'image-alt-filename', category: 'accessibility', weight: 2, severity: 'low', title: 'Alt text is a file name',
+    many: {
+      title: '{count} images have a file name as alt text',
+      change: 'Replace the alt of each of the {count} images whose alt is a file name with a short description of what it shows.',
+      acceptance: 'No image on the page has a file name as its alt text.',
+    },
+  },
 } as const satisfies Record<string, RuleDefinition>;
 
 export const rules: readonly RuleDefinition[] = Object.values(IMAGE_RULES);
@@ -108,6 +129,7 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, _ur
     categories: ['accessibility'],
     checks: rules.map((rule) => checkFrom(rule, findings)),
     findings,
+    rules,
     notes: doc.notes,
     details: { images: images.length, described, decorative },
   });

@@ -7,11 +7,19 @@ import { makeFinding, type Evidence, type Finding, type PatchType, type Report }
 import { attr, closest, parseHtml, rawTextOf, resolveUrl, snippetOf, type HtmlDocument } from '../html-document.ts';
 import type { PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, type Analyzer, type RuleDefinition } from '../scoring.ts';
+import { isLocalPage } from '../local-page.ts';
+import {
+  DESCRIPTION_MAX,
+  DESCRIPTION_MIN,
+  DESCRIPTION_MISSING,
+  missingDescriptionFinding,
+  missingTitleFinding,
+  TITLE_MAX,
+  TITLE_MIN,
+  TITLE_MISSING,
+} from './head-defects.ts';
 
-export const TITLE_MIN = 10;
-export const TITLE_MAX = 60;
-export const DESCRIPTION_MIN = 50;
-export const DESCRIPTION_MAX = 160;
+export { DESCRIPTION_MAX, DESCRIPTION_MIN, TITLE_MAX, TITLE_MIN } from './head-defects.ts';
 /** WCAG 1.4.4: text must zoom to 200%, so a maximum-scale below 2 blocks it. */
 const MIN_MAX_SCALE = 2;
 const OG_REQUIRED = ['og:title', 'og:description', 'og:image', 'og:url'] as const;
@@ -19,11 +27,11 @@ const OG_REQUIRED = ['og:title', 'og:description', 'og:image', 'og:url'] as cons
 const HREFLANG = /^[a-z]{2,3}(-[a-z]{4})?(-([a-z]{2}|\d{3}))?$/i;
 
 export const META_RULES = {
-  titleMissing: { id: 'meta-title-missing', category: 'seo', weight: 5, severity: 'high', title: 'The page has no <title>' },
+  titleMissing: { ...TITLE_MISSING, category: 'seo', weight: 5, severity: 'high' },
   titleShort: { id: 'meta-title-too-short', category: 'seo', weight: 1, severity: 'low', title: 'The title is too short' },
   titleLong: { id: 'meta-title-too-long', category: 'seo', weight: 1, severity: 'low', title: 'The title is too long' },
   titleMultiple: { id: 'meta-title-multiple', category: 'seo', weight: 1, severity: 'medium', title: 'The page has more than one <title>' },
-  descriptionMissing: { id: 'meta-description-missing', category: 'seo', weight: 3, severity: 'medium', title: 'The page has no meta description' },
+  descriptionMissing: { ...DESCRIPTION_MISSING, category: 'seo', weight: 3, severity: 'medium' },
   descriptionShort: { id: 'meta-description-too-short', category: 'seo', weight: 1, severity: 'low', title: 'The meta description is too short' },
   descriptionLong: { id: 'meta-description-too-long', category: 'seo', weight: 1, severity: 'low', title: 'The meta description is too long' },
   descriptionMultiple: { id: 'meta-description-multiple', category: 'seo', weight: 1, severity: 'medium', title: 'The page has more than one meta description' },
@@ -87,14 +95,16 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
     metas.filter((m) => (attr(m, 'name') ?? attr(m, 'property') ?? '').trim().toLowerCase() === name);
   const content = (e: Element | undefined) => (e ? (attr(e, 'content') ?? '').trim() : null);
   const pageUrl = resolveUrl(facts?.finalUrl || url, null);
+  // HTML passed in has no address of its own: the canonical cannot be told what to say, nor
+  // judged against a host the page is not served from.
+  const local = facts === null && isLocalPage(url);
 
   // Title: an <svg> may hold its own <title>, which is not the document's.
   const titles = doc.byTag('title').filter((t) => closest(t, 'svg') === null);
   const firstTitle = titles[0];
   const title = firstTitle ? rawTextOf(firstTitle, 2000).replace(/\s+/g, ' ').trim() : null;
   if (!firstTitle || title === '') {
-    add(META_RULES.titleMissing, 'document', firstTitle ? 'The <title> is empty.' : 'The page has no <title>: search results and browser tabs show its URL instead.',
-      firstTitle ? at(firstTitle) : {}, 'Add one <title> in <head> naming the page in 10 to 60 characters.', 'The page has a non-empty <title>.', 'content');
+    findings.push(missingTitleFinding(META_RULES.titleMissing, firstTitle ? at(firstTitle) : null));
   } else if (title !== null && title.length < TITLE_MIN) {
     add(META_RULES.titleShort, 'document', `The title "${title}" has ${title.length} characters, fewer than ${TITLE_MIN}: too little to describe the page.`,
       at(firstTitle), `Lengthen the <title> to ${TITLE_MIN}-${TITLE_MAX} characters naming the page's topic.`, `The <title> has at least ${TITLE_MIN} characters.`, 'content');
@@ -112,9 +122,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
   const firstDescription = descriptions[0];
   const description = content(firstDescription);
   if (!firstDescription || description === '') {
-    add(META_RULES.descriptionMissing, 'document', firstDescription ? 'The meta description is empty.' : 'The page has no meta description: search engines pick a snippet from the page text.',
-      firstDescription ? at(firstDescription) : {}, `Add <meta name="description" content="…"> with a ${DESCRIPTION_MIN}-${DESCRIPTION_MAX} character summary of the page.`,
-      'The page has a non-empty meta description.', 'content');
+    findings.push(missingDescriptionFinding(META_RULES.descriptionMissing, firstDescription ? at(firstDescription) : null));
   } else if (description !== null && description.length < DESCRIPTION_MIN) {
     add(META_RULES.descriptionShort, 'document', `The meta description has ${description.length} characters, fewer than ${DESCRIPTION_MIN}.`,
       at(firstDescription), `Expand the meta description to ${DESCRIPTION_MIN}-${DESCRIPTION_MAX} characters.`, `The meta description has at least ${DESCRIPTION_MIN} characters.`, 'content');
@@ -133,14 +141,17 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
   const canonicalHref = firstCanonical ? (attr(firstCanonical, 'href') ?? '').trim() : null;
   if (!firstCanonical) {
     add(META_RULES.canonicalMissing, 'document', 'The page names no canonical URL, so duplicates of it (tracking parameters, http/https, trailing slashes) split its ranking.',
-      {}, `Add <link rel="canonical" href="${pageUrl?.href ?? 'https://…'}"> in <head>.`, 'The page has one <link rel="canonical"> with an absolute URL.');
+      {}, local || !pageUrl
+        ? 'Add <link rel="canonical"> in <head> whose href is the page\'s own public URL: the absolute https:// address it is served at.'
+        : `Add <link rel="canonical" href="${pageUrl.href}"> in <head>.`,
+      'The page has one <link rel="canonical"> with an absolute URL.');
   } else {
     const absolute = absoluteUrl(canonicalHref ?? '');
     const location = doc.locate(firstCanonical);
     if (!absolute) {
       add(META_RULES.canonicalRelative, location, `The canonical href "${canonicalHref}" is not an absolute URL; a relative one is easily resolved against the wrong page.`,
         { ...at(firstCanonical), url: canonicalHref ?? '' }, 'Write the canonical href as a full URL with scheme and host.', 'The canonical href is an absolute http(s) URL.');
-    } else if (pageUrl && absolute.hostname !== pageUrl.hostname) {
+    } else if (pageUrl && !local && absolute.hostname !== pageUrl.hostname) {
       add(META_RULES.canonicalOtherHost, location, `The canonical URL is on ${absolute.hostname}, not ${pageUrl.hostname}: search engines index that page instead of this one.`,
         { ...at(firstCanonical), url: absolute.href }, `Point the canonical at this page on ${pageUrl.hostname}, unless the page really is a copy of the other site's.`,
         `The canonical URL's host is ${pageUrl.hostname}.`);

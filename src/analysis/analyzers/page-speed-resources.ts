@@ -3,6 +3,7 @@
 // DOM. Pure helpers over one parse; the rules and their thresholds are in page-speed.ts.
 import { isTag, type Element } from 'domhandler';
 import { attr, closest, hasAttr, rawTextOf, resolveUrl, type HtmlDocument } from '../html-document.ts';
+import { MAX_LISTED_INSTANCES } from '../findings.ts';
 
 /**
  * How many <img> elements, in document order, are presumed to be in or near the first viewport.
@@ -10,8 +11,8 @@ import { attr, closest, hasAttr, rawTextOf, resolveUrl, type HtmlDocument } from
  * at once (a logo, a hero, a first product) and every later one as below the fold.
  */
 export const EAGER_IMAGE_BUDGET = 3;
-/** Lists in details stop here; the counts beside them stay exact. */
-export const MAX_LISTED = 100;
+/** Lists in details stop where a finding's instances do; the counts beside them stay exact. */
+export const MAX_LISTED = MAX_LISTED_INSTANCES;
 
 // Classic script types a browser runs (HTML's "JavaScript MIME type essence match"); a script of
 // any other type (JSON-LD, templates) is not fetched, so it cannot block anything.

@@ -9,7 +9,6 @@ import { makeFinding, type Check, type Evidence, type Finding, type Fix, type Re
 import { parseHtml, snippetOf, type HtmlDocument } from '../html-document.ts';
 import type { PageFacts } from '../page-facts.ts';
 import {
-  MAX_FINDINGS_PER_RULE,
   buildReport,
   checkFrom,
   failed,
@@ -32,12 +31,26 @@ import {
   type BlockingResource,
 } from './page-speed-resources.ts';
 
-const rule = (id: string, weight: number, severity: Severity, title: string): RuleDefinition => ({ id, category: 'performance', weight, severity, title });
+const rule = (id: string, weight: number, severity: Severity, title: string, many?: RuleDefinition['many']): RuleDefinition => ({
+  id, category: 'performance', weight, severity, title, ...(many ? { many } : {}),
+});
 
 export const PAGE_SPEED_RULES = {
-  renderBlocking: rule('page-speed-render-blocking', 8, 'medium', 'A resource blocks the first render'),
-  unsizedImages: rule('page-speed-unsized-images', 5, 'medium', 'An image has no width and height (layout shift risk)'),
-  offscreenImages: rule('page-speed-offscreen-images', 4, 'low', 'An image below the fold is not lazy-loaded'),
+  renderBlocking: rule('page-speed-render-blocking', 8, 'medium', 'A resource blocks the first render', {
+    title: '{count} resources block the first render',
+    change: 'Make each of the {count} render-blocking resources non-blocking: defer (or async) on scripts in the head, non-blocking loading for screen stylesheets, a <link> instead of an @import.',
+    acceptance: 'No script or stylesheet blocks the first render (each has async, defer, type=module, a non-screen media, or is gone).',
+  }),
+  unsizedImages: rule('page-speed-unsized-images', 5, 'medium', 'An image has no width and height (layout shift risk)', {
+    title: '{count} images have no width and height (layout shift risk)',
+    change: 'Add width and height attributes (the intrinsic size in pixels) to each of the {count} images without them; CSS can still scale them.',
+    acceptance: 'Every image the page loads has numeric width and height attributes, or an inline size.',
+  }),
+  offscreenImages: rule('page-speed-offscreen-images', 4, 'low', 'An image below the fold is not lazy-loaded', {
+    title: '{count} images below the fold are not lazy-loaded',
+    change: `Add loading="lazy" to each of the {count} images past the first ${EAGER_IMAGE_BUDGET} (keep the first images of the page eager).`,
+    acceptance: `No image past the first ${EAGER_IMAGE_BUDGET} loads eagerly.`,
+  }),
   domSize: rule('page-speed-dom-size', 4, 'medium', 'The DOM has too many elements'),
   domDepth: rule('page-speed-dom-depth', 2, 'low', 'The DOM is nested too deep'),
   htmlBytes: rule('page-speed-html-bytes', 3, 'medium', 'The HTML document is heavy'),
@@ -83,13 +96,11 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
     findings.push(makeFinding({ rule: r.id, category: 'performance', severity, location, title: r.title, detail, evidence, fix }));
   const at = (element: Element, url?: string): Evidence => ({ selector: doc.locate(element), snippet: snippetOf(element), line: doc.lineOf(element), ...(url ? { url } : {}) });
 
-  // Per-element rules report the first MAX_FINDINGS_PER_RULE in document order and count the rest
-  // in a note, so a page of 200,000 images costs no more than one of fifty.
-  const capped: string[] = [];
-
+  // Per-element rules report every element; buildReport folds them into one finding per rule that
+  // lists the first few and counts them all, so the answer's size does not grow with the page.
   // Render-blocking resources, each its own finding.
   const blocking = renderBlockingResources(doc);
-  for (const resource of firstOf(blocking, PAGE_SPEED_RULES.renderBlocking, capped)) {
+  for (const resource of blocking) {
     const selector = doc.locate(resource.element);
     const { detail, change } = blockingText(resource, selector);
     add(PAGE_SPEED_RULES.renderBlocking, resource.location, detail, at(resource.element, resource.url), {
@@ -101,7 +112,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
   // Images: unsized ones shift the layout when they arrive; eager ones below the fold compete with what is seen.
   const images = loadedImages(doc);
   const unsized = images.filter((img) => !isSized(img));
-  for (const img of firstOf(unsized, PAGE_SPEED_RULES.unsizedImages, capped)) {
+  for (const img of unsized) {
     const selector = doc.locate(img);
     add(PAGE_SPEED_RULES.unsizedImages, selector, `The image ${imageUrl(doc, img)} has no width and height: the browser reserves no space, and the content below jumps when it loads (CLS).`, at(img, imageUrl(doc, img)), {
       patchType: 'html', change: `Add width and height attributes (the image's intrinsic size in pixels) to the <img> at ${selector}; CSS can still scale it.`, acceptance: `The <img> at ${selector} has numeric width and height attributes, or an inline size.`, roleHint: 'edit',
@@ -110,7 +121,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
   checks.push(images.length === 0 ? notApplicable(PAGE_SPEED_RULES.unsizedImages) : checkFrom(PAGE_SPEED_RULES.unsizedImages, findings));
   const eager = eagerOffscreenImages(images);
   const position = new Map(images.map((img, i) => [img, i + 1]));
-  for (const img of firstOf(eager, PAGE_SPEED_RULES.offscreenImages, capped)) {
+  for (const img of eager) {
     const selector = doc.locate(img);
     add(PAGE_SPEED_RULES.offscreenImages, selector, `The image ${imageUrl(doc, img)} is image ${position.get(img) ?? 0} of ${images.length}; past the first ${EAGER_IMAGE_BUDGET} it is presumed below the fold, yet it loads with the page.`, at(img, imageUrl(doc, img)), {
       patchType: 'html', change: `Add loading="lazy" to the <img> at ${selector} (keep the first images of the page eager).`, acceptance: `The <img> at ${selector} has loading="lazy".`, roleHint: 'edit',
@@ -191,11 +202,14 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
   }
   checks.push(checkFrom(PAGE_SPEED_RULES.requests, findings));
 
-  const report = buildReport({
+  return buildReport({
     categories: ['performance'],
     checks,
     findings,
-    notes: [...doc.notes, ...capped],
+    rules,
+    notes: doc.notes,
+    // The label says how the page was judged, not that something could not be.
+    info: [PROXY_NOTE],
     details: {
       method: 'proxy',
       renderBlocking: blocking.slice(0, MAX_LISTED).map((r) => ({ kind: r.kind, url: r.url, selector: doc.locate(r.element), line: doc.lineOf(r.element) })),
@@ -208,14 +222,6 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, _url
       requests: { count: requests.length, byKind: countBy(requests.map((r) => r.kind)), urls: requests.slice(0, MAX_LISTED) },
     },
   });
-  // The label is a note, but it does not make the report incomplete: every rule above was judged.
-  return { ...report, notes: [PROXY_NOTE, ...report.notes] };
-}
-
-function firstOf<T>(items: readonly T[], r: RuleDefinition, notes: string[]): readonly T[] {
-  if (items.length <= MAX_FINDINGS_PER_RULE) return items;
-  notes.push(`${r.id}: ${items.length} found, the first ${MAX_FINDINGS_PER_RULE} in document order listed`);
-  return items.slice(0, MAX_FINDINGS_PER_RULE);
 }
 
 /** What a render-blocking resource does, and its fix, by kind. */

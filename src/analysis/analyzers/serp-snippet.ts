@@ -7,6 +7,7 @@ import { makeFinding, type Finding, type Report } from '../findings.ts';
 import { attr, closest, parseHtml, snippetOf, textOf, type HtmlDocument } from '../html-document.ts';
 import type { PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, type Analyzer, type RuleDefinition } from '../scoring.ts';
+import { DESCRIPTION_MISSING, missingDescriptionFinding, missingTitleFinding, TITLE_MISSING } from './head-defects.ts';
 
 // Arial advance widths of U+0020..U+007E, in 1/1000 em.
 const ASCII_WIDTHS = [
@@ -26,10 +27,11 @@ export const SERP_LAYOUT = {
 export type Device = keyof typeof SERP_LAYOUT;
 
 export const SERP_RULES = {
-  titleMissing: { id: 'serp-title-missing', category: 'seo', weight: 3, severity: 'high', title: 'No title for the search result' },
+  // A missing title or description is the meta tags' defect too: the same rule, so one finding.
+  titleMissing: { ...TITLE_MISSING, category: 'seo', weight: 3, severity: 'high' },
   titleTruncated: { id: 'serp-title-truncated', category: 'seo', weight: 2, severity: 'medium', title: 'Title cut off in desktop results' },
   titleTruncatedMobile: { id: 'serp-title-truncated-mobile', category: 'seo', weight: 1, severity: 'low', title: 'Title cut off in mobile results' },
-  descriptionMissing: { id: 'serp-description-missing', category: 'seo', weight: 2, severity: 'medium', title: 'No meta description for the search result' },
+  descriptionMissing: { ...DESCRIPTION_MISSING, category: 'seo', weight: 2, severity: 'medium' },
   descriptionTruncated: { id: 'serp-description-truncated', category: 'seo', weight: 1, severity: 'low', title: 'Description cut off in desktop results' },
   descriptionTruncatedMobile: { id: 'serp-description-truncated-mobile', category: 'seo', weight: 0, severity: 'info', title: 'Description cut off in mobile results' },
 } as const satisfies Record<string, RuleDefinition>;
@@ -109,9 +111,8 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, _ur
     ) as Record<Device, SnippetLine>;
   const titleLines = measure(title, 'title');
   const descriptionLines = measure(description, 'description');
-  const titleEvidence = titleElement
-    ? { selector: doc.locate(titleElement), snippet: snippetOf(titleElement), line: doc.lineOf(titleElement), value: title.slice(0, 300) }
-    : {};
+  const titleAt = titleElement ? { selector: doc.locate(titleElement), snippet: snippetOf(titleElement), line: doc.lineOf(titleElement) } : null;
+  const titleEvidence = titleAt ? { ...titleAt, value: title.slice(0, 300) } : {};
   const metaEvidence = metaElement
     ? { selector: doc.locate(metaElement), snippet: snippetOf(metaElement), line: doc.lineOf(metaElement) }
     : {};
@@ -131,8 +132,7 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, _ur
     );
 
   if (title === '') {
-    add(SERP_RULES.titleMissing, 'document-title', 'The page has no <title> text, so the search engine writes a title of its own.', titleEvidence,
-      'Add a <title> in <head> naming the page in under 600 px (about 55 characters).', 'The page has a non-empty <title>.');
+    findings.push(missingTitleFinding(SERP_RULES.titleMissing, titleAt));
   } else {
     for (const [device, rule] of [['desktop', SERP_RULES.titleTruncated], ['mobile', SERP_RULES.titleTruncatedMobile]] as const) {
       const line = titleLines[device];
@@ -142,8 +142,7 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, _ur
     }
   }
   if (description === '') {
-    add(SERP_RULES.descriptionMissing, 'meta-description', 'The page has no meta description, so the result shows text the search engine picks from the page.', metaEvidence,
-      'Add <meta name="description" content="…"> summarising the page in one or two sentences.', 'The page has a non-empty meta description.');
+    findings.push(missingDescriptionFinding(SERP_RULES.descriptionMissing, metaElement ? metaEvidence : null));
   } else {
     for (const [device, rule] of [['desktop', SERP_RULES.descriptionTruncated], ['mobile', SERP_RULES.descriptionTruncatedMobile]] as const) {
       const line = descriptionLines[device];

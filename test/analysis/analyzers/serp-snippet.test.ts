@@ -1,6 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze, fitToWidth, textWidthPx, type SnippetLine } from '../../../src/analysis/analyzers/serp-snippet.ts';
+import { metaTagsAnalyzer } from '../../../src/analysis/analyzers/meta-tags.ts';
+import { serpSnippetAnalyzer } from '../../../src/analysis/analyzers/serp-snippet.ts';
+import { analyzeFetched } from '../../../src/analysis/page-analysis.ts';
 import { assertValid, findingIds, firedRules, onlyFinding } from './report-helpers.ts';
 
 const URL = 'https://shop.test/';
@@ -72,11 +75,29 @@ describe('serp-snippet analyzer', () => {
 
   it('a page without title or description fires the missing rules, and ignores an SVG title', () => {
     const report = analyze(page(''), null, URL);
-    assert.deepEqual(firedRules(report), ['serp-description-missing', 'serp-title-missing']);
-    assert.equal(onlyFinding(report, 'serp-title-missing').severity, 'high');
-    assert.equal(onlyFinding(report, 'serp-description-missing').severity, 'medium');
+    // the meta tags' own rules: one defect, one rule, whichever analyzer sees it
+    assert.deepEqual(firedRules(report), ['meta-description-missing', 'meta-title-missing']);
+    assert.equal(onlyFinding(report, 'meta-title-missing').severity, 'high');
+    assert.equal(onlyFinding(report, 'meta-description-missing').severity, 'medium');
     assert.deepEqual(report.scores, { seo: 44, overall: 44 });
     assert.equal(report.statuses.seo, 'poor');
+  });
+
+  it('run with the meta tags analyzer, a missing title and description are one finding each, with one fix', () => {
+    for (const order of [[metaTagsAnalyzer, serpSnippetAnalyzer], [serpSnippetAnalyzer, metaTagsAnalyzer]]) {
+      const report = analyzeFetched(order, page('<title> </title>'), null, URL);
+      assertValid(report);
+      const alone = analyze(page('<title> </title>'), null, URL);
+      for (const rule of ['meta-title-missing', 'meta-description-missing']) {
+        const finding = onlyFinding(report, rule);
+        assert.equal(finding.count, 1);
+        // the same finding, words and fix included, whichever analyzer came first
+        assert.deepEqual(finding, onlyFinding(alone, rule));
+        assert.equal(report.checks.filter((c) => c.rule === rule).length, 1);
+      }
+      assert.equal(onlyFinding(report, 'meta-description-missing').fix.change, 'Add <meta name="description" content="…"> in <head> with a 50-160 character summary of the page.');
+      assert.equal(onlyFinding(report, 'meta-title-missing').detail, 'The <title> is empty: search results show a title the search engine writes, and browser tabs the URL.');
+    }
   });
 
   it('findingIds do not change when the texts change or the page is edited elsewhere', () => {
