@@ -2,13 +2,17 @@
 //   POST /mcp, POST /mcp/http   Streamable HTTP, stateless: every request gets a fresh transport
 //                               and a server built for its caller (a lone tools/call may get one
 //                               kept from that key's earlier call: server-pool.ts), so any process
-//                               on the same database answers any request.
+//                               on the same database answers any request. A client's
+//                               notifications/cancelled, in a POST of its own, reaches the call
+//                               it names through in-flight-calls.ts.
 //   GET /mcp                    the legacy HTTP+SSE transport: an SSE stream whose `endpoint` event
 //                               names POST /mcp/messages?sessionId=…. That session lives in the
 //                               process holding the stream (the transport's design), so its POSTs
-//                               must reach the same process; a GET carrying Mcp-Session-Id is
-//                               Streamable HTTP's, which keeps no sessions here: 405. A session is
-//                               bound to its key, capped and reaped (sse-sessions.ts).
+//                               must reach the same process. A GET from a Streamable HTTP client
+//                               (it carries MCP-Protocol-Version or Mcp-Session-Id) asks for the
+//                               standalone stream, which this stateless server does not offer:
+//                               405 with Allow: POST, as the spec allows. A session is bound to
+//                               its key, capped and reaped (sse-sessions.ts).
 // Every request needs an API key (X-Api-Key, or Authorization: Bearer for clients that can only
 // send that): 401 JSON in the onRequest hook, before the body is read or any MCP processing. A
 // browser Origin other than the service's own is refused (DNS-rebinding protection); the SDK
@@ -32,6 +36,7 @@ import { registerMetaTools } from './meta-tools.ts';
 import { ServerPool } from './server-pool.ts';
 import { currentScope, scopeAuthInfo, type CallScope } from './call-scope.ts';
 import { DEFAULT_SSE_SESSIONS, SseSessions, type SseSessionSettings } from './sse-sessions.ts';
+import { InFlightCalls } from './in-flight-calls.ts';
 import { guardTools } from './tool-guard.ts';
 import { registerSkillTools } from './skill-tools.ts';
 import { registerFeatureTools } from './feature-tools.ts';
@@ -223,6 +228,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     return server;
   };
   const pool = new ServerPool<McpServer>(POOLED_SERVERS);
+  const inFlight = new InFlightCalls();
 
   /** The caller, or the 401/403 already sent. */
   const admit = async (request: FastifyRequest, reply: FastifyReply): Promise<Caller | undefined> => {
@@ -271,8 +277,16 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     // A plain JSON answer unless the client asked for progress (which needs the event stream):
     // framing one answer as a stream costs more than the call itself for most tools.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !progress });
+    const authInfo = scopeAuthInfo({ caller, log: request.log, requestId: request.id });
+    // A cancel of a call another POST carries goes to that call's transport; this POST then goes on as usual.
+    inFlight.cancel(caller.key.id, request.body, authInfo);
+    const tracked = inFlight.track(caller.key.id, request.body, transport);
+    // A cancelled call is never answered (the SDK drops its result): its server is closed, which
+    // ends an event stream; a JSON answer that will never come is replaced by a bare 202 below.
+    void tracked.cancelled.then(() => server.close());
     let answered = false;
     reply.raw.once('close', () => {
+      tracked.release();
       // The client went away before the answer: the SDK aborts in-flight handlers on close, and
       // this server is not reused (its handlers may still be running).
       if (!reply.raw.writableFinished) void server.close();
@@ -286,8 +300,8 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     // (method, URL, headers) and the body Fastify already parsed, and its Response goes back
     // through Fastify as one write with a Content-Length. The Node wrapper converted the whole
     // Node request to a web one and wrote the answer back chunked, several writes per answer.
-    const authInfo = scopeAuthInfo({ caller, log: request.log, requestId: request.id });
-    const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body, authInfo });
+    const response = await Promise.race([transport.handleRequest(webRequestOf(request), { parsedBody: request.body, authInfo }), tracked.cancelled.then(() => undefined)]);
+    if (response === undefined) return reply.code(202).send();
     reply.code(response.status);
     response.headers.forEach((value, name) => void reply.header(name, value));
     if (response.body === null) return reply.send();
@@ -309,8 +323,15 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
   app.post('/mcp/http', post, streamable);
 
   app.get('/mcp', { onRequest: admission }, async (request, reply) => {
-    if (request.headers['mcp-session-id'] !== undefined) {
-      return sendError(reply.header('Allow', 'POST'), request, new ServiceError(405, 'method_not_allowed', 'This Streamable HTTP endpoint keeps no sessions: send every message as a POST', { detail: 'Stateless server: GET streams and DELETE are not used' }));
+    // A legacy SSE client opens its stream before it has negotiated a version, so it sends neither header.
+    if (request.headers['mcp-session-id'] !== undefined || request.headers['mcp-protocol-version'] !== undefined) {
+      return sendError(
+        reply.header('Allow', 'POST'),
+        request,
+        new ServiceError(405, 'method_not_allowed', 'This Streamable HTTP endpoint offers no standalone stream and keeps no sessions: send every message as a POST', {
+          detail: 'Stateless server: answers come on each POST (an event stream when you ask for progress); GET /mcp without MCP-Protocol-Version is the legacy HTTP+SSE transport',
+        }),
+      );
     }
     const caller = callerOf(request);
     // Checked and opened with no await in between, so concurrent GETs cannot pass the cap together.

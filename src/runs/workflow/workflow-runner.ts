@@ -81,7 +81,7 @@ export interface WorkflowResult {
   toolsUsed: string[];
   /** each step's raw result, by step id (for {{steps.<id>.result...}} and the full form) */
   results: Record<string, unknown>;
-  /** the signal aborted (cancelled, or the client went away): the steps after it were not run (status partial) */
+  /** the signal aborted (cancelled, or the client went away): the steps after it were not run (status partial, or error when none had answered) */
   cancelled?: boolean;
 }
 
