@@ -67,6 +67,7 @@ const envSchema = z.object({
   MCP_SSE_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   RUN_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(100),
+  TEST_PLAYBOOKS: boolFromEnv.default(false),
   // The compute pool (core/compute-pool.ts): 0 workers means one per core beyond the one serving requests.
   COMPUTE_WORKERS: z.coerce.number().int().min(0).max(64).default(0),
   COMPUTE_JOB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
@@ -133,6 +134,8 @@ export interface Config {
   /** Async runs executing at once in this process, and waiting beyond those (more are refused with runs_busy). */
   runConcurrency: number;
   runQueueLimit: number;
+  /** Whether the playbooks tagged `test` (fixtures of the service's own tests) are listed and routable; never in production. */
+  testPlaybooks: boolean;
   /** The compute pool's worker threads (0: one per core beyond the first), per-job time and heap limits, and waiting jobs. */
   compute: { workers: number; jobTimeoutMs: number; memoryMb: number; maxQueued: number };
 }
@@ -224,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpSse: { perKey: e.MCP_SSE_SESSIONS_PER_KEY, max: e.MCP_SSE_SESSIONS_MAX, idleMs: e.MCP_SSE_IDLE_SECONDS * 1000 },
     runConcurrency: e.RUN_CONCURRENCY,
     runQueueLimit: e.RUN_QUEUE_LIMIT,
+    testPlaybooks: e.TEST_PLAYBOOKS,
     compute: { workers: e.COMPUTE_WORKERS, jobTimeoutMs: e.COMPUTE_JOB_TIMEOUT_MS, memoryMb: e.COMPUTE_MEMORY_MB, maxQueued: e.COMPUTE_QUEUE_LIMIT },
   };
 }

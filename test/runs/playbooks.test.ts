@@ -19,7 +19,7 @@ const tempDirs: string[] = [];
 
 before(async () => {
   catalog = await loadCatalog();
-  registry = await loadPlaybookRegistry(catalog);
+  registry = await loadPlaybookRegistry(catalog, undefined, { withTestPlaybooks: true });
 });
 
 after(async () => {

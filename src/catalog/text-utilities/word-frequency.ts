@@ -22,7 +22,7 @@ export const wordFrequency = defineTool({
     'caseInsensitive (default true) counts "The" and "the" together, reported lower-cased. excludeStopWords drops common English ' +
     'function words (the, and, of, ...). Words shorter than minLength are skipped. Returns the top `limit` words by count (ties in ' +
     'code-unit order of the word) with their share of all counted words in percent (2 decimals).',
-  aliases: ['word count by word', 'keyword density', 'term frequency', 'most common words', 'word histogram'],
+  aliases: ['count of each word', 'keyword density', 'term frequency', 'most common words', 'word histogram'],
   credits: 1,
   compute: poolAbove(),
   input: z.object({

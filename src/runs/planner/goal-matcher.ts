@@ -4,16 +4,20 @@
 //
 // How a goal is read: URLs are taken out (they name the page, not the job); the words are folded
 // (case, accents, possessives), typos corrected against the registries' own words (edit distance
-// 1, or 2 for words of 8 letters or more), stemmed, synonym phrases folded into concepts, stop
+// 1, or 2 for words of 8 letters or more; a word that is itself an English word, "shop", is never
+// a typo), stemmed, synonym phrases folded into concepts, stop
 // words dropped. Each job is then scored on two things, equally weighted:
 //   - explained: how much of the goal the job accounts for (each goal term weighted by how rare
 //     it is across jobs, times the weight of the job's field holding it; words no job knows
 //     weigh little, so filler does not sink a match but words naming another job do);
 //   - named: how completely one of the job's names (title, id, an alias) appears in the goal.
 // A conversion named the wrong way round ("pdf to word" for Word to PDF) has its score halved.
+// A best job that accounts for none of the goal's specific words (only "site", "better", "file",
+// "convert": see VAGUE_TERMS) is a guess, so the goal is answered with a suggest, never run.
 import { allowedTypos, extractUrls, MAX_GOAL_CHARS, MAX_GOAL_WORDS, rawWords, stem, STOP_TERMS, STOP_WORDS, typoDistance } from './goal-text.ts';
 import { applySynonyms, LITERAL_SENSES, type Term } from './goal-synonyms.ts';
 import { goalIndexFor, type GoalIndex, type IndexedJob, type JobKind, type Registries } from './goal-index.ts';
+import { COMMON_WORDS, VAGUE_TERMS } from './goal-vocabulary.ts';
 
 export type { Registries, JobKind } from './goal-index.ts';
 
@@ -49,9 +53,10 @@ export interface GoalCandidate {
  * matched); `no_words` a goal with nothing to match once URLs and filler are gone (a bare URL,
  * random characters); `low_confidence` nothing reaches the threshold; `ambiguous` two unrelated
  * jobs are within the margin; `several_jobs` the goal names an unrelated job in full besides the
- * best ("audit my seo and page speed").
+ * best ("audit my seo and page speed"); `vague` the best job matches only on words that fit many
+ * jobs ("make my site better", "convert my file").
  */
-export type MatchReason = 'matched' | 'empty_goal' | 'goal_too_long' | 'no_words' | 'low_confidence' | 'ambiguous' | 'several_jobs';
+export type MatchReason = 'matched' | 'empty_goal' | 'goal_too_long' | 'no_words' | 'low_confidence' | 'ambiguous' | 'several_jobs' | 'vague';
 
 export interface GoalMatch {
   decision: 'match' | 'suggest';
@@ -74,7 +79,7 @@ interface GoalTerms {
 }
 
 function correct(word: string, index: GoalIndex): string {
-  if (STOP_WORDS.has(word) || index.known.has(word) || index.known.has(stem(word))) return word;
+  if (STOP_WORDS.has(word) || COMMON_WORDS.has(word) || index.known.has(word) || index.known.has(stem(word))) return word;
   const max = allowedTypos(word.length);
   if (max === 0) return word;
   let best: { word: string; d: number } | null = null;
@@ -195,18 +200,22 @@ interface Scored {
   candidate: GoalCandidate;
   /** the terms of the job's phrase the goal names completely, or null when none is complete */
   fullPhrase: string[] | null;
+  /** whether the job holds a goal term that is not vague (VAGUE_TERMS) */
+  specific: boolean;
 }
 
 function score(job: IndexedJob, goal: GoalTerms, index: GoalIndex): Scored {
   let mass = 0;
   let explained = 0;
   const matched: string[] = [];
+  let specific = false;
   for (const t of goal.terms) {
     const w = goal.weights.get(t.term) ?? UNKNOWN_WEIGHT;
     mass += w;
     const fw = job.weights.get(t.term) ?? 0;
     explained += w * fw;
     if (fw > 0 && !matched.includes(t.source)) matched.push(t.source);
+    if (fw > 0 && !VAGUE_TERMS.has(t.term)) specific = true;
   }
   let named = 0;
   let matchedPhrase: string | null = null;
@@ -230,7 +239,7 @@ function score(job: IndexedJob, goal: GoalTerms, index: GoalIndex): Scored {
   let confidence = mass > 0 ? 0.5 * (explained / mass) + 0.5 * named : 0;
   if (reversed(job, goal)) confidence *= REVERSED_CONVERSION;
   const candidate = { kind: job.kind, id: job.id, title: job.title, confidence: Math.round(confidence * 1000) / 1000, matchedOn: matched, matchedPhrase };
-  return { job, candidate, fullPhrase };
+  return { job, candidate, fullPhrase, specific };
 }
 
 // A playbook and a tool among its steps are the same job for the margin: "compare my page with
@@ -253,15 +262,22 @@ function invalid(reason: MatchReason, urls: string[] = []): GoalMatch {
   return { decision: 'suggest', reason, best: null, candidates: [], urls, corrections: [] };
 }
 
+export interface MatchOptions {
+  /** only these jobs are ranked (the jobs that can read the content a caller sent, for one) */
+  only?: (job: { kind: JobKind; id: string }) => boolean;
+}
+
 /** Ranks the registries' jobs for a goal and decides whether the best is clear enough to run. */
-export function matchGoal(goal: unknown, registries: Registries): GoalMatch {
+export function matchGoal(goal: unknown, registries: Registries, options: MatchOptions = {}): GoalMatch {
   if (typeof goal !== 'string' || goal.trim() === '') return invalid('empty_goal');
   if (goal.length > MAX_GOAL_CHARS) return invalid('goal_too_long');
   const index = goalIndexFor(registries);
   const { urls, rest } = extractUrls(goal);
   const read = readGoal(rest, index);
   if (![...read.weights.keys()].some((t) => index.df.has(t))) return { ...invalid('no_words', urls), corrections: read.corrections };
+  const { only } = options;
   const scored = jobsHolding(index, read.weights.keys())
+    .filter((job) => only === undefined || only(job))
     .map((job) => score(job, read, index))
     .filter((s) => s.candidate.confidence > 0)
     .sort((a, b) => b.candidate.confidence - a.candidate.confidence || (a.job.kind === b.job.kind ? 0 : a.job.kind === 'playbook' ? -1 : 1) || a.job.id.localeCompare(b.job.id));
@@ -270,6 +286,7 @@ export function matchGoal(goal: unknown, registries: Registries): GoalMatch {
   const base = { candidates, urls, corrections: read.corrections };
   if (top === undefined) return { decision: 'suggest', reason: 'no_words', best: null, ...base };
   if (top.candidate.confidence < MATCH_THRESHOLD) return { decision: 'suggest', reason: 'low_confidence', best: null, ...base };
+  if (!top.specific) return { decision: 'suggest', reason: 'vague', best: null, ...base };
   const unrelated = scored.slice(1).filter((s) => !related(top.job, s.job));
   // Naming two jobs in full says more than a close score does, so it is told first.
   if (unrelated.some((s) => namesAnotherJob(top.job, s))) return { decision: 'suggest', reason: 'several_jobs', best: null, ...base };

@@ -4,6 +4,12 @@
 // needed only where a live fetch is (page speed, TLS, mixed content, live headers); so every step
 // of a playbook is classed here as answerable from HTML or needing the live page, and the lead's
 // runner decides free local against billed live from that, not from a guess.
+//
+// input.text and input.code steer the meta-tools, but they are also what a text tool works on: a
+// tool whose schema has the field gets it (input.code goes to a code field, or to a plain `text`
+// field: code is text to the text tools; HTML markup sent as code is read as input.html). A job
+// that can read none of the content sent is not run on something else: the answer is `suggest`,
+// listing the jobs that can (see contentNotTaken).
 import { z } from 'zod';
 import type { Catalog } from '../../core/catalog.ts';
 import type { AnyTool } from '../../core/define-tool.ts';
@@ -77,7 +83,8 @@ export interface ResolvedInput {
   ignored: string[];
 }
 
-export type NeedInputCode = 'missing_input' | 'local_preview_required' | 'invalid_input';
+/** `input_not_taken`: the caller sent input.text or input.code and the job reads neither (answered as a suggest). */
+export type NeedInputCode = 'missing_input' | 'local_preview_required' | 'invalid_input' | 'input_not_taken';
 
 export interface NeedInput {
   status: 'need_input';
@@ -137,9 +144,43 @@ export function toolExampleInput(tool: AnyTool): Record<string, unknown> {
   return { ...((example as Record<string, unknown> | undefined) ?? {}) };
 }
 
-function requiredFields(tool: AnyTool): string[] {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { required?: string[] };
-  return schema.required ?? [];
+interface ToolFields {
+  fields: ReadonlySet<string>;
+  required: string[];
+}
+
+// The JSON Schema of a tool's input is worked out once per tool (the catalog is read-only).
+const toolFieldCache = new WeakMap<AnyTool, ToolFields>();
+
+function toolFields(tool: AnyTool): ToolFields {
+  let facts = toolFieldCache.get(tool);
+  if (facts === undefined) {
+    const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
+    facts = { fields: new Set(Object.keys(schema.properties ?? {})), required: schema.required ?? [] };
+    toolFieldCache.set(tool, facts);
+  }
+  return facts;
+}
+
+/** Fields that hold source code, in the order a tool's field is picked for input.code. */
+const CODE_FIELDS = ['code', 'source', 'css', 'js', 'javascript', 'json', 'html'] as const;
+
+/**
+ * The field of a tool that takes the caller's input.text or input.code: a field of that name; for
+ * code, a code field or else a plain `text` field (a text tool counts, searches or encodes any
+ * text, code included). Undefined when the tool takes no such content.
+ */
+export function contentFieldOf(tool: AnyTool, key: 'text' | 'code'): string | undefined {
+  const { fields } = toolFields(tool);
+  if (fields.has(key)) return key;
+  if (key === 'code') return CODE_FIELDS.find((f) => fields.has(f)) ?? (fields.has('text') ? 'text' : undefined);
+  return undefined;
+}
+
+/** Whether a code snippet is an HTML page (or a fragment of one), which the HTML analyzers can read. */
+export function isHtmlMarkup(code: string): boolean {
+  // Document-level tags only: JSX or a template with a <div> is code, not a page to audit.
+  return /^\s*(<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(code);
 }
 
 interface Args {
@@ -159,7 +200,49 @@ function localContent(input: Record<string, unknown>): ResolvedInput['local'] | 
     const value = input[key];
     if (typeof value === 'string' && value.trim() !== '') local[key] = value;
   }
+  // A page sent as input.code is a page: the HTML analyzers read it as they read input.html.
+  if (local.html === undefined && local.code !== undefined && isHtmlMarkup(local.code)) local.html = local.code;
   return Object.keys(local).length > 0 ? local : undefined;
+}
+
+/**
+ * The answer when the caller sent input.text or input.code and the job reads none of the content
+ * sent: running it would bill a job that ignores what the caller asked about.
+ */
+function contentNotTaken(job: JobRef, sent: readonly ('text' | 'code')[], exampleInput: Record<string, unknown>, what: string): NeedInput {
+  const names = sent.map((k) => `input.${k}`).join(' and ');
+  return {
+    status: 'need_input',
+    code: 'input_not_taken',
+    job,
+    missing: [],
+    field: sent[0] ?? 'code',
+    reason: `${job.id} reads no ${names}: ${what}`,
+    hint: `${job.id} does not read ${names} (${what}). The jobs listed take it as their input; run one of them with the same ${names}.`,
+    exampleInput,
+  };
+}
+
+/**
+ * Whether a job reads the caller's input.text or input.code: a tool through contentFieldOf, a
+ * playbook through a declared input of that name; code that is HTML markup, any job that can run
+ * on input.html alone.
+ */
+export function jobReads(job: JobRef, key: 'text' | 'code', registries: Registries, htmlMarkup = false): boolean {
+  if (job.kind === 'tool') {
+    const tool = registries.catalog.get(job.id);
+    if (tool === undefined) return false;
+    return contentFieldOf(tool, key) !== undefined || (htmlMarkup && key === 'code' && tool.kind === 'url' && accessOf(tool) === 'html');
+  }
+  const playbook = registries.playbooks.get(job.id);
+  if (playbook === undefined) return false;
+  if (playbook.inputs[key] !== undefined) return true;
+  return htmlMarkup && key === 'code' && playbookStepNeeds(playbook, registries.catalog).every((n) => n.access === 'html' || n.access === 'json');
+}
+
+/** The content keys (text, code) the caller sent, non-empty. */
+function sentContent(given: Record<string, unknown>): ('text' | 'code')[] {
+  return (['text', 'code'] as const).filter((k) => typeof given[k] === 'string' && (given[k] as string).trim() !== '');
 }
 
 // Local mode makes every input optional (the URL is not needed); built once per playbook, as inputSchemaOf is.
@@ -182,8 +265,13 @@ function resolvePlaybook(playbook: Playbook, catalog: Catalog, args: Args): Reso
   const local = localContent(given);
   // Local mode: the caller sent the page and every step can read it; the URL becomes optional.
   const localMode = local?.html !== undefined && needs.every((n) => n.access !== 'live');
+  const sent = sentContent(given);
+  if (!localMode && sent.length > 0 && !sent.some((k) => playbook.inputs[k] !== undefined)) {
+    return contentNotTaken(job, sent, exampleInput, `its steps read ${needs.some((n) => n.access === 'live') ? 'the live page at input.url' : "a page, from input.url or the page's HTML as input.html"}`);
+  }
   const input: Record<string, unknown> = {};
   const fromGoal: string[] = [];
+  const ignored: string[] = [];
   const goalUrls = [...(args.goalUrls ?? [])];
   const missing: string[] = [];
   for (const [name, spec] of Object.entries(playbook.inputs)) {
@@ -198,6 +286,13 @@ function resolvePlaybook(playbook: Playbook, catalog: Catalog, args: Args): Reso
     }
     if (spec.type === 'url') {
       const verdict = judgeUrl(value);
+      // With the page's HTML in hand nothing is fetched: a local URL beside it (in the goal or the
+      // input) only names the page, so it is left out rather than refused.
+      if (verdict.kind === 'local' && localMode) {
+        if (fromGoal.includes(name)) fromGoal.splice(fromGoal.indexOf(name), 1);
+        else ignored.push(name);
+        continue;
+      }
       if (verdict.kind === 'local') {
         return { status: 'need_input', code: 'local_preview_required', job, missing: [name], field: name, url: verdict.url, reason: verdict.reason, hint: localPreviewHint(name, needs.every((n) => n.access !== 'live')), exampleInput };
       }
@@ -223,7 +318,7 @@ function resolvePlaybook(playbook: Playbook, catalog: Catalog, args: Args): Reso
     const field = String(issue?.path[0] ?? '');
     return { status: 'need_input', code: 'invalid_input', job, missing: field === '' ? [] : [field], field, reason: issue?.message ?? 'invalid', hint: `input.${field}: ${issue?.message ?? 'invalid'}.`, exampleInput };
   }
-  const ignored = Object.keys(given).filter((k) => playbook.inputs[k] === undefined && !META_INPUT_KEYS.has(k));
+  ignored.push(...Object.keys(given).filter((k) => playbook.inputs[k] === undefined && !META_INPUT_KEYS.has(k)));
   const mode = localMode ? 'local' : needs.some((n) => n.access === 'live' || n.access === 'html') ? 'live' : 'plain';
   return { status: 'ready', job, input, mode, ...(local === undefined ? {} : { local }), fromGoal, ignored };
 }
@@ -232,22 +327,36 @@ function resolveTool(tool: AnyTool, args: Args): ResolvedInput | NeedInput {
   const job: JobRef = { kind: 'tool', id: tool.operationId };
   const given = args.input ?? {};
   const exampleInput = toolExampleInput(tool);
-  const required = requiredFields(tool);
-  const input: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(given)) if (!META_INPUT_KEYS.has(key)) input[key] = value;
-  const fromGoal: string[] = [];
+  const { fields, required } = toolFields(tool);
   const local = localContent(given);
   const access = tool.kind === 'url' ? accessOf(tool) : null;
   const localMode = access === 'html' && local?.html !== undefined;
+  const sent = sentContent(given);
+  if (!localMode && sent.length > 0 && !sent.some((k) => contentFieldOf(tool, k) !== undefined)) {
+    const what = tool.kind === 'url' ? (access === 'html' ? "it analyses a page, from input.url or the page's HTML as input.html" : 'it reads the live page at input.url') : tool.kind === 'file' ? 'it converts a file, given as input.file' : `it takes ${[...fields].join(', ') || 'no content field'}`;
+    return contentNotTaken(job, sent, exampleInput, what);
+  }
+  // A meta key that is also one of the tool's own fields (a text tool's `text`) is that field.
+  const input: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(given)) if (!META_INPUT_KEYS.has(key) || fields.has(key)) input[key] = value;
+  const codeField = local?.code === undefined ? undefined : contentFieldOf(tool, 'code');
+  if (codeField !== undefined && input[codeField] === undefined) input[codeField] = local?.code;
+  const fromGoal: string[] = [];
+  const ignored: string[] = [];
   if (tool.kind === 'url' && input.url === undefined && args.goalUrls?.[0] !== undefined) {
     input.url = args.goalUrls[0];
     fromGoal.push('url');
   }
   if (tool.kind === 'url' && input.url !== undefined) {
     const verdict = judgeUrl(input.url);
-    if (verdict.kind === 'local') return { status: 'need_input', code: 'local_preview_required', job, missing: ['url'], field: 'url', url: verdict.url, reason: verdict.reason, hint: localPreviewHint('url', access === 'html'), exampleInput };
-    if (verdict.kind === 'invalid') return { status: 'need_input', code: 'invalid_input', job, missing: ['url'], field: 'url', reason: verdict.reason, hint: `input.url: ${verdict.reason}.`, exampleInput };
-    input.url = verdict.url;
+    // With the page's HTML in hand nothing is fetched: a local URL beside it only names the page.
+    if (verdict.kind === 'local' && localMode) {
+      if (fromGoal.includes('url')) fromGoal.splice(0);
+      else ignored.push('url');
+      delete input.url;
+    } else if (verdict.kind === 'local') return { status: 'need_input', code: 'local_preview_required', job, missing: ['url'], field: 'url', url: verdict.url, reason: verdict.reason, hint: localPreviewHint('url', access === 'html'), exampleInput };
+    else if (verdict.kind === 'invalid') return { status: 'need_input', code: 'invalid_input', job, missing: ['url'], field: 'url', reason: verdict.reason, hint: `input.url: ${verdict.reason}.`, exampleInput };
+    else input.url = verdict.url;
   }
   const missing = required.filter((f) => input[f] === undefined && !(localMode && f === 'url'));
   if (tool.kind === 'file' && given.file === undefined) missing.push('file');
@@ -271,7 +380,7 @@ function resolveTool(tool: AnyTool, args: Args): ResolvedInput | NeedInput {
     ...(local === undefined ? {} : { local }),
     ...(tool.kind === 'file' ? { file: given.file } : {}),
     fromGoal,
-    ignored: [],
+    ignored,
   };
 }
 

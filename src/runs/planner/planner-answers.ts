@@ -2,10 +2,11 @@
 // goal is unclear) and `need_input` (the job is clear, a field is not). Both say what to call next
 // with exact arguments and give example goals that are checked to match, so an agent can always
 // take a next step without guessing; an example goal that does not match the registries in use
-// is never offered.
-import { matchGoal, MATCH_THRESHOLD, type GoalCandidate, type GoalMatch, type MatchReason } from './goal-matcher.ts';
+// is never offered. A URL the caller gave is kept in every argument that takes one, and every
+// next action is one that succeeds when followed as written (placeholders in angle brackets aside).
+import { matchGoal, MATCH_THRESHOLD, MAX_CANDIDATES, type GoalCandidate, type GoalMatch, type MatchReason } from './goal-matcher.ts';
 import type { Registries } from './goal-index.ts';
-import { playbookExampleInput, toolExampleInput, type NeedInput, type NeedInputCode } from './input-resolution.ts';
+import { contentFieldOf, isHtmlMarkup, jobReads, playbookExampleInput, toolExampleInput, type NeedInput, type NeedInputCode } from './input-resolution.ts';
 import { MAX_GOAL_CHARS } from './goal-text.ts';
 
 export interface NextAction {
@@ -23,8 +24,8 @@ export interface ExampleGoal {
 
 export interface SuggestAnswer {
   status: 'suggest';
-  /** why the goal was not matched (MatchReason without `matched`) */
-  code: Exclude<MatchReason, 'matched'>;
+  /** why the goal was not matched (MatchReason without `matched`), or the job matched reads none of the input.text / input.code sent */
+  code: Exclude<MatchReason, 'matched'> | 'input_not_taken';
   hint: string;
   /** the closest jobs, best first (empty for an invalid goal) */
   candidates: GoalCandidate[];
@@ -36,7 +37,7 @@ export interface SuggestAnswer {
 
 export interface NeedInputAnswer {
   status: 'need_input';
-  code: NeedInputCode;
+  code: Exclude<NeedInputCode, 'input_not_taken'>;
   job: { kind: 'playbook' | 'tool'; id: string; title: string; confidence: number };
   missing: string[];
   hint: string;
@@ -102,7 +103,8 @@ export function exampleGoalsFor(candidates: readonly GoalCandidate[], registries
       }
     }
   }
-  for (const g of curatedExampleGoals(registries)) add(g);
+  // The caller's URL replaces the curated goals' example one: the goal then names the page meant.
+  for (const g of curatedExampleGoals(registries)) add(url === undefined ? g : { goal: g.goal.replace('https://example.com/', url), leadsTo: g.leadsTo });
   return out;
 }
 
@@ -114,6 +116,14 @@ export function exampleInputFor(kind: 'playbook' | 'tool', id: string, registrie
   }
   const tool = registries.catalog.get(id);
   return tool === undefined ? {} : toolExampleInput(tool);
+}
+
+/** An example input with the caller's URL in the field that names the page (url, or yourUrl of a comparison). */
+function withUserUrl(input: Record<string, unknown>, url: string | undefined): Record<string, unknown> {
+  if (url === undefined) return input;
+  const out = { ...input };
+  for (const key of ['url', 'yourUrl']) if (key in out) out[key] = url;
+  return out;
 }
 
 function runAction(c: Pick<GoalCandidate, 'kind' | 'id' | 'title'>, input: Record<string, unknown>): NextAction {
@@ -142,6 +152,8 @@ function suggestHint(match: GoalMatch): string {
       return `The goal fits several jobs about equally: ${list(top)}. Name the one you mean (an example goal below leads to each), or run it directly.`;
     case 'several_jobs':
       return `The goal names more than one job: ${list(top.slice(0, 2))}. Run them one at a time: one goal per solve_task.`;
+    case 'vague':
+      return `The goal does not say what to do: its words (${(top[0]?.matchedOn ?? []).join(', ')}) fit many jobs, so nothing was run or charged. Say what to check, convert or compute${match.urls[0] === undefined ? '' : ` on ${match.urls[0]}`} (an example goal below leads to each candidate), or run a candidate directly.`;
     default:
       return 'Rephrase the goal.';
   }
@@ -153,29 +165,96 @@ export function suggestAnswer(goal: string, match: GoalMatch, registries: Regist
   const url = match.urls[0];
   const exampleGoals = exampleGoalsFor(match.candidates, registries, url);
   const top = match.candidates[0];
-  const exampleInput = top === undefined ? { url: url ?? 'https://example.com/' } : exampleInputFor(top.kind, top.id, registries);
-  if (url !== undefined && 'url' in exampleInput) exampleInput.url = url;
+  const exampleInput = top === undefined ? { url: url ?? 'https://example.com/' } : withUserUrl(exampleInputFor(top.kind, top.id, registries), url);
   const nextActions: NextAction[] = [];
   for (const example of exampleGoals.slice(0, 3)) {
     nextActions.push({ tool: 'solve_task', arguments: { goal: example.goal, input: url === undefined || example.goal.includes(url) ? {} : { url } }, why: `Leads to ${example.leadsTo}` });
   }
-  for (const c of match.candidates.slice(0, 2)) nextActions.push(runAction(c, exampleInputFor(c.kind, c.id, registries)));
+  for (const c of match.candidates.slice(0, 2)) nextActions.push(runAction(c, withUserUrl(exampleInputFor(c.kind, c.id, registries), url)));
   nextActions.push({ tool: 'list_skills', arguments: {}, why: 'Every playbook, to pick one by id' });
   const query = goal.length <= 200 ? goal.replace(/\bhttps?:\/\/\S+/g, '').trim() : '';
   if (query !== '') nextActions.push({ tool: 'discover_tools', arguments: { query }, why: 'The catalog searched for the goal\'s words' });
   return { status: 'suggest', code, hint: suggestHint(match), candidates: match.candidates, nextActions, exampleGoals, exampleInput, urls: match.urls };
 }
 
-/** The `need_input` answer for a matched job missing a field or given a local URL (free: nothing runs). */
-export function needInputAnswer(goal: string, need: NeedInput, candidate: GoalCandidate, given: Record<string, unknown> | undefined, registries: Registries): NeedInputAnswer {
+// Content echoed back in a next action's arguments at most this long; longer, a placeholder says to send it again.
+const ECHO_MAX_CHARS = 2000;
+
+/** The jobs that read the content the caller sent, ranked by the goal, then the others that read it, up to MAX_CANDIDATES. */
+function contentReaders(goal: string, keys: readonly ('text' | 'code')[], given: Record<string, unknown>, registries: Registries): GoalCandidate[] {
+  const markup = typeof given.code === 'string' && isHtmlMarkup(given.code);
+  const reads = (job: { kind: 'playbook' | 'tool'; id: string }): boolean => keys.some((k) => jobReads(job, k, registries, markup));
+  const ranked = matchGoal(goal, registries, { only: reads }).candidates;
+  const out = [...ranked];
+  const jobs = [...registries.playbooks.ids().map((id) => ({ kind: 'playbook' as const, id })), ...registries.catalog.tools.filter((t) => t.websiteOnly !== true).map((t) => ({ kind: 'tool' as const, id: t.operationId }))];
+  for (const job of jobs) {
+    if (out.length >= MAX_CANDIDATES) break;
+    if (out.some((c) => c.id === job.id) || !reads(job)) continue;
+    const title = job.kind === 'playbook' ? (registries.playbooks.get(job.id)?.title ?? job.id) : (registries.catalog.get(job.id)?.title ?? job.id);
+    out.push({ kind: job.kind, id: job.id, title, confidence: 0, matchedOn: [], matchedPhrase: null });
+  }
+  return out;
+}
+
+/**
+ * The free `suggest` for a job that reads none of the input.text / input.code sent: the jobs that
+ * do, each with a call that runs it on that same content.
+ */
+function contentSuggest(goal: string, need: NeedInput, given: Record<string, unknown>, registries: Registries): SuggestAnswer {
+  const keys = (['text', 'code'] as const).filter((k) => typeof given[k] === 'string');
+  const candidates = contentReaders(goal, keys, given, registries);
+  const content = (k: 'text' | 'code'): unknown => {
+    const value = given[k] as string;
+    return value.length <= ECHO_MAX_CHARS ? value : `<your input.${k}, as you sent it>`;
+  };
+  const nextActions: NextAction[] = [];
+  for (const c of candidates.slice(0, 3)) {
+    if (c.kind === 'tool') {
+      const tool = registries.catalog.get(c.id);
+      const key = keys.find((k) => tool !== undefined && contentFieldOf(tool, k) !== undefined) ?? 'code';
+      const field = tool === undefined ? key : (contentFieldOf(tool, key) ?? key);
+      nextActions.push(runAction(c, { ...exampleInputFor('tool', c.id, registries), [field]: content(key) }));
+    } else {
+      const key = keys.find((k) => registries.playbooks.get(c.id)?.inputs[k] !== undefined);
+      nextActions.push(runAction(c, key === undefined ? { html: content('code') } : { ...exampleInputFor('playbook', c.id, registries), [key]: content(key) }));
+    }
+  }
+  nextActions.push({ tool: 'discover_tools', arguments: { query: keys.includes('code') ? 'code' : 'text' }, why: 'The catalog searched for tools that take it' });
+  const exampleInput = nextActions[0]?.arguments.input as Record<string, unknown> | undefined;
+  return {
+    status: 'suggest',
+    code: 'input_not_taken',
+    hint: `${need.hint} Nothing was run or charged.`,
+    candidates,
+    nextActions,
+    exampleGoals: exampleGoalsFor(candidates, registries),
+    exampleInput: exampleInput ?? {},
+    urls: [],
+  };
+}
+
+/**
+ * The `need_input` answer for a matched job missing a field or given a local URL (free: nothing
+ * runs); for a job that reads none of the input.text / input.code sent, the `suggest` listing the
+ * jobs that do.
+ */
+export function needInputAnswer(goal: string, need: NeedInput, candidate: GoalCandidate, given: Record<string, unknown> | undefined, registries: Registries): NeedInputAnswer | SuggestAnswer {
+  if (need.code === 'input_not_taken') return contentSuggest(goal, need, given ?? {}, registries);
   const kept: Record<string, unknown> = { ...(given ?? {}) };
   for (const m of need.missing) delete kept[m];
   const input = { ...need.exampleInput, ...kept };
-  const nextActions: NextAction[] = [{ tool: 'solve_task', arguments: { goal, input }, why: `The same goal with ${need.missing.map((m) => `input.${m}`).join(', ') || 'the input'} filled in (replace the example values)` }];
+  const nextActions: NextAction[] = [];
   if (need.code === 'local_preview_required' && need.hint.includes('input.html')) {
+    // First, as it works with nothing deployed: the page's HTML beside the same goal. The local URL
+    // may stay in the goal (with input.html it only names the page); it is left out of the input.
     const { [need.field ?? 'url']: _dropped, ...rest } = kept;
-    nextActions.push({ tool: 'solve_task', arguments: { goal, input: { ...rest, html: '<the page HTML>' } }, why: 'Analyses the HTML you pass, free, with no fetch' });
+    nextActions.push({
+      tool: 'solve_task',
+      arguments: { goal, input: { ...rest, html: '<the page HTML>' } },
+      why: `Replace <the page HTML> with the full HTML source of the page (what ${need.url ?? 'your local server'} serves): it is analysed free, with no fetch`,
+    });
   }
+  nextActions.push({ tool: 'solve_task', arguments: { goal, input }, why: `The same goal with ${need.missing.map((m) => `input.${m}`).join(', ') || 'the input'} filled in (replace the example values${need.code === 'local_preview_required' ? ' with the public https URL of a deployed preview' : ''})` });
   nextActions.push(runAction({ kind: need.job.kind, id: need.job.id, title: candidate.title }, input));
   const sameJob = curatedExampleGoals(registries).filter((g) => g.leadsTo === need.job.id);
   const exampleGoals = [...sameJob, ...curatedExampleGoals(registries).filter((g) => g.leadsTo !== need.job.id)].slice(0, 3);

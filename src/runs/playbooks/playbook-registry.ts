@@ -3,6 +3,8 @@
 // the format and against the catalog; one broken playbook stops the start with its file name and
 // the problem, so a bad playbook can never reach an agent. Credit estimates are computed from the
 // catalog's prices, never written by hand, so they cannot drift when a tool's price changes.
+// Playbooks tagged `test` are fixtures of the service's own tests: checked like the others, but
+// held (listed, loadable, routable) only when asked for (TEST_PLAYBOOKS), never in production.
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -283,8 +285,16 @@ function describeIssues(error: z.ZodError): string[] {
   return error.issues.map((i) => (i.path.length > 0 ? `${i.path.join('.')}: ${i.message}` : i.message));
 }
 
+/** The tag of the playbooks that exist for the service's own tests. */
+export const TEST_PLAYBOOK_TAG = 'test';
+
+export interface PlaybookLoadOptions {
+  /** hold the playbooks tagged `test` too (config TEST_PLAYBOOKS); they are checked either way */
+  withTestPlaybooks?: boolean;
+}
+
 /** Loads, checks and indexes every playbook in `dir` (default: data/ beside this file). */
-export async function loadPlaybookRegistry(catalog: Catalog, dir: string = DATA_DIR): Promise<PlaybookRegistry> {
+export async function loadPlaybookRegistry(catalog: Catalog, dir: string = DATA_DIR, options: PlaybookLoadOptions = {}): Promise<PlaybookRegistry> {
   const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.json')).map((e) => e.name).sort();
   const problems: string[] = [];
   const entries: Entry[] = [];
@@ -313,5 +323,5 @@ export async function loadPlaybookRegistry(catalog: Catalog, dir: string = DATA_
   }
   if (names.length === 0) problems.push(`no playbook files (*.json) in ${dir}`);
   if (problems.length > 0) throw new PlaybookLoadError(problems);
-  return new PlaybookRegistry(entries);
+  return new PlaybookRegistry(options.withTestPlaybooks === true ? entries : entries.filter((e) => !e.playbook.tags.includes(TEST_PLAYBOOK_TAG)));
 }

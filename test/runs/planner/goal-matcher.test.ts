@@ -75,7 +75,19 @@ const TABLE: readonly (readonly [string, string])[] = [
   ['Convert an Excel spreadsheet to CSV', 'office_xlsx_to_csv'],
   // unclear, absurd or several jobs
   ['convert my pdf', SUGGEST],
-  ['count the words in this text', SUGGEST],
+  // issue 17 §4: "word count by word" (word frequency's alias) no longer reads as "word count"
+  ['count the words in this text', 'text_utilities_word_counter'],
+  // issue 17 §4: vague goals (only words that fit many jobs) are suggestions, never runs
+  ['make my site better https://shop.example/', SUGGEST],
+  ['make it better', SUGGEST],
+  ['convert my file', SUGGEST],
+  ['improve my website', SUGGEST],
+  ['check my site', SUGGEST],
+  // ... while a specific word beside them still routes
+  ['help my site rank better on google', 'seo-audit'],
+  // issue 17 §4: "shop" is an English word, never a typo of "ship"
+  ['Audit the SEO of my shop page https://shop.example/', 'seo-audit'],
+  ['check my store page for seo problems', 'seo-audit'],
   ['audit my seo and page speed and security headers', SUGGEST],
   ['check seo before launch', SUGGEST],
   ['https://example.com', SUGGEST],
@@ -155,6 +167,30 @@ describe('matchGoal: answers', () => {
     assert.ok(first !== undefined && second !== undefined);
     assert.ok(first.confidence - second.confidence < MATCH_MARGIN);
     assert.ok(m.candidates.every((c) => c.id.startsWith('documents_') && c.id.includes('pdf')), m.candidates.map((c) => c.id).join(', '));
+  });
+
+  it('a goal whose best job matches only vague words is vague: the candidates are listed, none is run', () => {
+    for (const goal of ['make my site better https://shop.example/', 'make it better', 'convert my file']) {
+      const m = matchGoal(goal, registries);
+      assert.deepEqual({ decision: m.decision, reason: m.reason, best: m.best }, { decision: 'suggest', reason: 'vague', best: null }, goal);
+      assert.ok(m.candidates.length > 0, goal);
+    }
+    assert.deepEqual(matchGoal('make my site better https://shop.example/', registries).urls, ['https://shop.example/']);
+  });
+
+  it('an English word is read as written, never as a typo of a job word; a non-word still is', () => {
+    const shop = matchGoal('Audit the SEO of my shop page https://shop.example/', registries);
+    assert.deepEqual(shop.corrections, []);
+    assert.equal(shop.best?.id, 'seo-audit');
+    assert.ok(!shop.candidates.some((c) => c.id === 'ship-check'), shop.candidates.map((c) => c.id).join(', '));
+    const typo = matchGoal('secuirty baseline for my shop', registries);
+    assert.deepEqual(typo.corrections, [{ from: 'secuirty', to: 'security' }]);
+    assert.equal(typo.best?.id, 'security-baseline');
+  });
+
+  it('only: ranks just the jobs a filter keeps', () => {
+    const m = matchGoal('count the words', registries, { only: (job) => job.id !== 'text_utilities_word_counter' });
+    assert.ok(m.candidates.length > 0 && m.candidates.every((c) => c.id !== 'text_utilities_word_counter'));
   });
 
   it('a goal naming two unrelated jobs in full is several_jobs', () => {

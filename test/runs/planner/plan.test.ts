@@ -7,12 +7,13 @@ import { before, describe, it } from 'node:test';
 import { loadCatalog } from '../../../src/core/catalog.ts';
 import { loadPlaybookRegistry } from '../../../src/runs/playbooks/playbook-registry.ts';
 import { matchGoal, type Registries } from '../../../src/runs/planner/goal-matcher.ts';
-import { playbookStepNeeds, resolveJobInput } from '../../../src/runs/planner/input-resolution.ts';
+import { contentFieldOf, isHtmlMarkup, playbookStepNeeds, resolveJobInput } from '../../../src/runs/planner/input-resolution.ts';
 import { judgeUrl } from '../../../src/runs/planner/local-url.ts';
 import { planTask, routeGoal, type PlanAnswer } from '../../../src/runs/planner/plan.ts';
 import { curatedExampleGoals } from '../../../src/runs/planner/planner-answers.ts';
 
 let registries: Registries;
+const PAGE_HTML = '<!doctype html><html lang="en"><head><title>Trail shoes | Shop</title></head><body><h1>Trail shoes</h1><img src="/a.jpg"></body></html>';
 
 before(async () => {
   const catalog = await loadCatalog();
@@ -94,7 +95,33 @@ describe('need_input', () => {
     const a = expectStatus(planTask('seo audit of http://localhost:3000/', undefined, registries), 'need_input');
     assert.equal(a.code, 'local_preview_required');
     assert.match(a.hint, /input\.html for a free local analysis/);
-    assert.deepEqual(a.nextActions[1], { tool: 'solve_task', arguments: { goal: 'seo audit of http://localhost:3000/', input: { html: '<the page HTML>' } }, why: 'Analyses the HTML you pass, free, with no fetch' });
+    // issue 17 §4: the HTML recovery comes first, and works as written (the local URL in the goal only names the page)
+    assert.deepEqual(a.nextActions[0], {
+      tool: 'solve_task',
+      arguments: { goal: 'seo audit of http://localhost:3000/', input: { html: '<the page HTML>' } },
+      why: 'Replace <the page HTML> with the full HTML source of the page (what http://localhost:3000/ serves): it is analysed free, with no fetch',
+    });
+    const followed = routeGoal('seo audit of http://localhost:3000/', { html: PAGE_HTML }, registries);
+    assert.equal(followed.status, 'ready');
+    if (followed.status === 'ready') assert.deepEqual([followed.resolved.mode, followed.resolved.input, followed.resolved.fromGoal], ['local', {}, []]);
+  });
+
+  it('a local input.url beside input.html is left out (ignored), never fetched and never refused', () => {
+    for (const [goal, input] of [
+      ['seo audit', { url: 'http://localhost:3000/', html: PAGE_HTML }],
+      ['check the meta tags', { url: 'http://10.0.0.7/', html: PAGE_HTML }],
+    ] as const) {
+      const r = routeGoal(goal, input, registries);
+      assert.equal(r.status, 'ready', `${goal}: ${JSON.stringify(r).slice(0, 300)}`);
+      if (r.status === 'ready') {
+        assert.equal(r.resolved.mode, 'local', goal);
+        assert.equal(r.resolved.input.url, undefined, goal);
+        assert.deepEqual(r.resolved.ignored, ['url'], goal);
+      }
+    }
+    // A job that needs the live page still refuses the local URL: HTML cannot answer it.
+    const live = routeGoal('security baseline', { url: 'http://localhost:3000/', html: PAGE_HTML }, registries);
+    assert.deepEqual(live.status === 'need_input' ? live.code : live.status, 'local_preview_required');
   });
 
   it('a URL that is not http(s) is invalid_input naming the field', () => {
@@ -269,6 +296,71 @@ describe('suggest', () => {
     assert.deepEqual(curatedExampleGoals(registries).map((g) => g.leadsTo), [
       'seo-audit', 'security-baseline', 'ship-check', 'page-speed-audit', 'competitor-comparison', 'calculators_emi_calculator', 'documents_docx_to_pdf',
     ]);
+  });
+});
+
+describe('input.text and input.code (issue 17 §4)', () => {
+  it('input.text fills a text tool\'s text field; input.code a text field when the tool has no code field', () => {
+    const text = routeGoal('count the words in this text', { text: 'one two three' }, registries);
+    assert.equal(text.status, 'ready');
+    if (text.status === 'ready') assert.deepEqual([text.job.id, text.resolved.input, text.resolved.mode], ['text_utilities_word_counter', { text: 'one two three' }, 'plain']);
+    const code = routeGoal('reverse this text', { code: 'let x = 1;' }, registries);
+    assert.equal(code.status, 'ready');
+    if (code.status === 'ready') assert.deepEqual(code.resolved.input, { text: 'let x = 1;' });
+    // the caller's own text field wins over code
+    const both = routeGoal('reverse this text', { text: 'abc', code: 'let x = 1;' }, registries);
+    if (both.status === 'ready') assert.deepEqual(both.resolved.input, { text: 'abc' });
+    else assert.fail(both.status);
+  });
+
+  it('a need_input for a text tool no longer repeats the caller\'s input: the text given is used', () => {
+    const a = planTask('reverse this text', { text: 'stressed' }, registries);
+    assert.equal(a.status, 'planned');
+  });
+
+  it('content a job cannot read is a free suggest (input_not_taken) listing the jobs that read it, each run on that content', () => {
+    const code = 'SELECT 1;';
+    for (const [goal, input] of [
+      ['work out my loan EMI', { code }],
+      ['security baseline of https://example.com/', { code }],
+      ['audit the seo of my page', { text: 'Some words about shoes.' }],
+    ] as const) {
+      const a = planTask(goal, input, registries);
+      assert.equal(a.status, 'suggest', goal);
+      if (a.status !== 'suggest') continue;
+      assert.equal(a.code, 'input_not_taken', goal);
+      assert.ok(a.candidates.length >= 3, goal);
+      for (const c of a.candidates) {
+        const tool = registries.catalog.get(c.id);
+        assert.ok(tool !== undefined && contentFieldOf(tool, 'code' in input ? 'code' : 'text') !== undefined, `${goal}: ${c.id} reads it`);
+      }
+      const first = a.nextActions[0];
+      assert.equal(first?.tool, 'invoke_tool', goal);
+      assert.ok(Object.values((first?.arguments.input ?? {}) as Record<string, unknown>).includes('code' in input ? code : input.text), goal);
+    }
+  });
+
+  it('a page sent as input.code is read as input.html by the jobs that analyse HTML; JSX with a <div> is not a page', () => {
+    const page = routeGoal('seo audit', { code: PAGE_HTML }, registries);
+    assert.deepEqual(page.status === 'ready' ? [page.resolved.mode, page.resolved.local?.html === PAGE_HTML] : page.status, ['local', true]);
+    assert.equal(isHtmlMarkup('export const A = () => <div className="x">hi</div>;'), false);
+    assert.equal(isHtmlMarkup('  <!DOCTYPE html><html><body></body></html>'), true);
+  });
+});
+
+describe('suggest keeps the caller\'s URL (issue 17 §4)', () => {
+  it('a vague goal with a URL: every example input and run action names that URL, never the example one', () => {
+    const a = expectStatus(planTask('make my site better https://shop.example/trail', undefined, registries), 'suggest');
+    assert.equal(a.code, 'vague');
+    assert.match(a.hint, /does not say what to do/);
+    assert.deepEqual(a.exampleInput, { url: 'https://shop.example/trail' });
+    const text = JSON.stringify(a.nextActions);
+    assert.ok(!text.includes('https://example.com/'), text);
+    for (const n of a.nextActions.filter((n) => n.tool === 'run_playbook' || n.tool === 'invoke_tool')) {
+      const input = n.arguments.input as Record<string, unknown>;
+      if ('url' in input || 'yourUrl' in input) assert.equal(input.url ?? input.yourUrl, 'https://shop.example/trail');
+    }
+    for (const g of a.exampleGoals) assert.ok(!g.goal.includes('https://example.com/'), g.goal);
   });
 });
 
