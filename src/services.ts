@@ -97,7 +97,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   await migrateToLatest(db);
   const catalog = options.catalog ?? (await loadCatalog());
   // Playbooks are checked against the catalog here: a broken one stops the start, naming its file.
-  const skills = await loadPlaybookRegistry(catalog);
+  const skills = await loadPlaybookRegistry(catalog, undefined, { withTestPlaybooks: config.testPlaybooks });
   const metrics = new Metrics();
   const accounts = new AccountStore(db, { changeCounter: changeCounter(db) });
   // Heartbeats ride on the flushes (at most one a second); a lease is taken for dead on its
