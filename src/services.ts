@@ -152,7 +152,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const reportSecret = loadSigningSecret(config.dataDir, config.fileSigningSecret);
   const featureMemory = createFeatureMemory(db, { reportKey: (accountId) => jobReportKey(reportSecret, accountId) });
   const codingJobs = new CodingJobStore(db);
-  const jobs = new JobService({ catalog, invoker, files, skills, memory: featureMemory, reportSecret });
+  const jobs = new JobService({ catalog, invoker, files, skills, memory: featureMemory, reportSecret, runs });
   const runExecutor = new RunExecutor({ invoker, files, runs, webhooks, holder: ledger.holder, log, concurrency: config.runConcurrency, maxQueued: config.runQueueLimit });
   // Runs a killed process left `accepted` are closed as `error` (and announced) before any new one.
   for (const run of await runs.sweepDead()) {

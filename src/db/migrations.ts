@@ -314,6 +314,30 @@ const migrations: Record<string, Migration> = {
       await sql`drop table if exists attempt_counters`.execute(db);
     },
   },
+  // The jobs of the MCP loop (solve_task, run_playbook, run_workflow, verify_task) are runs too,
+  // sync or async, so get_run serves every one and verify_task can take `baseline: { runId }`.
+  // A job run keeps the jobReport id it answered (a baseline passed as a bare jobReport finds its
+  // run by it), the chain it belongs to (the first run of a fix loop; verifies join its chain, so
+  // the loop's round and stops live on the server whatever form the host's baseline takes), its
+  // idempotency key (a retry replays the stored answer), and its job state (the goal key, the
+  // re-run input, the loop) as JSON.
+  '0010_job_runs': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('runs').addColumn('idempotency_key', 'text').execute();
+      await db.schema.alterTable('runs').addColumn('report_id', 'text').execute();
+      await db.schema.alterTable('runs').addColumn('chain_id', 'text').execute();
+      await db.schema.alterTable('runs').addColumn('job_state', 'text').execute();
+      await db.schema.createIndex('runs_idempotency').on('runs').columns(['account_id', 'kind', 'idempotency_key']).execute();
+      await db.schema.createIndex('runs_report').on('runs').columns(['account_id', 'report_id']).execute();
+      await db.schema.createIndex('runs_chain').on('runs').columns(['chain_id', 'created_at']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop index if exists runs_chain`.execute(db);
+      await sql`drop index if exists runs_report`.execute(db);
+      await sql`drop index if exists runs_idempotency`.execute(db);
+      for (const column of ['job_state', 'chain_id', 'report_id', 'idempotency_key']) await db.schema.alterTable('runs').dropColumn(column).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

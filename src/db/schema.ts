@@ -132,6 +132,14 @@ export interface RunsTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** a job's idempotency key (jobs only: invoke_tool's key lives with the invoke path) */
+  idempotency_key: string | null;
+  /** the jobReport id a job's answer carried */
+  report_id: string | null;
+  /** the first run of the job's fix loop */
+  chain_id: string | null;
+  /** a job's JobState as JSON (src/runs/job-state.ts) */
+  job_state: string | null;
 }
 
 /** A result kept for fetch_payload until `expires_at` (see src/runs/payload-store.ts). */

@@ -53,6 +53,28 @@ const common = {
 
 type CommonArgs = { responseMode: string; async: boolean; enhance?: boolean | undefined; idempotencyKey?: string | undefined; maxRounds?: number | undefined; sameFindingsLimit?: number | undefined };
 
+/**
+ * A job called again with an idempotencyKey it already ran with: the stored answer, free (credits
+ * charged 0, replayed: true), as invoke_tool replays; a run still going answers its runId (async)
+ * or that it is still running (sync); undefined when the key is new.
+ */
+async function replayed(services: McpRunServices, accountId: string, intent: string, key: string, async: boolean): Promise<{ done: boolean; answer: JobAnswer } | undefined> {
+  const run = await services.runs.byIdempotencyKey(accountId, intent, key);
+  if (!run) return undefined;
+  const execution = { runId: run.runId, idempotencyKey: key, intentType: intent };
+  if (run.status === 'accepted') {
+    return async
+      ? { done: false, answer: { status: 'accepted', runId: run.runId, replayed: true, execution } }
+      : { done: false, answer: { status: 'error', error: 'idempotency_key_in_use', message: `A ${intent} with this idempotencyKey is still running`, detail: `Poll get_run with runId ${run.runId} for its answer; nothing was charged for this call`, runId: run.runId, execution } };
+  }
+  const stored = run.outcome?.ok === true ? (run.outcome.result as JobAnswer | null) : null;
+  if (stored === null || typeof stored !== 'object') {
+    return { done: true, answer: { status: 'error', error: 'run_failed', message: `The ${intent} with this idempotencyKey could not finish`, detail: run.errorReason ?? 'Use a new idempotencyKey to run it again', runId: run.runId, execution } };
+  }
+  const charged = Number((stored['credits'] as { charged?: unknown } | undefined)?.charged ?? 0);
+  return { done: true, answer: { ...stored, replayed: true, credits: { charged: 0, replayedFromCharged: charged } } };
+}
+
 export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
   const { jobs } = ctx;
   const accountId = ctx.caller.account.id;
@@ -74,24 +96,27 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
       // dataRef: the compact answer stays readable; the whole of it is stored for fetch_payload.
       return mode === 'dataRef' && !s.truncated ? { ...a, dataRefId: s.dataRefId, payloadExpiresAt: s.payloadExpiresAt } : { status, execution, loop, ...s };
     };
+    const goalArg = (args as { goal?: unknown }).goal;
+    const goal = typeof goalArg === 'string' ? goalArg : undefined;
+    const execute = async (runSignal: AbortSignal, log: FastifyBaseLogger, runId: string) => {
+      const done = await work({ ...base, log, signal: runSignal, runId });
+      return { result: done, credits: Number((done['credits'] as { charged?: number } | undefined)?.charged ?? 0) };
+    };
     try {
+      if (args.idempotencyKey !== undefined && ctx.runs) {
+        const replay = await replayed(ctx.runs, accountId, intent, args.idempotencyKey, args.async);
+        if (replay !== undefined) return replay.done ? result(await shaped(replay.answer), replay.answer.status === 'error') : result(replay.answer, replay.answer.status === 'error');
+      }
       if (args.async) {
         if (!ctx.runs) return result({ status: 'error', error: 'async_unavailable', message: 'Async runs are not available on this server; call without async' }, true);
-        const submitted = await ctx.runs.executor.submitJob({
-          caller: ctx.caller,
-          kind: intent,
-          label,
-          requestId: ctx.requestId,
-          log: ctx.log,
-          execute: async (runSignal, log) => {
-            const done = await work({ ...base, log, signal: runSignal });
-            return { result: done, credits: Number((done['credits'] as { charged?: number } | undefined)?.charged ?? 0) };
-          },
-        });
+        const submitted = await ctx.runs.executor.submitJob({ caller: ctx.caller, kind: intent, label, requestId: ctx.requestId, log: ctx.log, idempotencyKey: args.idempotencyKey ?? null, goal, execute });
         if (!submitted.accepted) return outcomeResult(label ?? intent, submitted.refusal, { runId: null, intentId: ctx.requestId, intentType: intent, idempotencyKey: args.idempotencyKey ?? null, projectScope: null });
         return result({ status: 'accepted', runId: submitted.runId, execution: { runId: submitted.runId, intentId: ctx.requestId, intentType: intent, idempotencyKey: args.idempotencyKey ?? null, projectScope: null } });
       }
-      const done = await work({ ...base, signal });
+      // A sync job is a run too (stored, served by get_run, announced by mcp.job.finished).
+      const done = ctx.runs
+        ? await ctx.runs.executor.runInline({ caller: ctx.caller, kind: intent, label, requestId: ctx.requestId, log: ctx.log, idempotencyKey: args.idempotencyKey ?? null, goal, signal, execute })
+        : await work({ ...base, signal });
       await progress?.flush();
       return result(await shaped(done), done.status === 'error');
     } catch (err) {

@@ -47,7 +47,11 @@ export interface JobSubmit {
   label: string | null;
   requestId: string;
   log: FastifyBaseLogger;
-  execute(signal: AbortSignal, log: FastifyBaseLogger): Promise<{ result: { status: string } & Record<string, unknown>; credits: number }>;
+  /** the job's idempotency key: stored on the run, so a retry with it finds the run and replays it */
+  idempotencyKey?: string | null | undefined;
+  /** the goal in the caller's words (solve_task, verify_task), for the mcp.job.finished webhook */
+  goal?: string | undefined;
+  execute(signal: AbortSignal, log: FastifyBaseLogger, runId: string): Promise<{ result: { status: string } & Record<string, unknown>; credits: number }>;
 }
 
 export type SubmitAnswer = { accepted: true; runId: string; createdAt: string } | { accepted: false; refusal: InvokeFailure };
@@ -79,6 +83,8 @@ interface Job extends RunSubmit {
   controller: AbortController;
   /** the account's line in the queue */
   group: OwnerGroup;
+  /** a job's goal in the caller's words, for its webhook */
+  goal?: string | undefined;
   /** true once the run's row is stored, false when it could not be: a run starts only after it */
   stored: Promise<boolean>;
 }
@@ -111,7 +117,45 @@ export class RunExecutor {
       if (err instanceof ServiceError) return { accepted: false, refusal: failure('authorize', err) };
       throw err;
     }
-    return this.#enqueue({ caller: job.caller, operationId: job.label ?? job.kind, input: undefined, requestId: job.requestId, log: job.log, kind: job.kind, execute: job.execute }, job.label);
+    return this.#enqueue({ caller: job.caller, operationId: job.label ?? job.kind, input: undefined, requestId: job.requestId, log: job.log, kind: job.kind, execute: job.execute, jobKey: job.idempotencyKey ?? null, goal: job.goal }, job.label);
+  }
+
+  /**
+   * A job run now, on the caller's own request (sync solve_task, run_playbook, run_workflow,
+   * verify_task): not queued (the request holds its connection and the job's calls meet the
+   * invoke path's limits one by one), but stored as a run like an async one, so get_run serves it
+   * by the runId its answer carries, and its end sends mcp.job.finished. Answers what execute
+   * answered; a job that throws closes its run as `error` and the error goes on.
+   */
+  async runInline(job: Omit<JobSubmit, 'execute'> & { signal: AbortSignal; execute: JobSubmit['execute'] }): Promise<{ status: string } & Record<string, unknown>> {
+    const runId = newRunId();
+    const run = await this.#options.runs.create({ runId, accountId: job.caller.account.id, kind: job.kind, operationId: job.label, holder: this.#options.holder, idempotencyKey: job.idempotencyKey ?? null });
+    const startedAt = new Date();
+    const log = job.log.child({ runId });
+    const inline: Job = {
+      caller: job.caller,
+      operationId: job.label ?? job.kind,
+      input: undefined,
+      requestId: job.requestId,
+      log,
+      kind: job.kind,
+      runId,
+      createdAt: run.createdAt,
+      startedAt,
+      controller: new AbortController(),
+      group: this.#groupOf(job.caller),
+      stored: Promise.resolve(true),
+      goal: job.goal,
+    };
+    await this.#options.runs.markStarted(runId, startedAt);
+    try {
+      const { result, credits } = await job.execute(job.signal, log, runId);
+      await this.#close(inline, { status: result.status === 'partial' ? 'partial' : 'completed', resultStatus: result.status, outcome: { ok: true, result, warnings: [] }, errorReason: null, credits });
+      return result;
+    } catch (err) {
+      await this.#close(inline, { status: 'error', resultStatus: null, outcome: null, errorReason: 'The service failed while running it', credits: 0 });
+      throw err;
+    }
   }
 
   /** The account's line, its caps from its plan of this moment. */
@@ -153,13 +197,13 @@ export class RunExecutor {
       : runsBusy(`${this.#options.maxQueued} runs are already waiting in this process`);
   }
 
-  async #enqueue(call: RunSubmit & { kind: string; execute?: JobSubmit['execute'] }, label: string | null): Promise<SubmitAnswer> {
+  async #enqueue(call: RunSubmit & { kind: string; execute?: JobSubmit['execute']; jobKey?: string | null; goal?: string | undefined }, label: string | null): Promise<SubmitAnswer> {
     const group = this.#groupOf(call.caller);
     // Checked again without an await before the run takes its place: the preflight awaited.
     const refusal = this.#admission(group);
     if (refusal) return { accepted: false, refusal };
     const runId = newRunId();
-    const stored = this.#options.runs.create({ runId, accountId: call.caller.account.id, kind: call.kind, operationId: label, holder: this.#options.holder });
+    const stored = this.#options.runs.create({ runId, accountId: call.caller.account.id, kind: call.kind, operationId: label, holder: this.#options.holder, idempotencyKey: call.jobKey ?? null });
     const job: Job = { ...call, runId, createdAt: new Date().toISOString(), startedAt: null, log: call.log.child({ runId }), controller: new AbortController(), group, stored: stored.then(() => true, () => false) };
     const entry: QueuedJob = {
       group,
@@ -259,7 +303,7 @@ export class RunExecutor {
   async #executeJob(job: Job, execute: JobSubmit['execute'], startedAt: Date): Promise<void> {
     try {
       await this.#options.runs.markStarted(job.runId, startedAt);
-      const { result, credits } = await execute(job.controller.signal, job.log);
+      const { result, credits } = await execute(job.controller.signal, job.log, job.runId);
       // A partial job (some of its calls failed) is a partial run; its result says which.
       const status = result.status === 'partial' ? 'partial' : 'completed';
       await this.#close(job, { status, resultStatus: result.status, outcome: { ok: true, result, warnings: [] }, errorReason: null, credits });
@@ -292,19 +336,29 @@ export class RunExecutor {
       createdAt: job.createdAt,
       startedAt: job.startedAt?.toISOString() ?? null,
       finishedAt: finishedAt.toISOString(),
-    });
+      idempotencyKey: null,
+      reportId: null,
+      chainId: null,
+      jobState: null,
+    }, job.goal);
   }
 
   /** The webhook and the 'finished' event for a run that ended (here, or closed by the start-up sweep). */
-  announce(accountId: string, run: Run): void {
+  announce(accountId: string, run: Run, goal?: string): void {
     const finishedAt = run.finishedAt ?? new Date().toISOString();
     if (run.status !== 'accepted') {
+      const answer = run.outcome?.ok === true && run.outcome.result !== null && typeof run.outcome.result === 'object' ? (run.outcome.result as Record<string, unknown>) : {};
+      const job = answer['job'] as { kind?: unknown; id?: unknown } | undefined;
+      const skillId = typeof answer['skillId'] === 'string' ? answer['skillId'] : job?.kind === 'playbook' && typeof job.id === 'string' ? job.id : undefined;
       this.#options.webhooks.emit(accountId, {
         type: 'mcp.job.finished',
         data: {
           runId: run.runId,
           kind: run.kind,
           operationId: run.operationId ?? undefined,
+          ...(skillId === undefined ? {} : { skillId }),
+          ...(job?.kind === 'tool' && typeof job.id === 'string' ? { toolOperationId: job.id } : {}),
+          ...(goal === undefined || goal === '' ? {} : { goal: goal.slice(0, 500) }),
           status: run.status,
           resultStatus: run.resultStatus ?? undefined,
           startedAt: run.startedAt ?? run.createdAt,

@@ -25,6 +25,11 @@ export interface Run {
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+  /** jobs only: the idempotency key, the jobReport id answered, the fix loop's chain and the job state (JSON) */
+  idempotencyKey: string | null;
+  reportId: string | null;
+  chainId: string | null;
+  jobState: string | null;
 }
 
 /** Run ids are random and carry a prefix, so a stray id in a log says what it names. */
@@ -46,6 +51,10 @@ function toRun(row: RunsTable): Run {
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    idempotencyKey: row.idempotency_key ?? null,
+    reportId: row.report_id ?? null,
+    chainId: row.chain_id ?? null,
+    jobState: row.job_state ?? null,
   };
 }
 
@@ -63,7 +72,7 @@ export class RunStore {
     this.#db = db;
   }
 
-  async create(input: { runId: string; accountId: string; kind: string; operationId: string | null; holder: LeaseHolder; now?: Date }): Promise<Run> {
+  async create(input: { runId: string; accountId: string; kind: string; operationId: string | null; holder: LeaseHolder; now?: Date; idempotencyKey?: string | null | undefined }): Promise<Run> {
     const row: RunsTable = {
       id: input.runId,
       account_id: input.accountId,
@@ -80,6 +89,10 @@ export class RunStore {
       created_at: (input.now ?? new Date()).toISOString(),
       started_at: null,
       finished_at: null,
+      idempotency_key: input.idempotencyKey ?? null,
+      report_id: null,
+      chain_id: null,
+      job_state: null,
     };
     await this.#db.insertInto('runs').values(row).execute();
     return toRun(row);
@@ -89,6 +102,38 @@ export class RunStore {
   async get(accountId: string, runId: string): Promise<Run | undefined> {
     const row = await this.#db.selectFrom('runs').selectAll().where('id', '=', runId).where('account_id', '=', accountId).executeTakeFirst();
     return row ? toRun(row) : undefined;
+  }
+
+  /** The account's job run of this kind holding this idempotency key (the first, when a race stored two). */
+  async byIdempotencyKey(accountId: string, kind: string, key: string): Promise<Run | undefined> {
+    const row = await this.#db.selectFrom('runs').selectAll().where('account_id', '=', accountId).where('kind', '=', kind).where('idempotency_key', '=', key).orderBy('created_at').limit(1).executeTakeFirst();
+    return row ? toRun(row) : undefined;
+  }
+
+  /** The account's job run whose answer carried this jobReport. */
+  async byReportId(accountId: string, reportId: string): Promise<Run | undefined> {
+    const row = await this.#db.selectFrom('runs').selectAll().where('account_id', '=', accountId).where('report_id', '=', reportId).limit(1).executeTakeFirst();
+    return row ? toRun(row) : undefined;
+  }
+
+  /** The newest finished run of a fix loop's chain (the account's own). */
+  async latestInChain(accountId: string, chainId: string): Promise<Run | undefined> {
+    const row = await this.#db
+      .selectFrom('runs')
+      .selectAll()
+      .where('chain_id', '=', chainId)
+      .where('account_id', '=', accountId)
+      .where('job_state', 'is not', null)
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? toRun(row) : undefined;
+  }
+
+  /** What a job run keeps besides its outcome: set when the job has its answer, before the run is closed. */
+  async attachJob(runId: string, job: { reportId: string | null; chainId: string | null; jobState: string }): Promise<void> {
+    await this.#db.updateTable('runs').set({ report_id: job.reportId, chain_id: job.chainId, job_state: job.jobState }).where('id', '=', runId).execute();
   }
 
   /** Runs of the account still `accepted` (waiting or running), in every process. */

@@ -17,10 +17,16 @@ import { webhookNotFound, type DeliveryOutcome, type WebhookEventType, type Webh
 /** What a finished job reports (`mcp.job.finished`). Only the account's own run: no account or key ids. */
 export interface JobFinishedData {
   runId: string;
-  /** what ran: 'invoke_tool' now; playbook, solve and verify runs later */
+  /** what ran: invoke_tool, or a job: solve_task, run_playbook, run_workflow, verify_task */
   kind: string;
   /** the operation a tool run invoked */
   operationId?: string | undefined;
+  /** a job's playbook (run_playbook, run_workflow, or the playbook solve_task / verify_task routed to) */
+  skillId?: string | undefined;
+  /** the one catalog operation a solve_task / verify_task goal was routed to */
+  toolOperationId?: string | undefined;
+  /** the goal in the caller's words (solve_task, verify_task), at most 500 characters */
+  goal?: string | undefined;
   /** how the job ended (the run's status; never 'accepted') */
   status: 'completed' | 'partial' | 'error';
   /** the routing outcome of the result, where the job has one */

@@ -58,7 +58,7 @@ describe('run_playbook, run_workflow and profiles', () => {
     assert.equal(again['profileId'], run['profileId']);
 
     const verified = await call(mine, 'verify_task', { goal: 'seo audit', profileId: run['profileId'] });
-    assert.equal(verified['baselineSource'], 'jobReport');
+    assert.equal(verified['baselineSource'], 'profile');
     assert.equal(verified['loop'].round, 1);
     assert.deepEqual(verified['delta'].newFindings, []);
     assert.equal(verified['delta'].resolvedFindings.length, 0);

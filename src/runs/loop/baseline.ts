@@ -108,7 +108,8 @@ type Located = { ok: true; candidate: unknown; loop?: unknown; source: BaselineS
 
 function locate(data: unknown, allowRun: boolean): Located {
   if (!isObject(data)) return refuse('invalid_baseline', `The baseline is ${Array.isArray(data) ? 'an array' : `a ${typeof data}`}, not an object: ${PASS_INSTEAD}.`);
-  if (isObject(data.after)) {
+  // A compact verify answer's `after` only names the report (jobReport holds it): read jobReport then.
+  if (isObject(data.after) && ('signature' in data.after || isObject(data.after.jobReport) || !isObject(data.jobReport))) {
     const after = data.after;
     const candidate = isObject(after.jobReport) ? after.jobReport : after;
     return { ok: true, candidate, loop: data.loop ?? after.loop, source: 'verify' };
@@ -118,7 +119,7 @@ function locate(data: unknown, allowRun: boolean): Located {
       const status = typeof data.status === 'string' ? ` (its status is ${clip(data.status)})` : '';
       return refuse('need_baseline', `The result passed as baseline holds no jobReport${status}: ${PASS_INSTEAD} that ran the job.`);
     }
-    return { ok: true, candidate: data.jobReport, loop: data.loop, source: 'solve' };
+    return { ok: true, candidate: data.jobReport, loop: data.loop, source: isObject(data.after) ? 'verify' : 'solve' };
   }
   if (typeof data.runId === 'string') {
     if (!allowRun) return refuse('invalid_baseline', `The get_run payload holds another run payload: ${PASS_INSTEAD}.`);

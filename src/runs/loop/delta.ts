@@ -101,3 +101,46 @@ export function buildDelta(
     gateReasons: [...gate.reasons],
   };
 }
+
+/** A finding as a compact delta names it: which one, how bad, how many places; the report holds the rest. */
+export interface FindingRef {
+  findingId: string;
+  rule: string;
+  severity: string;
+  title: string;
+  count?: number;
+}
+
+/** A fix as a compact delta names it: loop.remainingFixes holds the whole item. */
+export interface FixRef {
+  rank: number;
+  findingId: string;
+  title: string;
+}
+
+export type CompactDelta = Omit<Delta, 'newFindings' | 'resolvedFindings' | 'remainingFindings' | 'remainingFixes'> & {
+  newFindings: FindingRef[];
+  resolvedFindings: FindingRef[];
+  remainingFindings: FindingRef[];
+  remainingFixes: FixRef[];
+};
+
+const refOf = (f: Delta['newFindings'][number]): FindingRef => {
+  const count = (f as { count?: unknown }).count;
+  return { findingId: f.findingId, rule: f.rule, severity: f.severity, title: f.title, ...(typeof count === 'number' ? { count } : {}) };
+};
+
+/**
+ * The delta of a compact answer: every list by reference (ids, rule, severity, title, count), so
+ * the answer does not carry each finding and fix a second and third time beside jobReport.findings
+ * and loop.remainingFixes. nextActions stays whole: it is what the host applies.
+ */
+export function compactDelta(delta: Delta): CompactDelta {
+  return {
+    ...delta,
+    newFindings: delta.newFindings.map(refOf),
+    resolvedFindings: delta.resolvedFindings.map(refOf),
+    remainingFindings: delta.remainingFindings.map(refOf),
+    remainingFixes: delta.remainingFixes.map((f) => ({ rank: f.rank, findingId: f.findingId, title: f.title })),
+  };
+}

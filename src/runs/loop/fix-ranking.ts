@@ -2,8 +2,12 @@
 // order decides what gets fixed first; it is explained in each item's `why` and is deterministic.
 //
 // Order (first difference wins):
+//   0. a fix an unmet acceptance criterion needs (acceptance.ts) before any other: the playbook's
+//      promise is what the gate waits for, so an optional improvement never goes first;
 //   1. severity: high, medium, low, info. A high finding always blocks the gate, so gate-blocking
 //      fixes come first without a separate rule;
+//   1b. the playbook's own category (its first scored one: seo for an SEO audit) before others of
+//      the same severity;
 //   2. ship policy only: a finding in a requireGood category (tls, security-headers, http-status,
 //      mixed-content, plus the playbook's own) before one of the same severity elsewhere, because
 //      under a ship gate those categories block while they are merely needs_improvement;
@@ -81,24 +85,35 @@ export interface RankInput {
 const SEVERITY_ORDER: Record<Severity, number> = { high: 0, medium: 1, low: 2, info: 3 };
 const EFFORT_ORDER: Record<Effort, number> = { small: 0, medium: 1, large: 2 };
 
-export function rankFixes(report: RankInput, policy: GatePolicy): FixItem[] {
+/** What else orders the fixes: the findings unmet criteria need, and the playbook's own category. */
+export interface RankContext {
+  needed?: ReadonlySet<string>;
+  ownCategory?: Category | undefined;
+}
+
+export function rankFixes(report: RankInput, policy: GatePolicy, context: RankContext = {}): FixItem[] {
   const gain = gainEstimator(report);
   const required = new Set<Category>(policy.policy === 'ship' ? [...SHIP_GATE_CATEGORIES, ...(policy.requireGood ?? [])] : []);
+  const needed = context.needed ?? new Set<string>();
   const items = report.findings.map((f) => ({
     finding: f,
     gain: gain(f),
     effort: EFFORT_BY_PATCH_TYPE[f.fix.patchType],
     shipRequired: required.has(f.category),
+    needed: needed.has(f.findingId),
+    own: f.category === context.ownCategory,
   }));
   items.sort(
     (a, b) =>
+      Number(b.needed) - Number(a.needed) ||
       SEVERITY_ORDER[a.finding.severity] - SEVERITY_ORDER[b.finding.severity] ||
+      Number(b.own) - Number(a.own) ||
       Number(b.shipRequired) - Number(a.shipRequired) ||
       b.gain - a.gain ||
       EFFORT_ORDER[a.effort] - EFFORT_ORDER[b.effort] ||
       (a.finding.findingId < b.finding.findingId ? -1 : a.finding.findingId > b.finding.findingId ? 1 : 0),
   );
-  return items.map(({ finding: f, gain: points, effort, shipRequired }, index) => ({
+  return items.map(({ finding: f, gain: points, effort, shipRequired, needed: isNeeded }, index) => ({
     findingId: f.findingId,
     patchType: f.fix.patchType,
     acceptance: f.fix.acceptance,
@@ -112,7 +127,7 @@ export function rankFixes(report: RankInput, policy: GatePolicy): FixItem[] {
     evidence: f.evidence,
     expectedScoreGain: points,
     effort,
-    why: whyText(f, points, effort, shipRequired),
+    why: `${isNeeded ? 'An unmet acceptance criterion needs it. ' : ''}${whyText(f, points, effort, shipRequired)}`,
   }));
 }
 

@@ -17,7 +17,8 @@
 //
 // `reasons` is empty exactly when the gate passes; each reason is one sentence naming the category
 // or the finding, so a host (or a person) can read why without the report.
-import type { Category, Finding, ScoreKey, Status } from '../../analysis/findings.ts';
+import type { Category, Check, Finding, ScoreKey, Status } from '../../analysis/findings.ts';
+import { evaluateCriteria, type AcceptanceItem, type CriterionResult } from './acceptance.ts';
 import { SHIP_GATE_CATEGORIES } from '../playbooks/playbook-schema.ts';
 
 export type GateValue = 'pass' | 'fail' | 'unknown';
@@ -28,6 +29,8 @@ export interface GateResult {
   reasons: string[];
   /** what is reported but does not block (an advisory category at needs_improvement) */
   advisories: string[];
+  /** each acceptance criterion met or not, with the findings behind it (when the playbook's are given) */
+  criteria?: CriterionResult[];
 }
 
 /** A playbook's gate: the policy, and the categories it requires good or treats as advisory. */
@@ -39,7 +42,9 @@ export interface GatePolicy {
 
 /** What the gate reads of a report: a jobReport or a single analyzer report. */
 export interface GateInput {
-  findings: readonly Pick<Finding, 'findingId' | 'severity' | 'category' | 'title'>[];
+  findings: readonly Pick<Finding, 'findingId' | 'severity' | 'category' | 'title' | 'rule'>[];
+  checks?: readonly Pick<Check, 'rule' | 'result'>[];
+  steps?: readonly { status: string }[];
   statuses: Partial<Record<ScoreKey, Status>>;
   scores?: Partial<Record<ScoreKey, number>>;
   incomplete: boolean;
@@ -50,6 +55,8 @@ export interface GateInput {
 export interface GateOptions {
   /** the run's own status was partial (some step calls did not finish) */
   partial?: boolean;
+  /** the playbook's acceptance criteria: the gate passes only when every one holds */
+  acceptance?: readonly AcceptanceItem[];
 }
 
 /** High-severity findings named one by one before the rest are counted. */
@@ -81,15 +88,24 @@ export function evaluateGate(report: GateInput, gatePolicy: GatePolicy, options:
     if (advisory.has(c) && statusOf(c) === 'needs_improvement') advisories.push(`${c} is needs_improvement${scoreText(c)}: advisory, it does not fail the gate.`);
   }
 
+  const criteria = options.acceptance === undefined ? undefined : evaluateCriteria({ ...report, categories }, options.acceptance);
+  const withCriteria = criteria === undefined ? {} : { criteria };
+  for (const [index, c] of (criteria ?? []).entries()) {
+    const item = options.acceptance?.[index];
+    // A sentence, no high finding and no poor category restate the rules above, whose reasons name each finding and category already.
+    const restates = item === undefined || typeof item === 'string' || (item.requires.rulesPass === undefined && item.requires.categoriesGood === undefined && item.requires.stepsOk === undefined && item.requires.noSeverity !== 'medium');
+    if (!c.met && !restates) reasons.push(`Acceptance criterion not met: "${c.text}". ${c.detail}`);
+  }
+
   const judged = report.findings.length > 0 || categories.some((c) => statusOf(c) !== 'unknown');
   if (categories.length > 0 && !judged) {
     const why = ['Nothing could be judged: every scored category is unknown and no finding was reported, so there is nothing to fix yet.'];
     if (report.incomplete || options.partial) why.push(incompleteReason(options.partial === true));
-    return { gate: 'unknown', reasons: why, advisories };
+    return { gate: 'unknown', reasons: why, advisories, ...withCriteria };
   }
-  if (report.incomplete || options.partial) return { gate: 'fail', reasons: [...reasons, incompleteReason(options.partial === true)], advisories };
-  if (reasons.length > 0) return { gate: 'fail', reasons, advisories };
-  return { gate: 'pass', reasons: [], advisories };
+  if (report.incomplete || options.partial) return { gate: 'fail', reasons: [...reasons, incompleteReason(options.partial === true)], advisories, ...withCriteria };
+  if (reasons.length > 0) return { gate: 'fail', reasons, advisories, ...withCriteria };
+  return { gate: 'pass', reasons: [], advisories, ...withCriteria };
 }
 
 function incompleteReason(partial: boolean): string {

@@ -18,9 +18,10 @@
 // nextActions: the rank-1 fix when initiate is true, else empty. remainingFixes: every fix, ranked,
 //   bounded at MAX_REMAINING_FIXES (remainingFixesTotal says how many there are).
 import { z } from 'zod';
-import type { Finding } from '../../analysis/findings.ts';
+import type { Category, Finding } from '../../analysis/findings.ts';
 import { invalidInput, type FieldIssue } from '../../core/errors.ts';
-import { rankFixes, fixItemSchema, type FixItem } from './fix-ranking.ts';
+import { findingsNeeded, type AcceptanceItem } from './acceptance.ts';
+import { rankFixes, fixItemSchema, type FixItem, type RankContext } from './fix-ranking.ts';
 import type { GatePolicy, GateResult } from './gate.ts';
 import type { JobReport } from './job-report.ts';
 
@@ -88,9 +89,21 @@ export function resolveLoopOptions(input: { maxRounds?: unknown; sameFindingsLim
 }
 
 /** What the loop reads of a report. */
-export type LoopReport = Pick<JobReport, 'findings' | 'checks' | 'incomplete'> & Partial<Pick<JobReport, 'steps' | 'gatePolicy'>>;
+export type LoopReport = Pick<JobReport, 'findings' | 'checks' | 'incomplete'> & Partial<Pick<JobReport, 'steps' | 'gatePolicy' | 'statuses' | 'categories'>>;
+
+/** Why nothing can be fixed now (the quota, the rate limit, a page answering an error): loop.next says it. */
+export interface LoopBlock {
+  code: string;
+  next: string;
+}
 
 export interface LoopContext {
+  /** the playbook's acceptance criteria: the fixes unmet ones need rank first */
+  acceptance?: readonly AcceptanceItem[] | undefined;
+  /** the playbook's own category (its first scored one): ranks before others of a severity */
+  ownCategory?: Category | undefined;
+  /** the job could not judge the page for a reason outside it: no fix is offered, next names the reason */
+  blocked?: LoopBlock | undefined;
   /** the playbook's gate, for the ranking; by default the report's own gatePolicy */
   gatePolicy?: GatePolicy;
   /** raw caller input: validated with resolveLoopOptions */
@@ -104,8 +117,8 @@ export interface LoopContext {
 
 export function loopAfterSolve(report: LoopReport, gateResult: GateResult, opts: LoopContext = {}): Loop {
   const limits = resolveLoopOptions(opts);
-  const fixes = rankFixes(report, policyOf(report, opts));
-  const initiate = gateResult.gate === 'fail' && !report.incomplete && fixes.length > 0;
+  const fixes = rankFixes(report, policyOf(report, opts), rankContext(report, opts));
+  const initiate = gateResult.gate === 'fail' && !report.incomplete && fixes.length > 0 && opts.blocked === undefined;
   return assemble({ report, gateResult, opts, limits, fixes, round: 0, streak: 0, stop: undefined, initiate, afterVerify: false });
 }
 
@@ -127,18 +140,29 @@ export function loopAfterVerify(
     else if (streak >= limits.sameFindingsLimit) stop = 'same_findings';
     else if (round >= limits.maxRounds) stop = 'max_rounds';
   }
-  const fixes = rankFixes(afterReport, policyOf(afterReport, opts));
-  const initiate = gateResult.gate === 'fail' && stop === undefined && !afterReport.incomplete && fixes.length > 0;
+  const fixes = rankFixes(afterReport, policyOf(afterReport, opts), rankContext(afterReport, opts));
+  const initiate = gateResult.gate === 'fail' && stop === undefined && !afterReport.incomplete && fixes.length > 0 && opts.blocked === undefined;
   return assemble({ report: afterReport, gateResult, opts, limits, fixes, round, streak, stop, initiate, afterVerify: true });
 }
 
-/** Whether two reports hold the same set of finding ids (order and duplicates do not matter). */
+/**
+ * Whether two reports hold the same findings: the same ids, each in as many places (a finding is
+ * one per rule: 120 images without alt becoming 60 is progress, not the same finding again).
+ * Order and duplicates do not matter.
+ */
 export function sameIdSet(a: readonly Pick<Finding, 'findingId'>[], b: readonly Pick<Finding, 'findingId'>[]): boolean {
-  const left = new Set(a.map((f) => f.findingId));
-  const right = new Set(b.map((f) => f.findingId));
+  const key = (f: Pick<Finding, 'findingId'>) => `${f.findingId}\u0000${String((f as { count?: unknown }).count ?? 1)}`;
+  const left = new Set(a.map(key));
+  const right = new Set(b.map(key));
   if (left.size !== right.size) return false;
   for (const id of left) if (!right.has(id)) return false;
   return true;
+}
+
+/** The ranking's context for a report: the findings its unmet criteria need, the playbook's own category. */
+export function rankContext(report: LoopReport & Partial<Pick<JobReport, 'statuses' | 'categories' | 'steps'>>, opts: Pick<LoopContext, 'acceptance' | 'ownCategory'>): RankContext {
+  const needed = opts.acceptance === undefined ? undefined : findingsNeeded({ ...report, statuses: report.statuses ?? {} }, opts.acceptance);
+  return { ...(needed === undefined ? {} : { needed }), ownCategory: opts.ownCategory };
 }
 
 function policyOf(report: LoopReport, opts: LoopContext): GatePolicy {
@@ -186,6 +210,7 @@ function assemble(p: Parts): Loop {
 function nextSentence(p: Parts): string {
   const { gateResult, fixes, limits } = p;
   const firstReason = gateResult.reasons[0] ?? '';
+  if (p.opts.blocked !== undefined && gateResult.gate !== 'pass') return p.opts.blocked.next;
   if (gateResult.gate === 'pass') {
     return fixes.length === 0
       ? 'The gate passes and nothing is left to fix: the job is done; do not call verify_task again.'

@@ -2,6 +2,7 @@
 // adding a JSON file, and the planner (plan_task, run_playbook, verify_task) reads one shape.
 // Everything that can be checked without the catalog is checked here (ids, templates, the gate);
 // playbook-registry.ts checks the rest against the catalog at start.
+import { acceptanceItemSchema } from '../loop/acceptance.ts';
 import { z } from 'zod';
 import { categorySchema, type Category } from '../../analysis/findings.ts';
 
@@ -61,7 +62,11 @@ export const playbookSchema = z
     steps: z.array(playbookStepSchema).min(1).max(12),
     scores: z.array(categorySchema).default([]).describe('The categories the playbook scores (none for a workflow of plain tools)'),
     gate: playbookGateSchema,
-    acceptance: z.array(z.string().min(1).max(300)).min(1).max(20).describe('What must hold for the job to count as done (verification.evidence)'),
+    acceptance: z
+      .array(acceptanceItemSchema)
+      .min(1)
+      .max(20)
+      .describe('What must hold for the job to count as done (verification.evidence): each a criterion the gate judges (loop/acceptance.ts), or a sentence judged with the gate'),
     guidance: z.string().min(1).max(2000).describe("How the agent's fix-and-verify loop should use the results"),
   })
   .strict()

@@ -4,24 +4,30 @@
 // status, jobReport, verification.evidence, loop, and on a gate pass featureMemoryRecord. Every
 // call a job makes goes through core/invoke (workflow-runner.ts); routing answers (suggest,
 // need_input, need_baseline) run nothing and charge nothing.
+import { createHash } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../../accounts/account-store.ts';
 import type { Catalog } from '../../core/catalog.ts';
 import type { Invoker } from '../../core/invoke.ts';
 import type { FilePipeline } from '../../files/file-pipeline.ts';
 import type { FeatureMemory } from '../feature-memory/feature-memory.ts';
-import { extractBaseline } from '../loop/baseline.ts';
-import { buildDelta } from '../loop/delta.ts';
+import { projectScopeFor } from '../feature-memory/project-scope.ts';
+import { inheritedInput, loopMemo, type JobState } from '../loop/job-chain.ts';
+import { buildDelta, compactDelta } from '../loop/delta.ts';
 import { rankFixes } from '../loop/fix-ranking.ts';
 import { evaluateGate, type GateResult } from '../loop/gate.ts';
 import { compactJobReport, type JobReport } from '../loop/job-report.ts';
-import { loopAfterSolve, loopAfterVerify, resolveLoopOptions, type Loop } from '../loop/loop-state.ts';
+import { loopAfterSolve, loopAfterVerify, rankContext, resolveLoopOptions, type Loop } from '../loop/loop-state.ts';
+import { acceptanceText } from '../loop/acceptance.ts';
 import { jobReportKey } from '../loop/report-signature.ts';
 import { matchGoal } from '../planner/goal-matcher.ts';
 import { resolveJobInput, type ResolvedInput } from '../planner/input-resolution.ts';
 import { needInputAnswer, suggestAnswer } from '../planner/planner-answers.ts';
 import type { Playbook } from '../playbooks/playbook-schema.ts';
 import type { PlaybookRegistry } from '../playbooks/playbook-registry.ts';
+import type { RunStore } from '../run-store.ts';
+import { resolveVerifyBaseline } from './job-baseline.ts';
+import { jobOutcome } from './job-outcome.ts';
 import { runWorkflow, WorkflowRefused, type WorkflowResult } from './workflow-runner.ts';
 
 export interface JobServiceDeps {
@@ -32,6 +38,8 @@ export interface JobServiceDeps {
   memory: FeatureMemory;
   /** the service secret jobReports are sealed under (per account, see jobReportKey) */
   reportSecret: string;
+  /** every job is a run: its report, chain and loop are kept on it (job-chain.ts) */
+  runs: RunStore;
 }
 
 export type IntentType = 'run_playbook' | 'run_workflow' | 'solve_task' | 'verify_task';
@@ -53,6 +61,8 @@ export interface JobCall {
   onProgress?: ((p: { done: number; total: number; message: string }) => void) | undefined;
 }
 
+type Remembered = { featureId?: string; projectScope: string | null; profileId?: string };
+
 export type JobAnswer = { status: string } & Record<string, unknown>;
 
 interface Execution {
@@ -67,7 +77,18 @@ const capture = (input: Record<string, unknown> | undefined): boolean => {
   const fm = input?.['featureMemory'];
   return !(typeof fm === 'object' && fm !== null && (fm as Record<string, unknown>)['capture'] === false);
 };
+const goalKeyOf = (job: { kind: string; id: string }): string => (job.kind === 'playbook' ? `playbook:${job.id}` : `tool:${job.id}`);
+/** What intentId is derived from: the job a goal routes to, or the goal's own words when it routes nowhere yet. */
+const intentOf = (best: { kind: string; id: string } | null, text: string): string => (best === null ? `goal:${text.toLowerCase().replace(/\s+/g, ' ').trim().slice(0, 500)}` : goalKeyOf(best));
 const projectScopeOf = (input: Record<string, unknown> | undefined): string | null => (typeof input?.['projectScope'] === 'string' ? input['projectScope'] : null);
+
+/**
+ * verification.evidence: the acceptance criteria as sentences, each judged (met, and the findings
+ * behind one that is not), and why the gate is what it is. Read before loop.remainingFixes.
+ */
+function evidenceOf(playbook: Playbook, gate: GateResult): { evidence: Record<string, unknown> } {
+  return { evidence: { acceptance: playbook.acceptance.map(acceptanceText), criteria: gate.criteria ?? [], gate: gate.gate, reasons: gate.reasons, advisories: gate.advisories } };
+}
 
 /** A single catalog tool as a one-step playbook, so a tool job reports, gates and loops like any other. */
 function toolPlaybook(catalog: Catalog, operationId: string): Playbook {
@@ -83,7 +104,7 @@ function toolPlaybook(catalog: Catalog, operationId: string): Playbook {
     steps: [{ id: 'call', operationId, purpose: tool?.title ?? operationId, input: {} }],
     scores: [],
     gate: { policy: 'default', requireGood: [], advisory: [] },
-    acceptance: [`${operationId} answers without an error`],
+    acceptance: [{ text: `${operationId} answers without an error`, requires: { stepsOk: true } }],
     guidance: 'A single operation: read its result.',
   };
 }
@@ -112,13 +133,28 @@ export class JobService {
     return key;
   }
 
-  #execution(call: JobCall, intentType: IntentType, input: Record<string, unknown> | undefined): Execution {
-    return { runId: call.runId ?? null, intentId: call.requestId, intentType, idempotencyKey: call.idempotencyKey ?? null, projectScope: projectScopeOf(input) };
+  /**
+   * intentId names one goal in one project scope of this account, so every call of one fix loop
+   * (plan, solve, verify ...) carries the same one; projectScope is the caller's, else the page's
+   * origin, else `local`, from the first call on (the scope feature memory files a pass under).
+   */
+  #execution(call: JobCall, intentType: IntentType, input: Record<string, unknown> | undefined, intent: string, url?: unknown): Execution {
+    const projectScope = projectScopeFor(projectScopeOf(input), typeof url === 'string' ? url : typeof input?.['url'] === 'string' ? input['url'] : null);
+    const intentId = `int_${createHash('sha256').update(`${call.caller.account.id}\u0000${intent}\u0000${projectScope}`).digest('hex').slice(0, 24)}`;
+    return { runId: call.runId ?? null, intentId, intentType, idempotencyKey: call.idempotencyKey ?? null, projectScope };
+  }
+
+  /** What a job run keeps for the verifies after it (job-chain.ts); a job without a run (a test's direct call) keeps nothing. */
+  async #keep(call: JobCall, answer: JobAnswer, state: Omit<JobState, 'intentId'>, execution: Execution, chainId: string | null): Promise<void> {
+    if (!call.runId) return;
+    const report = answer['jobReport'] as { reportId?: unknown } | undefined;
+    const jobState: JobState = { ...state, intentId: execution.intentId };
+    await this.#deps.runs.attachJob(call.runId, { reportId: typeof report?.reportId === 'string' ? report.reportId : null, chainId: chainId ?? call.runId, jobState: JSON.stringify(jobState) });
   }
 
   /** run_playbook / run_workflow: a named playbook with its input. */
   async runPlaybook(call: JobCall, skillId: string, input: Record<string, unknown> | undefined, intentType: 'run_playbook' | 'run_workflow' = 'run_playbook'): Promise<JobAnswer> {
-    const execution = this.#execution(call, intentType, input);
+    const execution = this.#execution(call, intentType, input, `playbook:${skillId}`);
     const playbook = this.#deps.skills.get(skillId);
     if (!playbook) {
       const known = this.#deps.skills.list().map((s) => s.id);
@@ -136,9 +172,9 @@ export class JobService {
 
   /** solve_task: the goal routed to a job by the matcher; suggest and need_input run nothing. */
   async solve(call: JobCall, goal: unknown, input: Record<string, unknown> | undefined): Promise<JobAnswer> {
-    const execution = this.#execution(call, 'solve_task', input);
     const text = typeof goal === 'string' ? goal : '';
     const match = matchGoal(goal, this.registries);
+    const execution = this.#execution(call, 'solve_task', input, intentOf(match.best, text), match.urls[0]);
     if (match.decision === 'suggest' || match.best === null) return { ...suggestAnswer(text, match, this.registries), execution };
     const best = match.best;
     const resolved = resolveJobInput({ kind: best.kind, id: best.id }, { input, goalUrls: match.urls }, this.registries);
@@ -197,16 +233,19 @@ export class JobService {
   async #runResolved(call: JobCall, execution: Execution, playbook: Playbook, resolved: ResolvedInput, input: Record<string, unknown> | undefined, withLoop: boolean): Promise<JobAnswer> {
     const run = await this.#run(call, playbook, resolved, execution);
     if ('refused' in run) return run.refused;
-    const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok' });
-    const loop = loopAfterSolve(run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true) });
-    const memory = await this.#remember(call, playbook, resolved, input, run, gate);
-    return {
+    const outcome = jobOutcome(run, resolved.job.kind === 'tool' ? this.#deps.catalog.get(resolved.job.id) : undefined);
+    const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok', acceptance: playbook.acceptance });
+    const loop = loopAfterSolve(run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true), blocked: outcome.blocked, acceptance: playbook.acceptance, ownCategory: playbook.scores[0] });
+    // A conversion is not a feature: its answer is the file, never a pass to remember.
+    const memory: Remembered = outcome.fileResult === undefined ? await this.#remember(call, playbook, resolved, input, run, gate) : { projectScope: null };
+    const answer: JobAnswer = {
       status: run.status,
+      ...outcome.top,
       execution: { ...execution, projectScope: memory.projectScope ?? execution.projectScope },
       skillId: resolved.job.kind === 'playbook' ? playbook.id : null,
       mode: resolved.mode,
       jobReport: call.responseMode === 'full' ? run.report : compactJobReport(run.report),
-      verification: { evidence: { acceptance: playbook.acceptance, gate: gate.gate, reasons: gate.reasons, advisories: gate.advisories } },
+      verification: evidenceOf(playbook, gate),
       ...(withLoop ? { loop } : {}),
       ...(memory.featureId ? { featureMemoryRecord: { featureId: memory.featureId, projectScope: memory.projectScope } } : {}),
       ...(memory.profileId ? { profileId: memory.profileId } : {}),
@@ -214,6 +253,8 @@ export class JobService {
       ...(resolved.fromGoal.length > 0 ? { filledFromGoal: resolved.fromGoal } : {}),
       ...(resolved.ignored.length > 0 ? { ignoredInput: resolved.ignored } : {}),
     };
+    await this.#keep(call, answer, { goalKey: goalKeyOf(resolved.job), input: inheritedInput(resolved.input), loop: loopMemo(loop) }, execution, null);
+    return answer;
   }
 
   /**
@@ -238,13 +279,13 @@ export class JobService {
   }
 
   /** A gate pass is recorded (unless capture is off); an https playbook run keeps its profile snapshot. */
-  async #remember(call: JobCall, playbook: Playbook, resolved: ResolvedInput, input: Record<string, unknown> | undefined, run: WorkflowResult, gate: GateResult): Promise<{ featureId?: string; projectScope: string | null; profileId?: string }> {
+  async #remember(call: JobCall, playbook: Playbook, resolved: ResolvedInput, input: Record<string, unknown> | undefined, run: WorkflowResult, gate: GateResult): Promise<Remembered> {
     const accountId = call.caller.account.id;
     const url = typeof resolved.input['url'] === 'string' ? resolved.input['url'] : null;
     let projectScope: string | null = projectScopeOf(input);
     let featureId: string | undefined;
     if (gate.gate === 'pass' && run.status === 'ok') {
-      const recorded = await this.#deps.memory.features.recordPass({ accountId, projectScope, url, playbookId: playbook.id, goal: resolved.job.id, acceptance: playbook.acceptance, report: run.report, capture: capture(input) });
+      const recorded = await this.#deps.memory.features.recordPass({ accountId, projectScope, url, playbookId: playbook.id, goal: resolved.job.id, acceptance: playbook.acceptance.map(acceptanceText), report: run.report, capture: capture(input) });
       if (recorded.recorded) {
         featureId = recorded.featureId;
         projectScope = recorded.projectScope;
@@ -264,26 +305,15 @@ export class JobService {
    * baseline: need_input need_baseline, and nothing runs.
    */
   async verify(call: JobCall, goal: unknown, input: Record<string, unknown> | undefined, baseline: unknown, profileId: string | undefined): Promise<JobAnswer> {
-    const execution = this.#execution(call, 'verify_task', input);
     const text = typeof goal === 'string' ? goal : '';
     const match = matchGoal(goal, this.registries);
-    if (match.decision === 'suggest' || match.best === null) return { ...suggestAnswer(text, match, this.registries), execution };
+    if (match.decision === 'suggest' || match.best === null) return { ...suggestAnswer(text, match, this.registries), execution: this.#execution(call, 'verify_task', input, intentOf(null, text), match.urls[0]) };
     const best = match.best;
-    const goalKey = best.kind === 'playbook' ? `playbook:${best.id}` : `tool:${best.id}`;
-    let given = baseline;
-    let runInput = input;
-    if (given === undefined && profileId !== undefined) {
-      const profile = await this.#deps.memory.profiles.lastSnapshot(call.caller.account.id, profileId);
-      if (!profile) return { status: 'need_input', code: 'need_baseline', message: `No profile ${profileId} in this account`, hint: 'Pass the result of your last solve_task or run_playbook as baseline, or a profileId from one', execution };
-      const snapshot = profile.snapshot as { jobReport?: unknown; input?: Record<string, unknown> };
-      given = snapshot.jobReport;
-      runInput = { ...(snapshot.input ?? {}), ...(input ?? {}) };
-    }
-    if (given === undefined) {
-      return { status: 'need_input', code: 'need_baseline', message: 'verify_task compares with a baseline, and none was given', hint: 'Pass baseline: the whole result of your last solve_task, run_playbook or verify_task (or its jobReport), or profileId from an https run', nextActions: [{ tool: 'solve_task', arguments: { goal: text, input: input ?? {} }, why: 'Run the job once to get a baseline' }], execution };
-    }
-    const found = extractBaseline(given, { key: this.#key(call.caller), goalKey });
-    if (!found.ok) return { status: 'need_input', code: found.code, message: found.message, hint: found.message, execution };
+    const goalKey = goalKeyOf(best);
+    const found = await resolveVerifyBaseline({ caller: call.caller, runs: this.#deps.runs, memory: this.#deps.memory, key: this.#key(call.caller), goalKey, baseline, profileId });
+    const runInput = found.ok ? { ...found.inherited, ...(input ?? {}) } : input;
+    const execution = this.#execution(call, 'verify_task', runInput, goalKey, match.urls[0]);
+    if (!found.ok) return { ...found.answer, ...(baseline === undefined && profileId === undefined ? { nextActions: [{ tool: 'solve_task', arguments: { goal: text, input: input ?? {} }, why: 'Run the job once to get a baseline' }] } : {}), execution };
     if (found.loop?.stop !== undefined) {
       return { status: 'stopped', code: 'loop_stopped', message: `The loop stopped with ${found.loop.stop}: escalate to a human instead of verifying again`, loop: found.loop, execution };
     }
@@ -296,25 +326,32 @@ export class JobService {
     if (!playbook) throw new Error(`the matcher answered ${best.id}, which the registry does not hold`);
     const run = await this.#run(call, playbook, resolved, execution);
     if ('refused' in run) return run.refused;
-    const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok' });
-    const loop: Loop = loopAfterVerify(found.loop, found.report, run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true) });
-    const ranked = rankFixes(run.report, playbook.gate);
+    const outcome = jobOutcome(run, resolved.job.kind === 'tool' ? this.#deps.catalog.get(resolved.job.id) : undefined);
+    const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok', acceptance: playbook.acceptance });
+    const loop: Loop = loopAfterVerify(found.loop, found.report, run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true), blocked: outcome.blocked, acceptance: playbook.acceptance, ownCategory: playbook.scores[0] });
+    const ranked = rankFixes(run.report, playbook.gate, rankContext(run.report, { acceptance: playbook.acceptance, ownCategory: playbook.scores[0] }));
     const delta = buildDelta(found.report, run.report, gate, ranked, { loop, runStatus: run.status === 'ok' ? 'ok' : run.status });
     const memory = await this.#remember(call, playbook, resolved, runInput, run, gate);
-    const after: JobReport = call.responseMode === 'full' ? run.report : compactJobReport(run.report);
-    return {
+    const full = call.responseMode === 'full';
+    const after: JobReport = full ? run.report : compactJobReport(run.report);
+    const answer: JobAnswer = {
       status: delta.status,
+      ...outcome.top,
       execution: { ...execution, projectScope: memory.projectScope ?? execution.projectScope },
       job: { ...best },
       baselineSource: found.source,
-      delta,
+      delta: full ? delta : compactDelta(delta),
       jobReport: after,
-      after,
-      verification: { evidence: { acceptance: playbook.acceptance, gate: gate.gate, reasons: gate.reasons, advisories: gate.advisories } },
+      // The spec's verify_task.after: in full mode the report again; compact does not repeat it,
+      // and names it instead (a later verify takes this, or the whole answer, as its baseline).
+      after: full ? after : { runId: call.runId ?? null, reportId: after.reportId, scores: after.scores, statuses: after.statuses },
+      verification: evidenceOf(playbook, gate),
       loop,
       ...(memory.featureId ? { featureMemoryRecord: { featureId: memory.featureId, projectScope: memory.projectScope } } : {}),
       ...(memory.profileId ? { profileId: memory.profileId } : {}),
       credits: { charged: run.creditsCharged },
     };
+    await this.#keep(call, answer, { goalKey, input: inheritedInput(resolved.input), loop: loopMemo(loop) }, execution, found.chainId);
+    return answer;
   }
 }
