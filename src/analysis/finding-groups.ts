@@ -14,7 +14,7 @@ import {
 
 /**
  * How a finding of several instances of a rule reads. `{count}` stands for how many there are.
- * A rule without it gets a generic wording built from its first instance.
+ * A rule without it gets a generic wording: the rule's title and count, its instances' changes.
  */
 export interface GroupWording {
   /** "{count} images have no alt attribute" */
@@ -38,7 +38,7 @@ export function groupFindingId(rule: string, category: Category): string {
  * Folds findings into one per (rule, category), in the order the rules first fired. A finding that
  * is already a group (it has a count) counts as its instances, so folding twice changes nothing.
  */
-export function groupFindings(findings: readonly Finding[], wordings: ReadonlyMap<string, GroupWording> = new Map()): Finding[] {
+export function groupFindings(findings: readonly Finding[], rules: ReadonlyMap<string, RuleWording> = new Map()): Finding[] {
   const groups = new Map<string, Finding[]>();
   for (const finding of findings) {
     const key = `${finding.rule}\u0000${finding.category}`;
@@ -46,11 +46,20 @@ export function groupFindings(findings: readonly Finding[], wordings: ReadonlyMa
     if (members) members.push(finding);
     else groups.set(key, [finding]);
   }
-  return [...groups.values()].map((members) => fold(members, wordings.get(members[0]?.rule ?? '')));
+  return [...groups.values()].map((members) => fold(members, rules.get(members[0]?.rule ?? '')));
 }
 
-function fold(members: readonly Finding[], wording: GroupWording | undefined): Finding {
+/** What a rule's definition says about its findings: its title, and how several read. */
+export interface RuleWording {
+  title: string;
+  many?: GroupWording | undefined;
+}
+
+function fold(inPageOrder: readonly Finding[], rule: RuleWording | undefined): Finding {
+  // The most severe instance leads (its evidence and fix are the finding's), the rest in page order.
+  const members = [...inPageOrder].sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
   const first = members[0] as Finding;
+  const wording = rule?.many;
   const findingId = groupFindingId(first.rule, first.category);
   const count = members.reduce((n, f) => n + (f.count ?? 1), 0);
   const instances: Evidence[] = [];
@@ -62,14 +71,15 @@ function fold(members: readonly Finding[], wording: GroupWording | undefined): F
   }
   if (members.length === 1) return { ...first, findingId, count, instances };
 
-  const severity = members.map((f) => f.severity).reduce((a, b) => (SEVERITY_ORDER[b] < SEVERITY_ORDER[a] ? b : a));
+  const severity = first.severity;
   const fill = (text: string) => text.replaceAll('{count}', String(count));
+  const where = ['selector', 'line', 'header', 'value', 'url'].filter((k) => instances[0] !== undefined && k in instances[0]).join(', ');
   const listed =
     instances.length === 0
       ? ''
       : instances.length < count
-        ? ` The first ${instances.length} are listed in instances (selector, line); the others are like them.`
-        : ' Each is listed in instances (selector, line).';
+        ? ` The first ${instances.length} are listed in instances (${where}); the others are like them.`
+        : ` Each is listed in instances (${where}).`;
   // A few instances are spelled out one by one (four Open Graph properties are four different
   // lines to add); many get the rule's change said once and one concrete example per kind of
   // change (an html edit and a header change read differently).
@@ -92,7 +102,8 @@ function fold(members: readonly Finding[], wording: GroupWording | undefined): F
     ...first,
     findingId,
     severity,
-    title: wording ? fill(wording.title) : `${first.title} (${count} instances)`,
+    // an instance's title may name its element; the rule's does not
+    title: wording ? fill(wording.title) : `${rule?.title ?? first.title} (${count} instances)`,
     detail,
     evidence: first.evidence,
     fix: { ...first.fix, change, acceptance },

@@ -109,7 +109,7 @@ export function findingCounts(findings: readonly Finding[]): { findings: number;
 
 export function buildReport(parts: ReportParts): Report {
   const notes = parts.notes ?? [];
-  const wordings = new Map((parts.rules ?? []).flatMap((r) => (r.many ? [[r.id, r.many] as const] : [])));
+  const wordings = new Map((parts.rules ?? []).map((r) => [r.id, { title: r.title, many: r.many }] as const));
   const findings = sortFindings(groupFindings(parts.findings, wordings));
   const scores: Partial<Record<ScoreKey, number>> = {};
   const statuses: Partial<Record<ScoreKey, Status>> = {};

@@ -97,8 +97,9 @@ describe('findings model', () => {
     assert.equal(grouped.findingId, groupFindingId('rule-b', 'seo'));
     assert.equal(grouped.title, '120 things are wrong');
     assert.equal(grouped.instances?.length, MAX_LISTED_INSTANCES);
-    assert.deepEqual(grouped.instances?.slice(0, 2), [{ selector: 'p:nth-of-type(1)' }, { selector: 'p:nth-of-type(2)' }]);
-    assert.deepEqual(grouped.evidence, { selector: 'p:nth-of-type(1)' });
+    // the most severe instance leads, the others follow in page order
+    assert.deepEqual(grouped.instances?.slice(0, 3), [{ selector: 'p:nth-of-type(8)' }, { selector: 'p:nth-of-type(1)' }, { selector: 'p:nth-of-type(2)' }]);
+    assert.deepEqual(grouped.evidence, { selector: 'p:nth-of-type(8)' });
     assert.match(grouped.fix.change, /^Fix each of the 120 things\. The first 20 are listed in instances/);
     assert.equal(grouped.fix.acceptance, 'No wrong thing remains.');
     assert.deepEqual(report.summary, { findings: 2, high: 2, medium: 0, low: 0, info: 0, checks: 2, passed: 0, failed: 2, unknown: 0 });
@@ -113,11 +114,11 @@ describe('findings model', () => {
     // no wording given: a generic one naming the count and the first instance's change
     const grouped = three.findings[0] as Finding;
     assert.equal(grouped.title, 'B (3 instances)');
-    assert.equal(grouped.fix.change, 'Fix all 3 instances, not only the first. Each is listed in instances (selector, line). Each: change it');
+    assert.equal(grouped.fix.change, 'Fix all 3 instances, not only the first. Each is listed in instances (selector). Each: change it');
     assert.equal(grouped.fix.acceptance, 'Each holds: gone');
-    assert.equal(grouped.detail, '3 instances on the page. Each is listed in instances (selector, line). at h2 at h3 at h4');
+    assert.equal(grouped.detail, '3 instances on the page. Each is listed in instances (selector). at h2 at h3 at h4');
     const six = buildReport({ categories: ['seo'], checks: [failed(B)], findings: ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((l) => finding(B, l)) });
-    assert.equal(six.findings[0]?.fix.change, 'Fix all 6 instances, not only the first. Each is listed in instances (selector, line). For example: change it');
+    assert.equal(six.findings[0]?.fix.change, 'Fix all 6 instances, not only the first. Each is listed in instances (selector). For example: change it');
     assert.equal(six.findings[0]?.fix.acceptance, 'The rule rule-b fires nowhere on the page (for the first instance: gone)');
     // folding a report's findings again changes nothing
     assert.deepEqual(buildReport({ categories: ['seo'], checks: [failed(B)], findings: three.findings }).findings, three.findings);

@@ -9,10 +9,38 @@ import { buildReport, failed, notApplicable, passed, unknown, type RuleDefinitio
 import { isServiceError } from '../../core/errors.ts';
 
 export const BROKEN_LINK_RULES = {
-  brokenInternal: { id: 'broken-link-internal', category: 'seo', weight: 3, severity: 'high', title: 'A link to this site is broken' },
-  brokenExternal: { id: 'broken-link-external', category: 'seo', weight: 2, severity: 'medium', title: 'A link to another site is broken' },
-  brokenResource: { id: 'broken-resource', category: 'best-practices', weight: 3, severity: 'high', title: 'An image, script or stylesheet is broken' },
-  redirectedInternal: { id: 'redirected-internal-link', category: 'seo', weight: 1, severity: 'low', title: 'A link to this site goes through a redirect' },
+  brokenInternal: {
+    id: 'broken-link-internal', category: 'seo', weight: 3, severity: 'high', title: 'A link to this site is broken',
+    many: {
+      title: '{count} links to this site are broken',
+      change: 'For each of the {count} broken URLs on this site, restore it on the server or point its links at the page that replaced it.',
+      acceptance: 'Every link to this site answers 2xx, or no element on the page points to it.',
+    },
+  },
+  brokenExternal: {
+    id: 'broken-link-external', category: 'seo', weight: 2, severity: 'medium', title: 'A link to another site is broken',
+    many: {
+      title: '{count} links to other sites are broken',
+      change: 'Point each of the {count} broken links to other sites at a working URL, or remove it.',
+      acceptance: 'Every link to another site answers 2xx, or no element on the page points to it.',
+    },
+  },
+  brokenResource: {
+    id: 'broken-resource', category: 'best-practices', weight: 3, severity: 'high', title: 'An image, script or stylesheet is broken',
+    many: {
+      title: '{count} images, scripts or stylesheets are broken',
+      change: 'Restore each of the {count} broken files, or point the elements that load them at working URLs.',
+      acceptance: 'Every image, script and stylesheet the page loads answers 2xx.',
+    },
+  },
+  redirectedInternal: {
+    id: 'redirected-internal-link', category: 'seo', weight: 1, severity: 'low', title: 'A link to this site goes through a redirect',
+    many: {
+      title: '{count} links to this site go through a redirect',
+      change: 'Point each of the {count} redirected links at the URL it ends at.',
+      acceptance: 'No link to this site goes through a redirect.',
+    },
+  },
   privateAddress: { id: 'link-to-private-address', category: 'seo', weight: 1, severity: 'medium', title: 'A link points to a private or disallowed address' },
 } as const satisfies Record<string, RuleDefinition>;
 
@@ -199,6 +227,7 @@ export function judgeLinks(input: JudgeInput): Report {
     categories: ['seo', 'best-practices'],
     checks,
     findings,
+    rules,
     notes,
     details: {
       found: input.checked.length + input.notChecked.length,

@@ -282,6 +282,7 @@ export function analyzeCanonicalHreflang(doc: HtmlDocument, facts: PageFacts | n
     categories: ['seo'],
     checks,
     findings,
+    rules,
     notes,
     details: {
       canonicals: links.canonicals.map((d) => ({ href: d.href, resolved: d.resolved, source: d.source })),

@@ -176,6 +176,7 @@ export function analyzeDocument(_doc: HtmlDocument, facts: PageFacts | null, url
       return checkFrom(r, findings);
     }),
     findings,
+    rules,
     notes,
     details: { cookies, https },
   });

@@ -167,6 +167,7 @@ export function analyzeCors(probe: CorsProbe): Report {
       return checkFrom(r, findings);
     }),
     findings,
+    rules,
     notes,
     details: { origin: probe.origin, answers },
   });

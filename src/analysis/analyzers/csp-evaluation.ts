@@ -196,6 +196,7 @@ export function evaluateCspPolicy(csp: string, options: CspEvaluationOptions = {
     categories: ['security-headers'],
     checks: cspEvaluationRules.map((rule) => checkFrom(rule, findings)),
     findings,
+    rules: cspEvaluationRules,
     notes,
     details: {
       directives: [...policy.values()].map((d) => ({ name: d.name, sources: d.values.slice(0, 100) })),

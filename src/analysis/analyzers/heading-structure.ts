@@ -136,6 +136,7 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, _ur
     categories: ['seo'],
     checks: rules.map((rule) => checkFrom(rule, findings)),
     findings,
+    rules,
     notes: doc.notes,
     details: { outline, headings: headings.length },
   });

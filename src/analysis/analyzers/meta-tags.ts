@@ -264,6 +264,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
     categories: ['seo', 'accessibility', 'best-practices'],
     checks: rules.map((rule) => checkFrom(rule, findings)),
     findings,
+    rules,
     notes: doc.notes,
     details: {
       title,

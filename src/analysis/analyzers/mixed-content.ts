@@ -4,15 +4,29 @@
 // warning the "upgradeable" kind (images, audio, video, srcset entries, CSS background images).
 // A page served over http is one finding of its own: everything on it travels in clear.
 import type { Element } from 'domhandler';
-import { makeFinding, type Finding, type Report } from '../findings.ts';
+import { makeFinding, MAX_LISTED_INSTANCES, type Finding, type Report } from '../findings.ts';
 import { attr, parseHtml, rawTextOf, resolveUrl, type HtmlDocument } from '../html-document.ts';
 import type { PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, notApplicable, type Analyzer, type RuleDefinition } from '../scoring.ts';
 
 export const MIXED_RULES = {
   insecurePage: { id: 'mixed-content-insecure-page', category: 'mixed-content', weight: 10, severity: 'high', title: 'The page is served over http' },
-  blockable: { id: 'mixed-content-blockable', category: 'mixed-content', weight: 10, severity: 'high', title: 'Blockable resource loaded over http' },
-  upgradeable: { id: 'mixed-content-upgradeable', category: 'mixed-content', weight: 3, severity: 'medium', title: 'Image or media loaded over http' },
+  blockable: {
+    id: 'mixed-content-blockable', category: 'mixed-content', weight: 10, severity: 'high', title: 'Blockable resource loaded over http',
+    many: {
+      title: '{count} scripts, styles, frames or forms are loaded over http',
+      change: 'Reference each of the {count} http URLs over https (or host it on this origin); a Content-Security-Policy of upgrade-insecure-requests covers what cannot be edited.',
+      acceptance: 'The page loads no script, stylesheet, font, frame or form target over http.',
+    },
+  },
+  upgradeable: {
+    id: 'mixed-content-upgradeable', category: 'mixed-content', weight: 3, severity: 'medium', title: 'Image or media loaded over http',
+    many: {
+      title: '{count} images or media are loaded over http',
+      change: 'Reference each of the {count} http images and media over https (or host them on this origin); a Content-Security-Policy of upgrade-insecure-requests covers what cannot be edited.',
+      acceptance: 'The page loads no image or media over http.',
+    },
+  },
 } as const satisfies Record<string, RuleDefinition>;
 
 export const rules: readonly RuleDefinition[] = Object.values(MIXED_RULES);
@@ -29,7 +43,8 @@ export interface MixedResource {
 }
 
 const MAX_CSS_CHARS = 200_000;
-const MAX_LISTED = 200;
+/** details.resources stops where a finding's instances do; the counts beside it stay exact. */
+const MAX_LISTED = MAX_LISTED_INSTANCES;
 const FONT = /\.(woff2?|ttf|otf|eot)(?:[?#]|$)/i;
 
 export function analyze(html: string, facts: PageFacts | null, url: string): Report {
@@ -59,6 +74,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
       categories: ['mixed-content'],
       checks: [checkFrom(MIXED_RULES.insecurePage, [finding]), notApplicable(MIXED_RULES.blockable), notApplicable(MIXED_RULES.upgradeable)],
       findings: [finding],
+      rules,
       notes: doc.notes,
       details: { pageIsHttps: false, resources: [] },
     });
@@ -70,6 +86,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
     categories: ['mixed-content'],
     checks: rules.map((rule) => checkFrom(rule, findings)),
     findings,
+    rules,
     notes: doc.notes,
     details: {
       pageIsHttps: true,

@@ -68,6 +68,7 @@ export function analyzeRedirects(input: RedirectInput): Report {
       categories: ['http-status', 'best-practices'],
       checks,
       findings,
+      rules,
       notes: [failure ? `the hops were not recorded (${failure.kind === 'too-many' ? 'past the fetcher\'s limit' : 'a broken Location'}): only ${judged.map((r) => r.id).join(' and ')} judged` : 'no response facts: the redirects were not fetched'],
       details: { hops: [], finalUrl: failure?.stoppedAt ?? null, finalStatus: null, hopCount: null },
     });
@@ -105,6 +106,7 @@ export function analyzeRedirects(input: RedirectInput): Report {
     categories: ['http-status', 'best-practices'],
     checks: rules.map((rule) => checkFrom(rule, findings)),
     findings,
+    rules,
     details: { hops, finalUrl: facts.finalUrl, finalStatus: facts.status, hopCount: hops.length },
   });
 }

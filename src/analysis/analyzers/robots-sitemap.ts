@@ -362,6 +362,7 @@ export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
     categories: ['seo'],
     checks,
     findings,
+    rules,
     notes,
     details: { robotsUrl, robotsStatus: facts?.status ?? null, groups, sitemaps: sitemapDetails },
   });

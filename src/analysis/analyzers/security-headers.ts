@@ -152,6 +152,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
     categories: ['security-headers'],
     checks: outcomes.map((o) => (o.applicable === false ? notApplicable(o.rule) : o.modifier >= 0 && !o.finding ? passed(o.rule) : failed(o.rule))),
     findings,
+    rules,
     notes: doc.notes,
     scoreOverrides: { 'security-headers': score },
     details: { observatory: { score, grade: observatoryGrade(score), tests } },

@@ -156,6 +156,7 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, _ur
     categories: ['seo'],
     checks: rules.map((rule) => checkFrom(rule, findings)),
     findings,
+    rules,
     notes: doc.notes,
     details: { title: { text: title, ...titleLines }, description: { text: description, ...descriptionLines } },
   });

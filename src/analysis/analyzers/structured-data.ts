@@ -96,6 +96,7 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, _ur
     categories: ['seo'],
     checks: rules.map((rule) => (blocks === 0 ? notApplicable(rule) : checkFrom(rule, findings))),
     findings,
+    rules,
     notes,
     details: {
       jsonLd: { blocks: scripts.length, items: itemsSeen, types: [...new Set(items.flatMap((i) => i.types))].sort() },

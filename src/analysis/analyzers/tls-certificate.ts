@@ -99,6 +99,7 @@ export function analyzeTls(facts: PageFacts | null, url: string, now: number = D
       categories: ['tls'],
       checks: rules.map((r) => (r === TLS_RULES.notHttps ? checkFrom(r, findings) : https ? unknown(r) : notApplicable(r))),
       findings,
+      rules,
       notes,
       details: { tls: details },
     });
@@ -197,6 +198,7 @@ export function analyzeTls(facts: PageFacts | null, url: string, now: number = D
       return checkFrom(r, findings);
     }),
     findings,
+    rules,
     details: { tls: details },
   });
 }

@@ -191,7 +191,12 @@ describe('broken-links-checker through the whole app and the real fetcher', () =
     assert.ok(!methods.some((m) => m.includes('169.254')), 'the private address was never fetched');
     assert.ok(methods.includes(`GET links.test/no-head`) && methods.includes('HEAD links.test/no-head'));
     assert.ok(!methods.includes('GET links.test/gone'), 'a 404 to HEAD is not asked again');
-    assert.deepEqual(firedRules(report), ['broken-link-external', 'broken-link-internal', 'broken-link-internal', 'link-to-private-address', 'redirected-internal-link']);
+    assert.deepEqual(firedRules(report), ['broken-link-external', 'broken-link-internal', 'link-to-private-address', 'redirected-internal-link']);
+    // /gone and /down: one finding of the rule, each URL listed
+    const internal = onlyFinding(report, 'broken-link-internal');
+    assert.equal(internal.count, 2);
+    assert.equal(internal.title, '2 links to this site are broken');
+    assert.deepEqual(internal.instances?.map((e: { url?: string }) => e.url?.replace(/^http:\/\/links\.test:\d+/, '')).sort(), ['/down', '/gone']);
     assert.equal(report.details.found, 18);
     assert.equal(report.details.checked, 12);
     assert.equal((report.details.notChecked as string[]).length, 6, 'five more /more links and the image');

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze, type MixedResource } from '../../../src/analysis/analyzers/mixed-content.ts';
-import { assertValid, checkResult, factsFor, findingIds, firedRules, findingsOf } from './report-helpers.ts';
+import { assertValid, checkResult, factsFor, findingIds, firedRules, instancesOf, onlyFinding } from './report-helpers.ts';
 
 const URL = 'https://shop.test/';
 const CLEAN = `<!doctype html><html><head>
@@ -62,14 +62,20 @@ describe('mixed-content analyzer', () => {
       'srcset http://img.test/b.webp',
       'video http://media.test/v.mp4',
     ]);
-    assert.equal(findingsOf(report, 'mixed-content-blockable').length, 6);
-    assert.equal(findingsOf(report, 'mixed-content-upgradeable').length, 8);
-    assert.ok(findingsOf(report, 'mixed-content-blockable').every((f) => f.severity === 'high'));
-    assert.ok(findingsOf(report, 'mixed-content-upgradeable').every((f) => f.severity === 'medium'));
-    const script = findingsOf(report, 'mixed-content-blockable').find((f) => f.evidence.url === 'http://cdn.test/app.js');
-    assert.deepEqual(script?.evidence, { selector: 'script[src="http://cdn.test/app.js"]', line: 3, url: 'http://cdn.test/app.js' });
-    assert.equal(script?.fix.patchType, 'html');
-    assert.match(script?.fix.change ?? '', /https:\/\/cdn\.test\/app\.js/);
+    // one finding per rule, counting and listing every reference
+    assert.deepEqual(firedRules(report), ['mixed-content-blockable', 'mixed-content-upgradeable']);
+    const blockable = onlyFinding(report, 'mixed-content-blockable');
+    const upgradeable = onlyFinding(report, 'mixed-content-upgradeable');
+    assert.deepEqual([blockable.count, blockable.severity, upgradeable.count, upgradeable.severity], [6, 'high', 8, 'medium']);
+    assert.equal(blockable.title, '6 scripts, styles, frames or forms are loaded over http');
+    assert.deepEqual(
+      instancesOf(report, 'mixed-content-blockable').find((e) => e.url === 'http://cdn.test/app.js'),
+      { selector: 'script[src="http://cdn.test/app.js"]', line: 3, url: 'http://cdn.test/app.js' },
+    );
+    assert.equal(instancesOf(report, 'mixed-content-upgradeable').length, 8);
+    assert.equal(blockable.fix.patchType, 'html');
+    assert.match(blockable.fix.change, /Reference https:\/\/cdn\.test\/site\.css instead of http:\/\/cdn\.test\/site\.css/);
+    assert.equal(blockable.fix.acceptance, 'The page loads no script, stylesheet, font, frame or form target over http.');
     // weights: insecure page 10 passes; blockable 10 and upgradeable 3 fail
     assert.deepEqual(report.scores, { 'mixed-content': 43, overall: 43 });
     assert.equal(report.statuses['mixed-content'], 'poor');
@@ -97,14 +103,16 @@ describe('mixed-content analyzer', () => {
     assert.equal(report.statuses['mixed-content'], 'poor');
   });
 
-  it('findingIds are stable across runs and unrelated edits, and a fix resolves only its own', () => {
+  it('findingIds are stable across runs and unrelated edits, and a rule resolves when its last reference is fixed', () => {
     const first = findingIds(analyze(BROKEN, null, URL));
     assert.deepEqual(findingIds(analyze(BROKEN, null, URL)), first);
     const edited = BROKEN.replace('<body>', '<body><header><h1>Shop</h1><p>Sale</p></header>\n\n');
     assert.deepEqual(findingIds(analyze(edited, null, URL)), first);
     const fixed = analyze(BROKEN.replace('http://cdn.test/app.js', 'https://cdn.test/app.js'), null, URL);
-    const gone = first.filter((id) => !fixed.findings.some((f) => f.findingId === id));
-    assert.equal(gone.length, 1);
-    assert.equal(fixed.findings.length, first.length - 1);
+    assert.deepEqual(findingIds(fixed), first);
+    assert.equal(onlyFinding(fixed, 'mixed-content-blockable').count, 5);
+    const allFixed = analyze(BROKEN.replace(/src="http:\/\/(img|media)\.test/g, 'src="https://$1.test').replace(/srcset="[^"]*"/g, '').replace(/poster="[^"]*"/, '').replace(/url\(http:\/\/img\.test\/hero\.jpg\)/, 'url(/hero.jpg)').replace("url('http://img.test/tile.png')", "url('/tile.png')"), null, URL);
+    assert.deepEqual(firedRules(allFixed), ['mixed-content-blockable']);
+    assert.deepEqual(findingIds(allFixed), [onlyFinding(fixed, 'mixed-content-blockable').findingId]);
   });
 });

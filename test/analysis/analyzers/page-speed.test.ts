@@ -11,7 +11,7 @@ import { buildEgressPolicy } from '../../../src/analysis/egress-policy.ts';
 import { fetchPage } from '../../../src/analysis/fetcher.ts';
 import type { PageFacts } from '../../../src/analysis/page-facts.ts';
 import { startHttpSite, type TestSite } from '../support/test-sites.ts';
-import { assertValid, checkResult, factsFor, findingIds, findingsOf, firedRules, onlyFinding } from './report-helpers.ts';
+import { assertValid, checkResult, factsFor, findingIds, firedRules, instancesOf, onlyFinding } from './report-helpers.ts';
 
 const URL = 'https://shop.test/deals';
 const page = (head: string, body: string) => `<!doctype html><html lang="en"><head><title>Deals</title>${head}</head><body>${body}</body></html>`;
@@ -63,23 +63,24 @@ describe('page-speed analyzer (proxy)', () => {
     );
     const report = run(html);
     assertValid(report);
-    assert.deepEqual(firedRules(report), Array(5).fill('page-speed-render-blocking'));
-    const urls = findingsOf(report, 'page-speed-render-blocking').map((f) => f.evidence.url).sort();
-    assert.deepEqual(urls, [
-      'https://cdn.test/lib.js',
-      'https://shop.test/fonts.css',
+    // five blocking resources, one finding of the rule listing each in page order
+    assert.deepEqual(firedRules(report), ['page-speed-render-blocking']);
+    const blocking = onlyFinding(report, 'page-speed-render-blocking');
+    assert.equal(blocking.count, 5);
+    assert.equal(blocking.title, '5 resources block the first render');
+    assert.deepEqual(blocking.instances?.map((e) => e.url), [
       'https://shop.test/jquery.js',
+      'https://cdn.test/lib.js',
       'https://shop.test/site.css',
       'https://shop.test/wide.css',
+      'https://shop.test/fonts.css',
     ]);
-    const jquery = findingsOf(report, 'page-speed-render-blocking').find((f) => f.evidence.url === 'https://shop.test/jquery.js');
-    assert.ok(jquery);
-    assert.equal(jquery.severity, 'medium');
-    assert.equal(jquery.evidence.selector, 'script[src="/jquery.js"]');
-    assert.equal(jquery.evidence.line, 1);
-    assert.equal(jquery.fix.patchType, 'html');
-    assert.equal(jquery.fix.roleHint, 'edit');
-    assert.match(jquery.fix.change, /^Add defer to the <script> at script\[src="\/jquery\.js"\]/);
+    assert.equal(blocking.severity, 'medium');
+    assert.deepEqual(blocking.evidence, { selector: 'script[src="/jquery.js"]', snippet: '<script src="/jquery.js">', line: 1, url: 'https://shop.test/jquery.js' });
+    assert.equal(blocking.fix.patchType, 'html');
+    assert.equal(blocking.fix.roleHint, 'edit');
+    assert.match(blocking.fix.change, /^Make each of the 5 render-blocking resources non-blocking: .* Each is listed in instances \(selector, line\)\. Each: Add defer to the <script> at script\[src="\/jquery\.js"\]/);
+    assert.equal(blocking.fix.acceptance, 'No script or stylesheet blocks the first render (each has async, defer, type=module, a non-screen media, or is gone).');
     const details = report.details.renderBlocking as { kind: string; url: string }[];
     assert.deepEqual(details.map((d) => d.kind), ['script', 'script', 'stylesheet', 'stylesheet', 'css-import']);
     // no images, so the two image rules are not applicable: render-blocking 8 of 36 fails
@@ -113,12 +114,12 @@ describe('page-speed analyzer (proxy)', () => {
     );
     const report = run(html);
     assertValid(report);
-    const unsized = findingsOf(report, 'page-speed-unsized-images');
-    assert.deepEqual(unsized.map((f) => f.evidence.url).sort(), ['https://shop.test/a.jpg', 'https://shop.test/b.jpg', 'https://shop.test/c.jpg']);
-    const first = unsized.find((f) => f.evidence.url === 'https://shop.test/a.jpg');
-    assert.equal(first?.severity, 'medium');
-    assert.equal(first?.evidence.selector, 'img[src="/a.jpg"]');
-    assert.match(first?.detail ?? '', /CLS/);
+    assert.deepEqual(instancesOf(report, 'page-speed-unsized-images').map((e) => e.url), ['https://shop.test/a.jpg', 'https://shop.test/b.jpg', 'https://shop.test/c.jpg']);
+    const unsized = onlyFinding(report, 'page-speed-unsized-images');
+    assert.equal(unsized.count, 3);
+    assert.equal(unsized.severity, 'medium');
+    assert.equal(unsized.evidence.selector, 'img[src="/a.jpg"]');
+    assert.match(unsized.detail, /CLS/);
     assert.equal(checkResult(run(page('', '<p>no images</p>')), 'page-speed-unsized-images'), 'not_applicable');
   });
 
@@ -134,13 +135,14 @@ describe('page-speed analyzer (proxy)', () => {
     );
     const report = run(html);
     assertValid(report);
-    assert.deepEqual(firedRules(report), ['page-speed-offscreen-images', 'page-speed-offscreen-images']);
-    const urls = findingsOf(report, 'page-speed-offscreen-images').map((f) => f.evidence.url).sort();
-    assert.deepEqual(urls, ['https://shop.test/p4.jpg', 'https://shop.test/p7.jpg']);
-    const fourth = findingsOf(report, 'page-speed-offscreen-images').find((f) => f.evidence.url === 'https://shop.test/p4.jpg');
-    assert.equal(fourth?.severity, 'low');
-    assert.equal(fourth?.detail, 'The image https://shop.test/p4.jpg is image 4 of 7; past the first 3 it is presumed below the fold, yet it loads with the page.');
-    assert.equal(fourth?.fix.change, 'Add loading="lazy" to the <img> at img[src="/p4.jpg"] (keep the first images of the page eager).');
+    assert.deepEqual(firedRules(report), ['page-speed-offscreen-images']);
+    assert.deepEqual(instancesOf(report, 'page-speed-offscreen-images').map((e) => e.url), ['https://shop.test/p4.jpg', 'https://shop.test/p7.jpg']);
+    const offscreen = onlyFinding(report, 'page-speed-offscreen-images');
+    assert.equal(offscreen.severity, 'low');
+    assert.equal(offscreen.title, '2 images below the fold are not lazy-loaded');
+    assert.match(offscreen.detail, /The image https:\/\/shop\.test\/p4\.jpg is image 4 of 7; past the first 3 it is presumed below the fold, yet it loads with the page\./);
+    assert.match(offscreen.fix.change, /Each: Add loading="lazy" to the <img> at img\[src="\/p4\.jpg"\] \(keep the first images of the page eager\)\. Add loading="lazy" to the <img> at img\[src="\/p7\.jpg"\]/);
+    assert.equal(offscreen.fix.acceptance, 'No image past the first 3 loads eagerly.');
     // three images or fewer: nothing can be below the presumed fold
     assert.equal(checkResult(run(page('', [1, 2, 3].map((n) => sized(n)).join(''))), 'page-speed-offscreen-images'), 'not_applicable');
   });
@@ -260,20 +262,30 @@ describe('page-speed analyzer (proxy)', () => {
   it('findingIds are stable across runs and unrelated edits', () => {
     const html = page('<script src="/jquery.js"></script>', `<h1>x</h1>${[1, 2, 3, 4].map((n) => `<img src="/p${n}.jpg" alt="">`).join('')}`);
     const first = findingIds(run(html));
-    assert.equal(first.length, 6);
+    // one finding per rule: render-blocking, unsized images, offscreen images
+    assert.equal(first.length, 3);
     assert.deepEqual(findingIds(run(html)), first);
     const edited = html.replace('<h1>x</h1>', '<header><nav><a href="/">Home</a></nav></header><h1>Deals of the week</h1>');
     assert.deepEqual(findingIds(run(edited)), first);
   });
 
-  it('per-element rules list the first 50 in document order and count the rest in a note', () => {
-    const html = page('', Array.from({ length: 60 }, (_, i) => `<img src="/u${i + 1}.jpg" alt="" loading="lazy">`).join(''));
+  it('per-element rules count every element and list the first 20 in document order, the report complete', () => {
+    const html = page(Array.from({ length: 30 }, (_, i) => `<script src="/s${i + 1}.js"></script>`).join(''), Array.from({ length: 120 }, (_, i) => `<img src="/u${i + 1}.jpg" alt="">`).join(''));
     const report = run(html);
-    const unsized = findingsOf(report, 'page-speed-unsized-images');
-    assert.equal(unsized.length, 50);
-    assert.deepEqual(new Set(unsized.map((f) => f.evidence.url)), new Set(Array.from({ length: 50 }, (_, i) => `https://shop.test/u${i + 1}.jpg`)));
-    assert.ok(report.notes.includes('page-speed-unsized-images: 60 found, the first 50 in document order listed'), report.notes.join('; '));
-    assert.equal((report.details.images as { unsized: unknown[] }).unsized.length, 60);
+    assertValid(report);
+    assert.deepEqual(firedRules(report), ['page-speed-compression', 'page-speed-offscreen-images', 'page-speed-render-blocking', 'page-speed-request-count', 'page-speed-unsized-images']);
+    const unsized = onlyFinding(report, 'page-speed-unsized-images');
+    assert.equal(unsized.count, 120);
+    assert.deepEqual(unsized.instances?.map((e) => e.url), Array.from({ length: 20 }, (_, i) => `https://shop.test/u${i + 1}.jpg`));
+    assert.equal(onlyFinding(report, 'page-speed-offscreen-images').count, 117);
+    assert.equal(onlyFinding(report, 'page-speed-render-blocking').count, 30);
+    assert.equal(onlyFinding(report, 'page-speed-render-blocking').title, '30 resources block the first render');
+    assert.equal(report.incomplete, false);
+    assert.deepEqual(report.notes, [PROXY_NOTE]);
+    // details list as many as instances do, beside exact counts
+    const images = report.details.images as { count: number; unsized: unknown[]; notLazy: unknown[] };
+    assert.deepEqual([images.count, images.unsized.length, images.notLazy.length], [120, 20, 20]);
+    assert.ok(JSON.stringify(report).length < 24_000, `the report is ${JSON.stringify(report).length} characters`);
   });
 
   it('a page of 100,000 nested elements is analysed within the parse limits, with a note', () => {

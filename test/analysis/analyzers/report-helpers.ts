@@ -1,9 +1,9 @@
 // Small readers over a report, so analyzer tests assert exact rule ids, severities and ids.
 import assert from 'node:assert/strict';
-import { reportSchema, type Finding, type Report } from '../../../src/analysis/findings.ts';
+import { reportSchema, type Evidence, type Finding, type Report } from '../../../src/analysis/findings.ts';
 import type { PageFacts } from '../../../src/analysis/page-facts.ts';
 
-/** The rules that produced findings, sorted, one entry per finding. */
+/** The rules that produced findings, sorted, one entry per finding (so one per rule). */
 export function firedRules(report: Report): string[] {
   return report.findings.map((f) => f.rule).sort();
 }
@@ -16,6 +16,11 @@ export function onlyFinding(report: Report, rule: string): Finding {
   const found = findingsOf(report, rule);
   assert.equal(found.length, 1, `exactly one ${rule} finding, got ${found.length}`);
   return found[0] as Finding;
+}
+
+/** The listed instances of a rule's one finding (a report holds one finding per rule). */
+export function instancesOf(report: Report, rule: string): Evidence[] {
+  return onlyFinding(report, rule).instances ?? [];
 }
 
 export function findingIds(report: Report): string[] {

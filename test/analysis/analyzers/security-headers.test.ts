@@ -160,10 +160,12 @@ describe('security-headers analyzer', () => {
     assert.equal(test(noHsts, 'security-cookies'), 'cookies-without-secure-flag -20');
     const two = analyze(PAGE, factsFor(URL, { headers: STRONG_HEADERS, setCookies: ['theme=dark', 'sessionid=x; Secure'] }), URL);
     assert.equal(test(two, 'security-cookies'), 'cookies-session-without-httponly-flag -30');
-    assert.deepEqual(two.findings.map((f) => `${f.rule} ${f.severity} ${f.title}`).sort(), [
-      'security-cookies high Cookie sessionid: cookies-session-without-httponly-flag',
-      'security-cookies low Cookie theme: cookies-without-secure-flag-but-protected-by-hsts',
-    ]);
+    // one finding of the rule, as severe as its worst cookie, which leads; each cookie's change said
+    assert.deepEqual(two.findings.map((f) => `${f.rule} ${f.severity} ${f.count}`), ['security-cookies high 2']);
+    const cookies = two.findings[0];
+    assert.deepEqual(cookies?.instances?.map((e) => e.value?.split('=')[0]), ['sessionid', 'theme']);
+    assert.match(cookies?.detail ?? '', /^2 instances on the page\. Each is listed in instances \(header, value\)\. Session cookie set without the HttpOnly flag/);
+    assert.equal(cookies?.fix.change.match(/Each: /g)?.length, 1);
   });
 
   it('grades the redirect from http when the fetch started there, and external scripts', () => {

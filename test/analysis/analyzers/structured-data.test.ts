@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze, type StructuredDataItem } from '../../../src/analysis/analyzers/structured-data.ts';
 import { jsonSyntaxError } from '../../../src/analysis/analyzers/json-syntax.ts';
-import { assertValid, checkResult, findingIds, findingsOf, firedRules, onlyFinding } from './report-helpers.ts';
+import { assertValid, checkResult, findingIds, firedRules, instancesOf, onlyFinding } from './report-helpers.ts';
 
 const URL = 'https://shop.test/p/trail';
 const ld = (value: unknown) => `<script type="application/ld+json">${typeof value === 'string' ? value : JSON.stringify(value, null, 1)}</script>`;
@@ -85,23 +85,22 @@ describe('structured-data analyzer', () => {
     const html = page(ld({ '@context': 'https://schema.org', '@type': 'Product', image: 'https://shop.test/a.jpg', description: 'd', brand: 'Acme', sku: '1', offers: { price: '10.00' } }));
     const report = analyze(html, null, URL);
     assertValid(report);
-    const required = findingsOf(report, 'structured-data-missing-required');
-    assert.deepEqual(required.map((f) => `${f.severity} ${f.detail}`).sort(), [
-      'high The Product at $ in JSON-LD block 1 has no "name", which Google requires for the rich result.',
-      'medium The Offer at $.offers in JSON-LD block 1 has no "priceCurrency", which Google requires for the rich result.',
-    ]);
-    const recommended = findingsOf(report, 'structured-data-missing-recommended');
-    assert.deepEqual(recommended.map((f) => f.severity), ['low', 'low', 'low']);
-    assert.deepEqual(recommended.map((f) => f.detail.match(/no "(\w+)"/)?.[1]).sort(), ['availability', 'priceValidUntil', 'url']);
+    // one finding per rule, as severe as its worst instance, each instance's problem said
+    const required = onlyFinding(report, 'structured-data-missing-required');
+    assert.deepEqual([required.severity, required.count], ['high', 2]);
+    assert.match(required.detail, /The Product at \$ in JSON-LD block 1 has no "name", which Google requires for the rich result\. The Offer at \$\.offers in JSON-LD block 1 has no "priceCurrency"/);
+    const recommended = onlyFinding(report, 'structured-data-missing-recommended');
+    assert.deepEqual([recommended.severity, recommended.count], ['low', 3]);
+    assert.deepEqual([...recommended.detail.matchAll(/no "(\w+)"/g)].map((m) => m[1]).sort(), ['availability', 'priceValidUntil', 'url']);
   });
 
   it('a Product needs one of offers, review or aggregateRating; standalone ratings need itemReviewed', () => {
     const report = analyze(page(ld({ '@context': 'https://schema.org', '@graph': [{ '@type': 'Product', name: 'P', image: 'https://shop.test/a.jpg', description: 'd', brand: 'b', sku: 's' }, { '@type': 'AggregateRating', ratingValue: 4, ratingCount: 3, bestRating: 5, worstRating: 1 }] })), null, URL);
     assertValid(report);
-    assert.deepEqual(findingsOf(report, 'structured-data-missing-required').map((f) => f.detail).sort(), [
-      'The AggregateRating at $.@graph[1] in JSON-LD block 1 has no "itemReviewed", which Google requires for the rich result.',
-      'The Product at $.@graph[0] in JSON-LD block 1 has no one of "offers", "review", "aggregateRating", which Google requires for the rich result.',
-    ]);
+    const required = onlyFinding(report, 'structured-data-missing-required');
+    assert.equal(required.count, 2);
+    assert.ok(required.detail.includes('The AggregateRating at $.@graph[1] in JSON-LD block 1 has no "itemReviewed", which Google requires for the rich result.'));
+    assert.ok(required.detail.includes('The Product at $.@graph[0] in JSON-LD block 1 has no one of "offers", "review", "aggregateRating", which Google requires for the rich result.'));
     assert.equal(checkResult(report, 'structured-data-missing-context'), 'pass', '@graph members inherit the wrapper @context');
   });
 
@@ -117,25 +116,28 @@ describe('structured-data analyzer', () => {
     ];
     const report = analyze(page(ld({ '@context': 'https://schema.org', '@graph': graph })), null, URL);
     assertValid(report);
-    const required = findingsOf(report, 'structured-data-missing-required').map((f) => f.detail.replace(' in JSON-LD block 1', '').replace(', which Google requires for the rich result.', ''));
-    assert.deepEqual(required.sort(), [
+    const required = onlyFinding(report, 'structured-data-missing-required');
+    assert.equal(required.count, 5);
+    const said = required.detail.replaceAll(' in JSON-LD block 1', '').replaceAll(', which Google requires for the rich result', '');
+    for (const missing of [
       'The Answer at $.@graph[1].mainEntity[0].acceptedAnswer has no "text"',
       'The ListItem at $.@graph[0].itemListElement[0] has no "item"',
       'The Recipe at $.@graph[3] has no "image"',
       'The Restaurant at $.@graph[5] has no "address"',
       'The SearchAction at $.@graph[6].potentialAction has no "query-input"',
-    ]);
-    const values = findingsOf(report, 'structured-data-invalid-value').map((f) => f.evidence.snippet).sort();
+    ]) assert.ok(said.includes(missing), missing);
+    const values = instancesOf(report, 'structured-data-invalid-value').map((e) => e.snippet).sort();
     assert.deepEqual(values, ['$.@graph[2].startDate', '$.@graph[6].potentialAction.target']);
   });
 
   it('value formats: prices, dates, URLs and currencies', () => {
     const report = analyze(page(ld({ '@context': 'http://schema.org/', '@type': 'Offer', price: '$1,299', priceCurrency: 'euro', url: 'shop.test/x', priceValidUntil: '2024-02-30T25:00' })), null, URL);
     assertValid(report);
-    const byPath = Object.fromEntries(findingsOf(report, 'structured-data-invalid-value').map((f) => [f.evidence.snippet, f.evidence.value]));
+    const byPath = Object.fromEntries(instancesOf(report, 'structured-data-invalid-value').map((e) => [e.snippet, e.value]));
     assert.deepEqual(byPath, { '$.price': '$1,299', '$.priceCurrency': 'euro', '$.url': 'shop.test/x', '$.priceValidUntil': '2024-02-30T25:00' });
-    const price = findingsOf(report, 'structured-data-invalid-value').find((f) => f.evidence.snippet === '$.price');
-    assert.equal(price?.fix.change, 'Write $.price in JSON-LD block 1 as a plain number such as 19.99.');
+    const invalid = onlyFinding(report, 'structured-data-invalid-value');
+    assert.equal(invalid.count, 4);
+    assert.ok(invalid.fix.change.includes('Write $.price in JSON-LD block 1 as a plain number such as 19.99.'), invalid.fix.change);
   });
 
   it('more than 100 blocks: the first 100 are read and a note says so', () => {
