@@ -13,7 +13,9 @@ export const fileSourceSchema = z
     base64: z.string().min(1).optional().describe('The file itself, base64-encoded (standard or URL-safe alphabet)'),
     url: z.string().min(1).max(2048).optional().describe('An http(s) URL of the file, fetched by the service (public addresses only)'),
     fileId: z.string().min(1).max(100).optional().describe("The fileId of an earlier result of this account's (until it expires)"),
-    name: z.string().min(1).max(200).optional().describe('The file name, used only to name the result'),
+    fileName: z.string().min(1).max(200).optional().describe('The file name, used only to name the result'),
+    // The field's first name; still read, so a client written against it keeps working.
+    name: z.string().min(1).max(200).optional().describe('Older spelling of fileName'),
   })
   .describe('The file for a file tool: exactly one of base64, url or fileId');
 export type McpFileSource = z.infer<typeof fileSourceSchema>;
@@ -24,7 +26,8 @@ export function toFileSource(source: McpFileSource): FileSource {
   if (given !== 1) {
     throw invalidInput('Give the file as exactly one of base64, url or fileId', [{ field: 'file', message: 'exactly one of base64, url or fileId is required' }]);
   }
-  if (source.base64 !== undefined) return { kind: 'base64', data: source.base64, name: source.name };
-  if (source.url !== undefined) return { kind: 'url', url: source.url, name: source.name };
+  const name = source.fileName ?? source.name;
+  if (source.base64 !== undefined) return { kind: 'base64', data: source.base64, name };
+  if (source.url !== undefined) return { kind: 'url', url: source.url, name };
   return { kind: 'stored', fileId: source.fileId ?? '' };
 }

@@ -174,7 +174,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         examples: [...tool.examples, ...(tool.urlExamples ?? [])].map((e) => ({ title: e.title, input: e.input })),
         mcpCallable: reason === null,
         notCallableReason: reason,
-        ...(tool.kind === 'file' ? { fileInput: `Give the file in invoke_tool's \`file\`: {base64}, {url} or {fileId} (an earlier result of yours), one of ${tool.upload?.accept.join(', ') ?? 'the accepted kinds'}; the result is a downloadUrl.` } : {}),
+        ...(tool.kind === 'file' ? { fileInput: `Give the file in invoke_tool's \`file\`: {base64, fileName}, {url} or {fileId} (an earlier result of yours), one of ${tool.upload?.accept.join(', ') ?? 'the accepted kinds'}; the result is a downloadUrl.` } : {}),
       });
     },
   );
@@ -198,7 +198,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         input: z.record(z.string(), z.unknown()).default({}).describe("The operation's fields (see get_tool_schema)"),
         idempotencyKey: z.string().min(1).max(255).optional().describe('The same key with the same input replays the first answer, never charging twice'),
         async: z.boolean().default(false).describe('true: answer {status: "accepted", runId} at once and run in the background; read the outcome with get_run'),
-        file: fileSourceSchema.optional().describe("File tools only: the file, as {base64} (within the upload size limit), {url} (fetched by the service, public addresses only) or {fileId} (an earlier result of yours)"),
+        file: fileSourceSchema.optional().describe("File tools only: the file, as {base64, fileName} (within the upload size limit), {url} (fetched by the service, public addresses only) or {fileId} (an earlier result of yours)"),
         responseMode: z.enum(RESPONSE_MODES).default('compact').describe('compact (default) or full: the result itself; dataRef: a dataRefId and a summary, the result kept for fetch_payload'),
       },
       outputSchema: invokeOutput,
@@ -213,7 +213,7 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
       const reason = notCallableReason(tool, ctx.files !== undefined);
       if (reason !== null) return errorResult('not_callable_over_mcp', reason, { operationId, execution });
       if (tool.kind === 'file' && file === undefined) {
-        return errorResult('file_required', `${operationId} converts a file: give it in \`file\` as {base64}, {url} or {fileId}`, { operationId, accept: tool.upload?.accept ?? [], execution });
+        return errorResult('file_required', `${operationId} converts a file: give it in \`file\` as {base64, fileName}, {url} or {fileId}`, { operationId, accept: tool.upload?.accept ?? [], execution });
       }
       let source: FileSource | undefined;
       try {

@@ -50,13 +50,13 @@ describe('file tools over MCP', () => {
   it('get_tool_schema says how to give the file', async () => {
     const schema = answerOf(await client.callTool({ name: 'get_tool_schema', arguments: { operationId: 'documents_txt_to_md' } })) as Structured;
     assert.equal(schema['mcpCallable'], true);
-    assert.match(String(schema['fileInput']), /\{base64\}, \{url\} or \{fileId\}/);
+    assert.match(String(schema['fileInput']), /\{base64, fileName\}, \{url\} or \{fileId\}/);
   });
 
   it('converts a base64 file and answers a working downloadUrl, charged like REST', async () => {
     const before = await used();
     const text = 'Quarterly notes\n\nSales rose in every region.\n';
-    const r = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { base64: Buffer.from(text).toString('base64'), name: 'notes.txt' } } });
+    const r = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'documents_txt_to_md', input: {}, file: { base64: Buffer.from(text).toString('base64'), fileName: 'notes.txt' } } });
     assert.equal(r.isError, undefined, JSON.stringify(answerOf(r)));
     const result = (answerOf(r) as { result: { downloadUrl: string; fileName: string } }).result;
     assert.equal(result.fileName, 'notes.md');

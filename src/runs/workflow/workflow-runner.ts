@@ -143,7 +143,9 @@ function toFileSource(value: unknown): FileSource | undefined {
   if (typeof value === 'string' && value !== '') return { kind: 'stored', fileId: value };
   if (value === null || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
-  if (typeof v['base64'] === 'string') return { kind: 'base64', data: v['base64'], name: typeof v['fileName'] === 'string' ? v['fileName'] : undefined };
+  // fileName, as every description names it; `name`, invoke_tool's first spelling, read as well.
+  const name = typeof v['fileName'] === 'string' ? v['fileName'] : typeof v['name'] === 'string' ? v['name'] : undefined;
+  if (typeof v['base64'] === 'string') return { kind: 'base64', data: v['base64'], name };
   if (typeof v['url'] === 'string') return { kind: 'url', url: v['url'] };
   if (typeof v['fileId'] === 'string') return { kind: 'stored', fileId: v['fileId'] };
   return undefined;
