@@ -15,8 +15,9 @@ export const PAGE_HOST_WORDS = "your site's own host";
 const LOCAL_HOST = new URL(LOCAL_PAGE_URL).hostname;
 const HOST_PATTERN = LOCAL_HOST.replaceAll('.', '\\.');
 // The page itself (no path beyond "/"), or a resource on the page's site (its path kept).
-const LOCAL_URL = new RegExp(`https?://${HOST_PATTERN}(?::\\d+)?(/[^\\s"'<>\`)\\]]*)?`, 'gi');
-const LOCAL_HOST_WORD = new RegExp(`\\b${HOST_PATTERN}\\b`, 'gi');
+const LOCAL_URL = new RegExp(`https?://${HOST_PATTERN}(?::\\d+)?(?![\\w.-])(/[^\\s"'<>\`)\\]]*)?`, 'gi');
+// the host as a word of its own, not part of a longer host name or a path
+const LOCAL_HOST_WORD = new RegExp(`(?<![\\w./-])${HOST_PATTERN}(?![\\w/-]|\\.\\w)`, 'gi');
 
 export function isLocalPage(url: string): boolean {
   return URL.canParse(url) && new URL(url).hostname === LOCAL_HOST;
