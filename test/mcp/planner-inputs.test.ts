@@ -106,6 +106,13 @@ describe('planner inputs (issue 17 §4)', () => {
       assert.notEqual(ran.isError, true, JSON.stringify(ran).slice(0, 400));
     });
 
+    it('plan_task for a goal no job matches, with input.code: the candidates are the jobs that read code', async () => {
+      const plan = await call('plan_task', { goal: 'minify this javascript', input: { code: CODE } });
+      assert.equal(plan['status'], 'suggest', JSON.stringify(plan).slice(0, 400));
+      for (const c of plan['candidates']) assert.equal(t.services.catalog.get(c.id)?.family, 'text-utilities', c.id);
+      assert.ok(stringsIn(plan['nextActions'][0].arguments).includes(CODE));
+    });
+
     it('a page sent as input.code is a page: the SEO audit reads it, free', async () => {
       const before = await used();
       const solved = await call('solve_task', { goal: 'audit the seo of my page', input: { code: PAGE } });

@@ -241,7 +241,7 @@ export function jobReads(job: JobRef, key: 'text' | 'code', registries: Registri
 }
 
 /** The content keys (text, code) the caller sent, non-empty. */
-function sentContent(given: Record<string, unknown>): ('text' | 'code')[] {
+export function sentContent(given: Record<string, unknown>): ('text' | 'code')[] {
   return (['text', 'code'] as const).filter((k) => typeof given[k] === 'string' && (given[k] as string).trim() !== '');
 }
 

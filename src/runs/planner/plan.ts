@@ -168,7 +168,7 @@ export type RouteResult = { status: 'ready'; job: GoalCandidate; resolved: Resol
 export function routeGoal(goal: unknown, input: Record<string, unknown> | undefined, registries: Registries): RouteResult {
   const text = typeof goal === 'string' ? goal : '';
   const match = matchGoal(goal, registries);
-  if (match.decision === 'suggest' || match.best === null) return suggestAnswer(text, match, registries);
+  if (match.decision === 'suggest' || match.best === null) return suggestAnswer(text, match, registries, input);
   const resolved = resolveJobInput({ kind: match.best.kind, id: match.best.id }, { input, goalUrls: match.urls }, registries);
   if (resolved.status === 'need_input') return needInputAnswer(text, resolved, match.best, input, registries);
   return { status: 'ready', job: match.best, resolved, match };

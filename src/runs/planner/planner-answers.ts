@@ -6,7 +6,7 @@
 // next action is one that succeeds when followed as written (placeholders in angle brackets aside).
 import { matchGoal, MATCH_THRESHOLD, MAX_CANDIDATES, type GoalCandidate, type GoalMatch, type MatchReason } from './goal-matcher.ts';
 import type { Registries } from './goal-index.ts';
-import { contentFieldOf, isHtmlMarkup, jobReads, playbookExampleInput, toolExampleInput, type NeedInput, type NeedInputCode } from './input-resolution.ts';
+import { contentFieldOf, isHtmlMarkup, jobReads, playbookExampleInput, sentContent, toolExampleInput, type NeedInput, type NeedInputCode } from './input-resolution.ts';
 import { MAX_GOAL_CHARS } from './goal-text.ts';
 
 export interface NextAction {
@@ -159,9 +159,18 @@ function suggestHint(match: GoalMatch): string {
   }
 }
 
-/** The `suggest` answer for a goal the matcher did not match (free: nothing runs). */
-export function suggestAnswer(goal: string, match: GoalMatch, registries: Registries): SuggestAnswer {
+/**
+ * The `suggest` answer for a goal the matcher did not match (free: nothing runs). With the
+ * caller's input, content sent as input.text or input.code narrows the candidates to the jobs that
+ * read it, each offered with a call on that content.
+ */
+export function suggestAnswer(goal: string, match: GoalMatch, registries: Registries, given?: Record<string, unknown>): SuggestAnswer {
   const code = match.reason === 'matched' ? 'ambiguous' : match.reason;
+  if (given !== undefined && sentContent(given).length > 0 && code !== 'empty_goal' && code !== 'goal_too_long') {
+    const sent = sentContent(given).map((k) => `input.${k}`).join(' and ');
+    const hint = `The goal does not name clearly (${code}) what to do with the ${sent} you sent. The jobs listed read it as their input: run one of them on it, or rephrase the goal with the job's name.`;
+    return { ...contentSuggest(goal, hint, given, registries), code, urls: match.urls };
+  }
   const url = match.urls[0];
   const exampleGoals = exampleGoalsFor(match.candidates, registries, url);
   const top = match.candidates[0];
@@ -200,8 +209,8 @@ function contentReaders(goal: string, keys: readonly ('text' | 'code')[], given:
  * The free `suggest` for a job that reads none of the input.text / input.code sent: the jobs that
  * do, each with a call that runs it on that same content.
  */
-function contentSuggest(goal: string, need: NeedInput, given: Record<string, unknown>, registries: Registries): SuggestAnswer {
-  const keys = (['text', 'code'] as const).filter((k) => typeof given[k] === 'string');
+function contentSuggest(goal: string, hint: string, given: Record<string, unknown>, registries: Registries): SuggestAnswer {
+  const keys = sentContent(given);
   const candidates = contentReaders(goal, keys, given, registries);
   const content = (k: 'text' | 'code'): unknown => {
     const value = given[k] as string;
@@ -224,7 +233,7 @@ function contentSuggest(goal: string, need: NeedInput, given: Record<string, unk
   return {
     status: 'suggest',
     code: 'input_not_taken',
-    hint: `${need.hint} Nothing was run or charged.`,
+    hint: `${hint} Nothing was run or charged.`,
     candidates,
     nextActions,
     exampleGoals: exampleGoalsFor(candidates, registries),
@@ -239,7 +248,7 @@ function contentSuggest(goal: string, need: NeedInput, given: Record<string, unk
  * jobs that do.
  */
 export function needInputAnswer(goal: string, need: NeedInput, candidate: GoalCandidate, given: Record<string, unknown> | undefined, registries: Registries): NeedInputAnswer | SuggestAnswer {
-  if (need.code === 'input_not_taken') return contentSuggest(goal, need, given ?? {}, registries);
+  if (need.code === 'input_not_taken') return contentSuggest(goal, need.hint, given ?? {}, registries);
   const kept: Record<string, unknown> = { ...(given ?? {}) };
   for (const m of need.missing) delete kept[m];
   const input = { ...need.exampleInput, ...kept };

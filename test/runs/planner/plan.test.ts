@@ -340,6 +340,17 @@ describe('input.text and input.code (issue 17 §4)', () => {
     }
   });
 
+  it('a goal no job matches, with input.code: the suggest lists only jobs that read the code', () => {
+    const a = planTask('minify this javascript', { code: 'function a() { return 1; }' }, registries);
+    assert.equal(a.status, 'suggest');
+    if (a.status !== 'suggest') return;
+    assert.equal(a.code, 'low_confidence');
+    assert.match(a.hint, /what to do with the input\.code you sent/);
+    assert.ok(a.candidates.length >= 3);
+    for (const c of a.candidates) assert.ok(registries.catalog.get(c.id) !== undefined && contentFieldOf(registries.catalog.get(c.id)!, 'code') !== undefined, c.id);
+    assert.equal(expectStatus(planTask('', { code: 'x' }, registries), 'suggest').code, 'empty_goal', 'an invalid goal stays what it is');
+  });
+
   it('a page sent as input.code is read as input.html by the jobs that analyse HTML; JSX with a <div> is not a page', () => {
     const page = routeGoal('seo audit', { code: PAGE_HTML }, registries);
     assert.deepEqual(page.status === 'ready' ? [page.resolved.mode, page.resolved.local?.html === PAGE_HTML] : page.status, ['local', true]);
