@@ -15,6 +15,7 @@ import type { Catalog } from '../../core/catalog.ts';
 import type { AnyTool } from '../../core/define-tool.ts';
 import { inputSchemaOf, type Playbook } from '../playbooks/playbook-schema.ts';
 import type { Registries } from './goal-index.ts';
+import { contentFieldOf, isHtmlMarkup, sentContent, toolFields } from './input-content.ts';
 import { judgeUrl } from './local-url.ts';
 
 /** live: needs input.url and a fetch; html: can run on input.html; json: plain fields; file: a file source */
@@ -144,45 +145,6 @@ export function toolExampleInput(tool: AnyTool): Record<string, unknown> {
   return { ...((example as Record<string, unknown> | undefined) ?? {}) };
 }
 
-interface ToolFields {
-  fields: ReadonlySet<string>;
-  required: string[];
-}
-
-// The JSON Schema of a tool's input is worked out once per tool (the catalog is read-only).
-const toolFieldCache = new WeakMap<AnyTool, ToolFields>();
-
-function toolFields(tool: AnyTool): ToolFields {
-  let facts = toolFieldCache.get(tool);
-  if (facts === undefined) {
-    const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown>; required?: string[] };
-    facts = { fields: new Set(Object.keys(schema.properties ?? {})), required: schema.required ?? [] };
-    toolFieldCache.set(tool, facts);
-  }
-  return facts;
-}
-
-/** Fields that hold source code, in the order a tool's field is picked for input.code. */
-const CODE_FIELDS = ['code', 'source', 'css', 'js', 'javascript', 'json', 'html'] as const;
-
-/**
- * The field of a tool that takes the caller's input.text or input.code: a field of that name; for
- * code, a code field or else a plain `text` field (a text tool counts, searches or encodes any
- * text, code included). Undefined when the tool takes no such content.
- */
-export function contentFieldOf(tool: AnyTool, key: 'text' | 'code'): string | undefined {
-  const { fields } = toolFields(tool);
-  if (fields.has(key)) return key;
-  if (key === 'code') return CODE_FIELDS.find((f) => fields.has(f)) ?? (fields.has('text') ? 'text' : undefined);
-  return undefined;
-}
-
-/** Whether a code snippet is an HTML page (or a fragment of one), which the HTML analyzers can read. */
-export function isHtmlMarkup(code: string): boolean {
-  // Document-level tags only: JSX or a template with a <div> is code, not a page to audit.
-  return /^\s*(<!doctype\s+html|<html[\s>]|<head[\s>]|<body[\s>])/i.test(code);
-}
-
 interface Args {
   input?: Record<string, unknown> | undefined;
   goalUrls?: readonly string[] | undefined;
@@ -238,11 +200,6 @@ export function jobReads(job: JobRef, key: 'text' | 'code', registries: Registri
   if (playbook === undefined) return false;
   if (playbook.inputs[key] !== undefined) return true;
   return htmlMarkup && key === 'code' && playbookStepNeeds(playbook, registries.catalog).every((n) => n.access === 'html' || n.access === 'json');
-}
-
-/** The content keys (text, code) the caller sent, non-empty. */
-export function sentContent(given: Record<string, unknown>): ('text' | 'code')[] {
-  return (['text', 'code'] as const).filter((k) => typeof given[k] === 'string' && (given[k] as string).trim() !== '');
 }
 
 // Local mode makes every input optional (the URL is not needed); built once per playbook, as inputSchemaOf is.

@@ -6,7 +6,8 @@
 // next action is one that succeeds when followed as written (placeholders in angle brackets aside).
 import { matchGoal, MATCH_THRESHOLD, MAX_CANDIDATES, type GoalCandidate, type GoalMatch, type MatchReason } from './goal-matcher.ts';
 import type { Registries } from './goal-index.ts';
-import { contentFieldOf, isHtmlMarkup, jobReads, playbookExampleInput, sentContent, toolExampleInput, type NeedInput, type NeedInputCode } from './input-resolution.ts';
+import { contentFieldOf, isHtmlMarkup, sentContent } from './input-content.ts';
+import { jobReads, playbookExampleInput, toolExampleInput, type NeedInput, type NeedInputCode } from './input-resolution.ts';
 import { MAX_GOAL_CHARS } from './goal-text.ts';
 
 export interface NextAction {
