@@ -122,11 +122,30 @@ export interface JobReportInput {
   createdAt?: Date;
 }
 
-/** A URL tool's report inside its result ({ url, finalUrl, status, report }), when it is one. */
+/**
+ * A URL tool's report inside its result ({ url, finalUrl, status, report }), when it is one; for a
+ * comparison ({ yours, competitor, categories }) the report of your page: it is the one the job
+ * judges and the host fixes (the competitor's page is the benchmark, never edited).
+ */
 export function reportOfResult(result: unknown): Report | undefined {
-  if (result === null || typeof result !== 'object' || !('report' in result)) return undefined;
+  if (result === null || typeof result !== 'object') return undefined;
+  if (!('report' in result)) return 'yours' in result ? reportOfResult((result as { yours: unknown }).yours) : undefined;
   const parsed = reportSchema.safeParse((result as { report: unknown }).report);
   return parsed.success ? parsed.data : undefined;
+}
+
+/** A comparison's verdict per category, one note each ("seo: yours 62, competitor 91: ..."). */
+function comparisonNotes(result: unknown): string[] {
+  if (result === null || typeof result !== 'object' || !('categories' in result) || !('yours' in result)) return [];
+  const categories = (result as { categories: unknown }).categories;
+  if (!Array.isArray(categories)) return [];
+  return categories.flatMap((c: unknown) => {
+    if (c === null || typeof c !== 'object') return [];
+    const { category, yours, competitor, winner, why } = c as Record<string, unknown>;
+    if (typeof category !== 'string') return [];
+    const score = (v: unknown) => (typeof v === 'number' ? String(v) : 'unknown');
+    return [`comparison ${category}: yours ${score(yours)}, competitor ${score(competitor)}, ${winner === 'tie' ? 'a tie' : `${String(winner)} ahead`}${typeof why === 'string' && why !== '' ? `: ${why}` : ''}`];
+  });
 }
 
 const SEVERITY_ORDER: Record<Severity, number> = { high: 0, medium: 1, low: 2, info: 3 };
@@ -149,6 +168,7 @@ export function buildJobReport(input: JobReportInput): JobReport {
     reports.push({ stepId: step.stepId, report });
     if (report.incomplete) incomplete = true;
     for (const note of report.notes) notes.push(`${step.stepId}: ${note}`);
+    for (const note of comparisonNotes(step.result)) notes.push(`${step.stepId}: ${note}`);
   }
 
   let findings = mergeFindings(reports.map((r) => r.report));

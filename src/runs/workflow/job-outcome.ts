@@ -25,7 +25,9 @@ export interface JobOutcome {
 function pageErrorOf(results: Record<string, unknown>): { url: string; status: number } | undefined {
   for (const value of Object.values(results)) {
     if (value === null || typeof value !== 'object') continue;
-    const r = value as Record<string, unknown>;
+    // a comparison's own page is `yours`
+    const r = ('yours' in value ? (value as { yours: unknown }).yours : value) as Record<string, unknown> | null;
+    if (r === null || typeof r !== 'object') continue;
     if (typeof r['status'] === 'number' && r['status'] >= 400 && typeof r['url'] === 'string') return { url: r['url'], status: r['status'] };
   }
   return undefined;

@@ -94,6 +94,14 @@ const STOPS_THE_RUN = new Set(['quota', 'rate', 'authorize']);
 /** The largest text file result handed to later steps as `result.text` (the text tools' own input bound). */
 export const STEP_TEXT_MAX_BYTES = 1_000_000;
 
+/** The HTTP status of the page a URL tool fetched (or of your page in a comparison), when it is an error. */
+function errorPageStatus(result: unknown): number | undefined {
+  if (result === null || typeof result !== 'object') return undefined;
+  const page = ('yours' in result ? (result as { yours: unknown }).yours : result) as { status?: unknown; url?: unknown } | null;
+  const status = page?.status;
+  return typeof status === 'number' && status >= 400 && typeof page?.url === 'string' ? status : undefined;
+}
+
 /** A job refused before it ran: a step's tool is one the key (or the plan) may not call. */
 export class WorkflowRefused extends Error {
   readonly operationId: string;
@@ -294,7 +302,16 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
       });
       toolsUsed.push(step.operationId);
       const creditsCharged = outcome.meter?.charged ?? 0;
-      if (outcome.ok) {
+      const pageStatus = outcome.ok ? errorPageStatus(outcome.result) : undefined;
+      if (pageStatus !== undefined && outcome.ok) {
+        // The page answered an error status: what the tool analysed is an error page, not the page
+        // the job was asked to judge, and every later step would fetch the same error. The step is
+        // reported failed (page_error) and the job stops here, charged only for what ran.
+        scope.results[step.id] = outcome.result;
+        outcomes.push({ stepId: step.id, operationId: step.operationId, status: 'error', errorCode: 'page_error', creditsCharged, result: outcome.result });
+        stopped = `the page answered HTTP ${pageStatus}`;
+        notes.push(`The page answered HTTP ${pageStatus}: the steps after "${step.id}" were not run`);
+      } else if (outcome.ok) {
         const text = tool.kind === 'file' && readAsText.has(step.id) ? await resultText(deps, req.caller.account.id, step.id, outcome.result, notes) : undefined;
         // The text is for later steps only: the report keeps the tool's result as it answered.
         scope.results[step.id] = text === undefined ? outcome.result : { ...(outcome.result as object), text };
