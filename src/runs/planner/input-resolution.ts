@@ -289,8 +289,9 @@ function resolveTool(tool: AnyTool, args: Args): ResolvedInput | NeedInput {
   const access = tool.kind === 'url' ? accessOf(tool) : null;
   const localMode = access === 'html' && local?.html !== undefined;
   const sent = sentContent(given);
-  if (!localMode && sent.length > 0 && !sent.some((k) => contentFieldOf(tool, k) !== undefined)) {
-    const what = tool.kind === 'url' ? (access === 'html' ? "it analyses a page, from input.url or the page's HTML as input.html" : 'it reads the live page at input.url') : tool.kind === 'file' ? 'it converts a file, given as input.file' : `it takes ${[...fields].join(', ') || 'no content field'}`;
+  // A file conversion asked with text or code is answered by its own need_input: the content goes in input.file.
+  if (!localMode && tool.kind !== 'file' && sent.length > 0 && !sent.some((k) => contentFieldOf(tool, k) !== undefined)) {
+    const what = tool.kind === 'url' ? (access === 'html' ? "it analyses a page, from input.url or the page's HTML as input.html" : 'it reads the live page at input.url') : `it takes ${[...fields].join(', ') || 'no content field'}`;
     return contentNotTaken(job, sent, exampleInput, what);
   }
   // A meta key that is also one of the tool's own fields (a text tool's `text`) is that field.
@@ -318,7 +319,8 @@ function resolveTool(tool: AnyTool, args: Args): ResolvedInput | NeedInput {
   const missing = required.filter((f) => input[f] === undefined && !(localMode && f === 'url'));
   if (tool.kind === 'file' && given.file === undefined) missing.push('file');
   if (missing.length > 0) {
-    const what = tool.kind === 'file' && missing.includes('file') ? ` The file goes in input.file as {base64, fileName}, {url} (public https) or {fileId}; accepted: ${tool.upload?.accept.join(', ') ?? 'see get_tool_schema'}.` : '';
+    const sentText = sent.length > 0 ? ` input.${sent.join(' and input.')} is not read by a file conversion: send it as a file.` : '';
+    const what = tool.kind === 'file' && missing.includes('file') ? ` The file goes in input.file as {base64, fileName}, {url} (public https) or {fileId}; accepted: ${tool.upload?.accept.join(', ') ?? 'see get_tool_schema'}.${sentText}` : '';
     const html = access === 'html' && missing.includes('url') ? " Or pass the page's HTML as input.html, analysed free." : '';
     return { status: 'need_input', code: 'missing_input', job, missing, hint: `${tool.title} needs ${missing.map((m) => `input.${m}`).join(', ')}.${what}${html} get_tool_schema ${tool.operationId} shows every field.`, exampleInput };
   }

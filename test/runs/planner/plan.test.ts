@@ -341,6 +341,12 @@ describe('input.text and input.code (issue 17 §4)', () => {
     }
   });
 
+  it('a file conversion asked with input.text answers its own need_input: the content goes in input.file', () => {
+    const a = expectStatus(planTask('convert markdown to pdf', { text: '# Notes' }, registries), 'need_input');
+    assert.deepEqual([a.code, a.job.id, a.missing], ['missing_input', 'documents_md_to_pdf', ['file']]);
+    assert.match(a.hint, /input\.text is not read by a file conversion: send it as a file/);
+  });
+
   it('a goal no job matches, with input.code: the suggest lists only jobs that read the code', () => {
     const a = planTask('minify this javascript', { code: 'function a() { return 1; }' }, registries);
     assert.equal(a.status, 'suggest');
