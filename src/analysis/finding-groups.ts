@@ -3,14 +3,10 @@
 // are and the first few of them. An agent fixing a page then gets one fix to apply everywhere and
 // one acceptance check, its answer stays small whatever the page's size, and the finding keeps its
 // id while the rule still fails, so the verify loop can tell a partly fixed rule from a new one.
-import {
-  findingIdFor,
-  MAX_LISTED_INSTANCES,
-  type Category,
-  type Evidence,
-  type Finding,
-  type Severity,
-} from './findings.ts';
+import { MAX_LISTED_INSTANCES, placeOf, ruleFindingId, type Evidence, type Finding, type Severity } from './findings.ts';
+
+/** The id of a rule's finding (findings.ts makes it; the name the fold's first callers know it by). */
+export { ruleFindingId as groupFindingId } from './findings.ts';
 
 /**
  * How a finding of several instances of a rule reads. `{count}` stands for how many there are.
@@ -28,11 +24,6 @@ export interface GroupWording {
 const SEVERITY_ORDER: Record<Severity, number> = { high: 0, medium: 1, low: 2, info: 3 };
 /** Up to this many instances, each one's change is said; beyond, the first stands for them. */
 const SPELLED_OUT = 5;
-
-/** The id of a rule's finding: stable while the rule fails, whatever the instances. */
-export function groupFindingId(rule: string, category: Category): string {
-  return findingIdFor(rule, `rule:${category}`);
-}
 
 /**
  * Folds findings into one per (rule, category), in the order the rules first fired. A finding that
@@ -56,11 +47,21 @@ export interface RuleWording {
 }
 
 function fold(inPageOrder: readonly Finding[], rule: RuleWording | undefined): Finding {
-  // The most severe instance leads (its evidence and fix are the finding's), the rest in page order.
-  const members = [...inPageOrder].sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]);
+  // The most severe instance leads (its evidence and fix are the finding's), the rest in page order;
+  // a place reported twice (the same element reached two ways) is one instance.
+  const places = new Set<string>();
+  const members = [...inPageOrder]
+    .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity])
+    .filter((f) => {
+      const place = placeOf(f);
+      if (place === undefined) return true;
+      if (places.has(place)) return false;
+      places.add(place);
+      return true;
+    });
   const first = members[0] as Finding;
   const wording = rule?.many;
-  const findingId = groupFindingId(first.rule, first.category);
+  const findingId = ruleFindingId(first.rule, first.category);
   const count = members.reduce((n, f) => n + (f.count ?? 1), 0);
   const instances: Evidence[] = [];
   for (const member of members) {

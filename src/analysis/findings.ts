@@ -63,10 +63,7 @@ export type Fix = z.infer<typeof fixSchema>;
 export const MAX_LISTED_INSTANCES = 20;
 
 export const findingSchema = z.object({
-  /**
-   * stable across runs, never a hash of text. A report's findings are per rule (finding-groups.ts):
-   * the id is the rule's in its category, so it holds while the rule fails, whatever the count.
-   */
+  /** stable across runs, never a hash of text: the rule's in its category (ruleFindingId) */
   findingId: z.string(),
   rule: z.string(),
   category: categorySchema,
@@ -140,11 +137,30 @@ export function findingIdFor(rule: string, location: string): string {
   return `${rule}:${digest.slice(0, 10)}`;
 }
 
+/**
+ * The id of a rule's finding in a category: a report holds one finding per rule (finding-groups.ts),
+ * so the id holds while the rule fails, whatever its instances and however many are fixed.
+ */
+export function ruleFindingId(rule: string, category: Category): string {
+  return findingIdFor(rule, `rule:${category}`);
+}
+
+// Where each instance made here is, for the fold to count places: not part of the wire form.
+const PLACES = new WeakMap<Finding, string>();
+
+/** The normalised place an instance was made at, while it is the object makeFinding returned. */
+export function placeOf(finding: Finding): string | undefined {
+  return PLACES.get(finding);
+}
+
 export interface FindingInput {
   rule: string;
   category: Category;
   severity: Severity;
-  /** the normalised place the id is made from: a CSS-like path, `header:<name>`, `cookie:<name>`, `document` */
+  /**
+   * The normalised place of this instance: a CSS-like path, `header:<name>`, `cookie:<name>`,
+   * `document`. Two instances of a rule at one place are one (the fold counts places).
+   */
   location: string;
   title: string;
   detail: string;
@@ -152,9 +168,12 @@ export interface FindingInput {
   fix: Fix;
 }
 
+/** One instance of a rule, under its rule's id; buildReport folds a rule's instances into one finding. */
 export function makeFinding(input: FindingInput): Finding {
   const { location, ...rest } = input;
-  return { findingId: findingIdFor(input.rule, location), ...rest };
+  const finding: Finding = { findingId: ruleFindingId(input.rule, input.category), ...rest };
+  PLACES.set(finding, location);
+  return finding;
 }
 
 export const reportComparisonSchema = z.object({

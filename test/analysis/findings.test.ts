@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { compareReports, findingIdFor, makeFinding, MAX_LISTED_INSTANCES, reportSchema, type Finding } from '../../src/analysis/findings.ts';
-import { groupFindingId } from '../../src/analysis/finding-groups.ts';
+import { ruleFindingId } from '../../src/analysis/findings.ts';
 import {
   buildReport,
   failed,
@@ -94,7 +94,7 @@ describe('findings model', () => {
     assert.deepEqual(report.notes, []);
     assert.deepEqual(report.findings.map((f) => [f.rule, f.count, f.severity]), [['rule-a', 1, 'high'], ['rule-b', 120, 'high']]);
     const grouped = report.findings[1] as Finding;
-    assert.equal(grouped.findingId, groupFindingId('rule-b', 'seo'));
+    assert.equal(grouped.findingId, ruleFindingId('rule-b', 'seo'));
     assert.equal(grouped.title, '120 things are wrong');
     assert.equal(grouped.instances?.length, MAX_LISTED_INSTANCES);
     // the most severe instance leads, the others follow in page order
@@ -110,7 +110,7 @@ describe('findings model', () => {
     const one = buildReport({ categories: ['seo'], checks: [failed(B)], findings: [finding(B, 'h2')] });
     const three = buildReport({ categories: ['seo'], checks: [failed(B)], findings: ['h2', 'h3', 'h4'].map((l) => finding(B, l)) });
     assert.equal(one.findings[0]?.findingId, three.findings[0]?.findingId);
-    assert.deepEqual(one.findings[0], { ...finding(B, 'h2'), findingId: groupFindingId('rule-b', 'seo'), count: 1, instances: [{ selector: 'h2' }] });
+    assert.deepEqual(one.findings[0], { ...finding(B, 'h2'), findingId: ruleFindingId('rule-b', 'seo'), count: 1, instances: [{ selector: 'h2' }] });
     // no wording given: a generic one naming the count and the first instance's change
     const grouped = three.findings[0] as Finding;
     assert.equal(grouped.title, 'B (3 instances)');
@@ -147,9 +147,9 @@ describe('findings model', () => {
       findings: [finding(A, 'h1'), finding(D, 'h3')],
     });
     const delta = compareReports(before, after);
-    assert.deepEqual(delta.newFindings.map((f) => f.findingId), [groupFindingId('rule-d', 'seo')]);
-    assert.deepEqual(delta.resolvedFindings.map((f) => f.findingId), [groupFindingId('rule-b', 'seo')]);
-    assert.deepEqual(delta.remainingFindings.map((f) => [f.findingId, f.count]), [[groupFindingId('rule-a', 'seo'), 1]]);
+    assert.deepEqual(delta.newFindings.map((f) => f.findingId), [ruleFindingId('rule-d', 'seo')]);
+    assert.deepEqual(delta.resolvedFindings.map((f) => f.findingId), [ruleFindingId('rule-b', 'seo')]);
+    assert.deepEqual(delta.remainingFindings.map((f) => [f.findingId, f.count]), [[ruleFindingId('rule-a', 'seo'), 1]]);
     assert.equal(before.findings.find((f) => f.rule === 'rule-a')?.count, 2);
     assert.deepEqual(delta.scoreDeltas, { seo: 0, 'security-headers': null, overall: 40 });
   });

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_LISTED_INSTANCES, type Finding, type Report } from '../../src/analysis/findings.ts';
-import { groupFindingId } from '../../src/analysis/finding-groups.ts';
+import { ruleFindingId } from '../../src/analysis/findings.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { assertValid } from './analyzers/report-helpers.ts';
 import { startExampleWeb, type ExampleWeb } from './support/example-web.ts';
@@ -55,7 +55,7 @@ describe('findings per rule on a 120-image shop page, through the REST tools', (
     assert.deepEqual(report.notes, []);
     assert.deepEqual(report.findings.map((f) => f.rule), ['image-alt-missing']);
     const missing = only(report, 'image-alt-missing');
-    assert.equal(missing.findingId, groupFindingId('image-alt-missing', 'accessibility'));
+    assert.equal(missing.findingId, ruleFindingId('image-alt-missing', 'accessibility'));
     assert.equal(missing.count, 120);
     assert.equal(missing.title, '120 images have no alt attribute');
     assert.equal(missing.instances?.length, MAX_LISTED_INSTANCES);

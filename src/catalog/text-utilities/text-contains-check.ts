@@ -57,7 +57,7 @@ function missingFinding(phrase: string, caseSensitive: boolean): Finding {
     rule: PHRASE_MISSING.id,
     category: PHRASE_MISSING.category,
     severity: PHRASE_MISSING.severity,
-    // The id comes from the phrase as compared, so the same phrase keeps its id however it is spaced.
+    // The phrase as compared is its place: the same phrase however spaced is one instance.
     location: `phrase:${normaliseForMatch(phrase, caseSensitive)}`,
     title: `The text lacks "${clip(phrase, 80)}"`,
     detail: `"${clip(phrase)}" does not occur in the text, compared after Unicode NFKC with whitespace collapsed${caseSensitive ? '' : ' and case ignored'}.`,
@@ -97,7 +97,7 @@ export const textContainsCheck = defineTool({
     found: z.number().int().describe('How many phrases are in the text'),
     missing: z.array(z.string()).describe('The phrases not in the text, in the order given'),
     phrases: z.array(z.object({ phrase: z.string(), found: z.boolean() })).describe('Each phrase (trimmed, duplicates once) and whether it is there'),
-    report: reportSchema.describe('The findings model: one high-severity text-phrase-missing finding per missing phrase'),
+    report: reportSchema.describe('The findings model: one high-severity text-phrase-missing finding, counting the missing phrases and listing them in instances'),
   }),
   examples: [
     {
@@ -117,7 +117,7 @@ export const textContainsCheck = defineTool({
           statuses: { 'best-practices': 'needs_improvement', overall: 'needs_improvement' },
           findings: [
             {
-              findingId: 'text-phrase-missing:cc63fc03f5',
+              findingId: 'text-phrase-missing:f4decac4c6',
               rule: 'text-phrase-missing',
               category: 'best-practices',
               severity: 'high',
@@ -130,6 +130,8 @@ export const textContainsCheck = defineTool({
                 acceptance: 'The text contains "Late fee"',
                 roleHint: 'edit',
               },
+              count: 1,
+              instances: [{ value: 'Late fee' }],
             },
           ],
           checks: [{ rule: 'text-phrase-missing', category: 'best-practices', weight: 1, result: 'fail', score: 0.6667 }],

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyze } from '../../../src/analysis/analyzers/image-alt.ts';
 import { MAX_LISTED_INSTANCES } from '../../../src/analysis/findings.ts';
-import { groupFindingId } from '../../../src/analysis/finding-groups.ts';
+import { ruleFindingId } from '../../../src/analysis/findings.ts';
 import { assertValid, findingIds, firedRules, onlyFinding } from './report-helpers.ts';
 
 const URL = 'https://shop.test/';
@@ -80,7 +80,7 @@ describe('image-alt analyzer', () => {
     assert.deepEqual(report.notes, []);
     assert.equal(report.findings.length, 1);
     const missing = onlyFinding(report, 'image-alt-missing');
-    assert.equal(missing.findingId, groupFindingId('image-alt-missing', 'accessibility'));
+    assert.equal(missing.findingId, ruleFindingId('image-alt-missing', 'accessibility'));
     assert.equal(missing.count, 120);
     assert.equal(missing.title, '120 images have no alt attribute');
     assert.match(missing.detail, /^120 instances on the page\. The first 20 are listed in instances/);

@@ -79,7 +79,7 @@ describe('page-speed analyzer (proxy)', () => {
     assert.deepEqual(blocking.evidence, { selector: 'script[src="/jquery.js"]', snippet: '<script src="/jquery.js">', line: 1, url: 'https://shop.test/jquery.js' });
     assert.equal(blocking.fix.patchType, 'html');
     assert.equal(blocking.fix.roleHint, 'edit');
-    assert.match(blocking.fix.change, /^Make each of the 5 render-blocking resources non-blocking: .* Each is listed in instances \(selector, line\)\. Each: Add defer to the <script> at script\[src="\/jquery\.js"\]/);
+    assert.match(blocking.fix.change, /^Make each of the 5 render-blocking resources non-blocking: .* Each is listed in instances \(selector, line, url\)\. Each: Add defer to the <script> at script\[src="\/jquery\.js"\]/);
     assert.equal(blocking.fix.acceptance, 'No script or stylesheet blocks the first render (each has async, defer, type=module, a non-screen media, or is gone).');
     const details = report.details.renderBlocking as { kind: string; url: string }[];
     assert.deepEqual(details.map((d) => d.kind), ['script', 'script', 'stylesheet', 'stylesheet', 'css-import']);
