@@ -48,7 +48,8 @@ describe('a cancelled job stops: no further fetch, no later step, nothing more c
     }, ca.issue([HOST], 30));
     const fetcher = createEgressFetcher(
       { policy: buildEgressPolicy('127.0.0.1/32', `${HOST}:127.0.0.1`), extraCa: [ca.caPem], limits: { totalTimeoutMs: 60_000 } },
-      { concurrency: 4, perAccount: 4, maxQueued: 16 },
+      // Room for one account's two page fetches at once (the last test holds two of the same account).
+      { concurrency: 16, perAccount: 8, maxQueued: 64 },
     );
     t = await startTestApp({ fetcher });
     base = await listen(t);
@@ -79,9 +80,18 @@ describe('a cancelled job stops: no further fetch, no later step, nothing more c
     ca.dispose();
   });
 
+  /** Resolves with the answer to the next notifications/cancelled a client POSTs (the SDK sends it without waiting). */
+  let cancelAnswered: (status: number) => void = () => undefined;
+  const nextCancelAnswer = () => new Promise<number>((resolve) => (cancelAnswered = resolve));
+  const watched: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    if (typeof init?.body === 'string' && init.body.includes('"notifications/cancelled"')) cancelAnswered(res.status);
+    return res;
+  };
+
   async function connect(apiKey: string): Promise<Client> {
     const client = new Client({ name: 'job-cancel', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'x-api-key': apiKey } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { fetch: watched, requestInit: { headers: { 'x-api-key': apiKey } } }));
     clients.push(client);
     return client;
   }
@@ -147,5 +157,44 @@ describe('a cancelled job stops: no further fetch, no later step, nothing more c
   it('the client going away (its connection closed) stops the job', async () => {
     const seen = await cancelWhileFetching(async (client) => client.close(), false);
     assertStopped(seen, 'client gone');
+  });
+
+  it("a cancel stops only the call it names: another key's call with the same id, or the same key's when the id is ambiguous, goes on", async () => {
+    // Every SDK client numbers its requests from 0, so these three calls all carry the same id.
+    const mine = await t.account({ quota: 1000 });
+    const other = await t.account({ quota: 1000 });
+    const [a, b] = [await connect(mine.apiKey), await connect(other.apiKey)];
+    const start = (client: Client, path: string) => {
+      const controller = new AbortController();
+      const arrived = site.nextRequest(path);
+      const call = client.callTool({ name: 'run_playbook', arguments: { skillId: 'seo-audit', input: { url: `https://${HOST}:${site.port}${path}` } } }, undefined, { signal: controller.signal });
+      return { controller, arrived, call: call.then(() => 'answered', () => 'rejected') };
+    };
+    const jobA = start(a, '/a');
+    const jobB = start(b, '/b');
+    const [requestA, requestB] = [await jobA.arrived, await jobB.arrived];
+    const openB = () => !requestB.socket.destroyed;
+    jobA.controller.abort('stop a');
+    assert.equal(await jobA.call, 'rejected');
+    await once(requestA.socket, 'close');
+    const answerA = await jobs[0]!;
+    assert.match(JSON.stringify(answerA['jobReport']), /cancelled/, "a's job stopped");
+    assert.ok(openB(), "b's fetch is still in flight: the cancel was a's alone");
+
+    // A second client of b's key with a call of the same id: a cancel could be either's, so it is ignored.
+    const b2 = await connect(other.apiKey);
+    const jobB2 = start(b2, '/b2');
+    const requestB2 = await jobB2.arrived;
+    const cancelled = nextCancelAnswer();
+    jobB2.controller.abort('stop b2');
+    assert.equal(await jobB2.call, 'rejected');
+    // The server has taken the cancel (it is looked up before the POST is answered); both fetches are still held.
+    assert.equal(await cancelled, 202);
+    assert.ok(openB() && !requestB2.socket.destroyed, 'an ambiguous cancel stops neither call');
+    // Their clients going away stops them both.
+    await b.close();
+    await b2.close();
+    await Promise.all([jobs[1], jobs[2]]);
+    assert.equal(requests.length, 3, 'no page was requested after the cancels');
   });
 });
