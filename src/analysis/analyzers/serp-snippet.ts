@@ -30,10 +30,10 @@ export const SERP_RULES = {
   // A missing title or description is the meta tags' defect too: the same rule, so one finding.
   titleMissing: { ...TITLE_MISSING, category: 'seo', weight: 3, severity: 'high' },
   titleTruncated: { id: 'serp-title-truncated', category: 'seo', weight: 2, severity: 'medium', title: 'Title cut off in desktop results' },
-  titleTruncatedMobile: { id: 'serp-title-truncated-mobile', category: 'seo', weight: 1, severity: 'low', title: 'Title cut off in mobile results' },
+  titleTruncatedMobile: { id: 'serp-title-truncated-mobile', category: 'seo', weight: 1, severity: 'low', title: 'Title cut off in mobile results only' },
   descriptionMissing: { ...DESCRIPTION_MISSING, category: 'seo', weight: 2, severity: 'medium' },
   descriptionTruncated: { id: 'serp-description-truncated', category: 'seo', weight: 1, severity: 'low', title: 'Description cut off in desktop results' },
-  descriptionTruncatedMobile: { id: 'serp-description-truncated-mobile', category: 'seo', weight: 0, severity: 'info', title: 'Description cut off in mobile results' },
+  descriptionTruncatedMobile: { id: 'serp-description-truncated-mobile', category: 'seo', weight: 0, severity: 'info', title: 'Description cut off in mobile results only' },
 } as const satisfies Record<string, RuleDefinition>;
 
 export const rules: readonly RuleDefinition[] = Object.values(SERP_RULES);
@@ -134,21 +134,21 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, _ur
   if (title === '') {
     findings.push(missingTitleFinding(SERP_RULES.titleMissing, titleAt));
   } else {
-    for (const [device, rule] of [['desktop', SERP_RULES.titleTruncated], ['mobile', SERP_RULES.titleTruncatedMobile]] as const) {
-      const line = titleLines[device];
-      if (!line.truncated) continue;
-      add(rule, `document-title|${device}`, `The title is ${line.widthPx} px wide at ${SERP_LAYOUT[device].title.fontPx} px Arial; ${device} results show ${line.limitPx} px: "${line.shown}".`, titleEvidence,
-        `Shorten the <title> to under ${line.limitPx} px (put the words that matter first).`, `The title measures at most ${line.limitPx} px.`);
+    const cut = truncation(titleLines, SERP_RULES.titleTruncated, SERP_RULES.titleTruncatedMobile);
+    if (cut) {
+      const shown = cut.devices.map((d) => `${d} results show ${titleLines[d].limitPx} px: "${titleLines[d].shown}"`).join('; ');
+      add(cut.rule, `document-title|${cut.first}`, `The title is ${titleLines.desktop.widthPx} px wide at ${SERP_LAYOUT.desktop.title.fontPx} px Arial; ${shown}.`, titleEvidence,
+        `Shorten the <title> to under ${cut.fitPx} px (put the words that matter first).`, `The title measures at most ${titleLines[cut.first].limitPx} px.`);
     }
   }
   if (description === '') {
     findings.push(missingDescriptionFinding(SERP_RULES.descriptionMissing, metaElement ? metaEvidence : null));
   } else {
-    for (const [device, rule] of [['desktop', SERP_RULES.descriptionTruncated], ['mobile', SERP_RULES.descriptionTruncatedMobile]] as const) {
-      const line = descriptionLines[device];
-      if (!line.truncated) continue;
-      add(rule, `meta-description|${device}`, `The description is ${line.widthPx} px wide at ${SERP_LAYOUT[device].description.fontPx} px Arial; ${device} results show ${line.limitPx} px.`, metaEvidence,
-        `Shorten the meta description to under ${line.limitPx} px.`, `The description measures at most ${line.limitPx} px.`);
+    const cut = truncation(descriptionLines, SERP_RULES.descriptionTruncated, SERP_RULES.descriptionTruncatedMobile);
+    if (cut) {
+      const shown = cut.devices.map((d) => `${d} results show ${descriptionLines[d].limitPx} px`).join(', ');
+      add(cut.rule, `meta-description|${cut.first}`, `The description is ${descriptionLines.desktop.widthPx} px wide at ${SERP_LAYOUT.desktop.description.fontPx} px Arial; ${shown}.`, metaEvidence,
+        `Shorten the meta description to under ${cut.fitPx} px.`, `The description measures at most ${descriptionLines[cut.first].limitPx} px.`);
     }
   }
 
@@ -160,6 +160,26 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, _ur
     notes: doc.notes,
     details: { title: { text: title, ...titleLines }, description: { text: description, ...descriptionLines } },
   });
+}
+
+/**
+ * A text cut off on both devices is one defect, so one finding: the desktop rule's (the more severe),
+ * naming both; the mobile rule is for a text cut off on mobile only. The fix fits the narrower limit.
+ */
+function truncation(
+  lines: Record<Device, SnippetLine>,
+  desktop: RuleDefinition,
+  mobile: RuleDefinition,
+): { rule: RuleDefinition; devices: Device[]; first: Device; fitPx: number } | null {
+  const devices = (Object.keys(SERP_LAYOUT) as Device[]).filter((d) => lines[d].truncated);
+  const first = devices[0];
+  if (first === undefined) return null;
+  return {
+    rule: first === 'desktop' ? desktop : mobile,
+    devices,
+    first,
+    fitPx: Math.min(...devices.map((d) => lines[d].limitPx)),
+  };
 }
 
 export const serpSnippetAnalyzer: Analyzer = {

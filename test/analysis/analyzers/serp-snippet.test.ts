@@ -4,7 +4,7 @@ import { analyze, fitToWidth, textWidthPx, type SnippetLine } from '../../../src
 import { metaTagsAnalyzer } from '../../../src/analysis/analyzers/meta-tags.ts';
 import { serpSnippetAnalyzer } from '../../../src/analysis/analyzers/serp-snippet.ts';
 import { analyzeFetched } from '../../../src/analysis/page-analysis.ts';
-import { assertValid, findingIds, firedRules, onlyFinding } from './report-helpers.ts';
+import { assertValid, checkResult, findingIds, firedRules, onlyFinding } from './report-helpers.ts';
 
 const URL = 'https://shop.test/';
 const page = (head: string) => `<!doctype html><html><head>${head}</head><body><svg><title>Icon</title></svg></body></html>`;
@@ -49,28 +49,31 @@ describe('serp-snippet analyzer', () => {
     assert.deepEqual(report.statuses, { seo: 'good', overall: 'good' });
   });
 
-  it('long texts fire the truncation rules per device with their severities', () => {
+  it('long texts fire one truncation finding each, the desktop rule naming both devices; mobile only has its own rule', () => {
     const report = analyze(page(`<title>${LONG_TITLE}</title><meta name="description" content="${LONG_DESCRIPTION}">`), null, URL);
     assertValid(report);
-    assert.deepEqual(firedRules(report), [
-      'serp-description-truncated',
-      'serp-description-truncated-mobile',
-      'serp-title-truncated',
-      'serp-title-truncated-mobile',
-    ]);
+    // cut on both devices: one defect each, so one finding each (the more severe desktop rule)
+    assert.deepEqual(firedRules(report), ['serp-description-truncated', 'serp-title-truncated']);
     const severities = Object.fromEntries(report.findings.map((f) => [f.rule, f.severity]));
-    assert.deepEqual(severities, {
-      'serp-description-truncated': 'low',
-      'serp-description-truncated-mobile': 'info',
-      'serp-title-truncated': 'medium',
-      'serp-title-truncated-mobile': 'low',
-    });
+    assert.deepEqual(severities, { 'serp-description-truncated': 'low', 'serp-title-truncated': 'medium' });
     const desktop = onlyFinding(report, 'serp-title-truncated');
     assert.equal(desktop.evidence.selector, 'html>head>title');
-    assert.match(desktop.detail, new RegExp(`^The title is ${textWidthPx(LONG_TITLE, 20)} px wide at 20 px Arial; desktop results show 600 px`));
-    // weights 3 + 2 pass (missing rules), 2 + 1 + 1 fail (the info rule weighs 0)
-    assert.deepEqual(report.scores, { seo: 56, overall: 56 });
+    assert.match(desktop.detail, new RegExp(`^The title is ${textWidthPx(LONG_TITLE, 20)} px wide at 20 px Arial; desktop results show 600 px: ".*"; mobile results show 750 px: ".*"\\.$`));
+    assert.equal(desktop.fix.change, 'Shorten the <title> to under 600 px (put the words that matter first).');
+    // the description is cut at 680 px on mobile before 920 px on desktop: one fix for both
+    const description = onlyFinding(report, 'serp-description-truncated');
+    assert.match(description.detail, /desktop results show 920 px, mobile results show 680 px\.$/);
+    assert.equal(description.fix.change, 'Shorten the meta description to under 680 px.');
+    assert.equal(checkResult(report, 'serp-title-truncated-mobile'), 'pass');
+    // weights 3 + 2 + 1 pass (missing rules, mobile-only title), 2 + 1 fail (the info rule weighs 0)
+    assert.deepEqual(report.scores, { seo: 67, overall: 67 });
     assert.equal(report.statuses.seo, 'needs_improvement');
+    // a description between the two limits is cut on mobile only: the mobile rule's finding
+    const medium = 'Light trail running shoes with grippy soles, waterproof uppers and a roomy toe box, sold with free returns for thirty days and free shipping.';
+    const mobileOnly = analyze(page(`<title>Acme Trail Shoes</title><meta name="description" content="${medium}">`), null, URL);
+    assert.ok(textWidthPx(medium, 14) > 680 && textWidthPx(medium, 14) <= 920, `${textWidthPx(medium, 14)} px`);
+    assert.deepEqual(firedRules(mobileOnly), ['serp-description-truncated-mobile']);
+    assert.equal(onlyFinding(mobileOnly, 'serp-description-truncated-mobile').title, 'Description cut off in mobile results only');
   });
 
   it('a page without title or description fires the missing rules, and ignores an SVG title', () => {
