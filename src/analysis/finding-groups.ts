@@ -85,9 +85,8 @@ function fold(inPageOrder: readonly Finding[], rule: RuleWording | undefined): F
   // lines to add); many get the rule's change said once and one concrete example per kind of
   // change (an html edit and a header change read differently).
   const spelled = members.length <= SPELLED_OUT && members.every((f) => (f.count ?? 1) === 1);
-  const examples = new Map<string, string>();
-  for (const f of members) if (spelled || !examples.has(f.fix.patchType)) examples.set(spelled ? f.fix.change : f.fix.patchType, f.fix.change);
-  const example = `${spelled ? 'Each:' : 'For example:'} ${[...examples.values()].join(' ')}`;
+  const examples = spelled ? members : firstPer(members, (f) => f.fix.patchType);
+  const example = `${spelled ? 'Each:' : 'For example:'} ${[...new Set(examples.map((f) => f.fix.change))].join(' ')}`;
   const change = wording
     ? `${fill(wording.change)}${listed} ${example}`
     : `Fix all ${count} instances, not only the first.${listed} ${example}`;
@@ -111,4 +110,15 @@ function fold(inPageOrder: readonly Finding[], rule: RuleWording | undefined): F
     count,
     instances,
   };
+}
+
+/** The first item of each key, in order. */
+export function firstPer<T>(items: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

@@ -9,6 +9,7 @@ import type { PageFacts } from './page-facts.ts';
 import { analyzeOnWorker } from './analysis-pool.ts';
 import { buildReport, categoryScore, statusForScore, type Analyzer } from './scoring.ts';
 import { isLocalPage, withoutLocalPlaceholder } from './local-page.ts';
+import { firstPer } from './finding-groups.ts';
 
 /** Whether a response's body can be read as a page. */
 export function isHtmlResponse(facts: PageFacts): boolean {
@@ -58,9 +59,9 @@ export function fetchAndAnalyze(ctx: Pick<PageAccess, 'withPage' | 'signal'>, ur
 export function combineReports(reports: readonly Report[], ids: readonly string[]): Report {
   if (reports.length === 1 && reports[0] !== undefined) return reports[0];
   // Two analyzers that judge the same defect report it under the same rule (one finding, one fix):
-  // the first report's check and finding stand for it.
-  const checks: Check[] = firstBy(reports.flatMap((r) => r.checks), (c) => `${c.rule}\u0000${c.category}`);
-  const findings: Finding[] = firstBy(reports.flatMap((r) => r.findings), (f) => f.findingId);
+  // the first report's finding stands for it, and the check that says most (a fail over a pass).
+  const checks = oneCheckPerRule(reports.flatMap((r) => r.checks));
+  const findings: Finding[] = firstPer(reports.flatMap((r) => r.findings), (f) => f.findingId);
   const covering = new Map<Category, Report[]>();
   for (const report of reports) {
     for (const key of Object.keys(report.statuses) as ScoreKey[]) {
@@ -100,12 +101,14 @@ export function combineReports(reports: readonly Report[], ids: readonly string[
   return { ...combined, scores, statuses };
 }
 
-function firstBy<T>(items: readonly T[], key: (item: T) => string): T[] {
-  const seen = new Set<string>();
-  return items.filter((item) => {
-    const k = key(item);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+const SAYS: Record<Check['result'], number> = { fail: 3, pass: 2, unknown: 1, not_applicable: 0 };
+
+function oneCheckPerRule(checks: readonly Check[]): Check[] {
+  const byRule = new Map<string, Check>();
+  for (const check of checks) {
+    const key = `${check.rule}\u0000${check.category}`;
+    const held = byRule.get(key);
+    if (held === undefined || SAYS[check.result] > SAYS[held.result]) byRule.set(key, check);
+  }
+  return [...byRule.values()];
 }
