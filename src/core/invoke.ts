@@ -188,6 +188,9 @@ export class Invoker {
   async invoke(req: InvokeRequest): Promise<Outcome> {
     const admitted = this.#admit(req);
     if ('ok' in admitted) return admitted;
+    // A caller gone before the call began (a cancelled job between its steps) gets nothing run and
+    // nothing charged: the abort listener below only hears an abort that happens during the call.
+    if (req.signal?.aborted) return this.#fail('run', new ServiceError(499, 'client_closed', 'The caller closed the request before the call started'), req);
     const { tool, limits } = admitted;
     const caller = req.caller;
     const accountId = caller.account.id;

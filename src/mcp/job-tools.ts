@@ -39,16 +39,16 @@ const jobAnswer = z.looseObject({
 });
 
 const inputField = z.record(z.string(), z.unknown()).optional().describe(
-  "The job's input: url (a public https page), or html (the page's HTML, analysed free), competitorUrl, file ({base64, fileName} | {url} | {fileId}) for file jobs, " +
-    'featureMemory: {capture: false} to opt out of recording a pass, projectScope to file the feature under',
+  'url (public https), or html / text / code (analysed free), competitorUrl, file ({base64, fileName} | {url} | {fileId}), ' +
+    'featureMemory: {capture: false} (do not record a pass), projectScope',
 );
 const common = {
-  responseMode: z.enum(RESPONSE_MODES).default('compact').describe('compact (default: jobReport without step payloads, plus loop), full (with raw step payloads), dataRef (compact plus dataRefId for fetch_payload)'),
-  async: z.boolean().default(false).describe('true: answer {status: "accepted", runId} at once; poll get_run and read resultStatus'),
-  idempotencyKey: z.string().min(1).max(255).optional().describe('Echoed in execution; pass the same key when you retry'),
-  maxRounds: z.number().optional().describe('Loop limit, integer 1-20 (default 5)'),
-  sameFindingsLimit: z.number().optional().describe('Stop after this many verifies with the same remaining findings, integer 1-10 (default 2)'),
-  enhance: z.boolean().default(false).describe('Local input (input.html) is analysed free; true runs the billed checks on input.url instead (needs it)'),
+  responseMode: z.enum(RESPONSE_MODES).default('compact').describe('full adds raw step payloads; dataRef adds a dataRefId for fetch_payload'),
+  async: z.boolean().default(false).describe('Answer {status: "accepted", runId} at once; poll get_run'),
+  idempotencyKey: z.string().min(1).max(255).optional().describe('A retry with the same key replays the first answer free'),
+  maxRounds: z.number().optional().describe('Integer 1-20 (default 5)'),
+  sameFindingsLimit: z.number().optional().describe('Integer 1-10 (default 2): stop after this many unchanged verifies'),
+  enhance: z.boolean().default(false).describe('Run the billed live checks on input.url too (local input is free without it)'),
 };
 
 type CommonArgs = { responseMode: string; async: boolean; enhance?: boolean | undefined; idempotencyKey?: string | undefined; maxRounds?: number | undefined; sameFindingsLimit?: number | undefined };
@@ -148,12 +148,11 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
     configOnce(jobs, 'solve_task', () => ({
       title: 'Solve a task',
       description:
-        'Billed like the job it runs (each catalog call costs what the REST call costs; local input.html is analysed free). Matches the goal ' +
-        'to a playbook or one operation by fuzzy match with a confidence gate, runs it, and answers the job result: status, execution, ' +
-        'jobReport (signed), verification.evidence, and loop (gate pass|fail|unknown, initiate, nextActions = the rank-1 fix only, ' +
-        'remainingFixes ranked, round 0). Below the confidence threshold: suggest (free); missing fields: need_input naming them; a ' +
-        'localhost URL: need_input code local_preview_required. A gate pass is recorded in feature memory (featureMemoryRecord) unless ' +
-        'input.featureMemory.capture is false. Then: apply only loop.nextActions[0] and call verify_task with this whole result as baseline.',
+        'Billed as the catalog calls it makes (local html, text and code are analysed free). Routes the goal to a playbook or one ' +
+        'operation (unclear: a free suggest; missing fields or a localhost URL: need_input) and answers status, execution (runId), ' +
+        'jobReport, verification.evidence (each acceptance criterion met or not) and loop (gate, initiate, nextActions = the rank-1 ' +
+        'fix, remainingFixes, round 0). A conversion answers its file (result.downloadUrl). A gate pass is recorded in feature memory. ' +
+        'Then apply only loop.nextActions[0] and call verify_task with baseline: {runId: execution.runId}.',
       inputSchema: { goal: z.string().max(4000).describe('What you want done, in your words'), input: inputField, ...common },
       outputSchema: jobAnswer,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -172,7 +171,7 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
         description:
           `Billed as the catalog calls it makes (local input.html is analysed free). Runs ${what}. ids: list_skills; inputs: load_skill. ` +
           'Answers status (ok | partial | error | need_input), execution, jobReport, verification.evidence' +
-          (name === 'run_playbook' ? ', loop, and featureMemoryRecord on a gate pass; the first https run creates a profileId for verify_task.' : '.'),
+          (name === 'run_playbook' ? ', loop, and featureMemoryRecord on a gate pass. Verify with baseline: {runId: execution.runId}.' : '.'),
         inputSchema: { [name === 'run_playbook' ? 'skillId' : 'workflowId']: z.string().min(1).max(100).describe('The playbook id (list_skills)'), input: inputField, ...common },
         outputSchema: jobAnswer,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -189,14 +188,13 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
     configOnce(jobs, 'verify_task', () => ({
       title: 'Verify a task',
       description:
-        'Billed like solve_task. Re-runs the goal\'s job and compares it with a baseline: the whole previous solve_task / run_playbook / ' +
-        'verify_task result (or its jobReport, or a finished get_run payload), or profileId for the stored last https run. Answers delta ' +
-        '(status, scoreDeltas, newFindings, resolvedFindings, remainingFindings, remainingFixes, nextActions, gate) and the loop. status is ' +
-        'verified only when the gate passes; otherwise fail, continue or stopped (same_findings or max_rounds: escalate to a human). No ' +
-        'usable baseline: need_input code need_baseline, nothing run or charged. Pass input again when the page moved (html or url).',
+        'Billed like solve_task. Re-runs the job of baseline {runId} (the execution.runId of your last solve_task, run_playbook or ' +
+        'verify_task; its URL and job are reused) and answers delta (scoreDeltas, new, resolved and remaining findings, gate) and the ' +
+        'loop, whose round and stops the server keeps. status: verified only when the gate passes, else fail, continue or stopped ' +
+        '(escalate to a human). No usable baseline: need_input need_baseline, nothing charged. For local pages pass input.html again.',
       inputSchema: {
         goal: z.string().max(4000).describe('The same goal as the baseline\'s'),
-        baseline: z.unknown().optional().describe('The previous result, as you received it'),
+        baseline: z.unknown().optional().describe('{runId} of the previous answer (or that whole answer, or its jobReport)'),
         profileId: z.string().max(100).optional().describe('Instead of a baseline: the profile of an https playbook run'),
         input: inputField,
         ...common,

@@ -41,6 +41,7 @@ import { guardTools } from './tool-guard.ts';
 import { registerSkillTools } from './skill-tools.ts';
 import { registerFeatureTools } from './feature-tools.ts';
 import { registerJobTools } from './job-tools.ts';
+import { compactToolList } from './tool-list.ts';
 import type { JobService } from '../runs/workflow/job-service.ts';
 import { registerCodingJobTools } from './coding-job-tools.ts';
 import type { FeatureMemory } from '../runs/feature-memory/feature-memory.ts';
@@ -225,6 +226,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     if (options.codingJobs) registerCodingJobTools(server, withScope({ jobs: options.codingJobs }));
     if (options.jobs) registerJobTools(server, withScope({ jobs: options.jobs, runs: options.runs }));
     options.extend?.(server, caller, request);
+    compactToolList(server);
     return server;
   };
   const pool = new ServerPool<McpServer>(POOLED_SERVERS);

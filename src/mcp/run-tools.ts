@@ -58,12 +58,13 @@ export function registerRunTools(server: McpServer, ctx: { caller: Caller; servi
     configOnce(ctx.services, 'get_run', () => ({
       title: 'Get a run',
       description:
-        'The state of a run that invoke_tool accepted with async: true, by its runId. status: accepted (waiting or running: ask ' +
+        'The state of a run by its runId: an invoke_tool call with async: true, or any job (solve_task, run_playbook, run_workflow, ' +
+        'verify_task; sync or async) by its execution.runId. status: accepted (waiting or running: ask ' +
         'again in a few seconds), completed (the job finished: resultStatus is "ok" with the result, or the error code the ' +
         'operation answered, with message and detail), error (the run could not finish, e.g. the service restarted: submit it ' +
         'again). Results over about 25,000 tokens come as a preview with a dataRefId for fetch_payload. Free.',
       inputSchema: {
-        runId: z.string().min(1).max(100).describe('The runId invoke_tool answered'),
+        runId: z.string().min(1).max(100).describe('The runId an answer carried (execution.runId)'),
         responseMode: z.enum(RESPONSE_MODES).default('compact').describe('compact or full: the result itself; dataRef: a dataRefId and a summary instead'),
       },
       outputSchema: {
@@ -91,7 +92,7 @@ export function registerRunTools(server: McpServer, ctx: { caller: Caller; servi
     })),
     async ({ runId, responseMode }) => {
       const run = RUN_ID.test(runId) ? await runs.get(accountId, runId) : undefined;
-      if (!run) return result({ status: 'error', error: 'run_not_found', message: `No run ${runId} in this account`, detail: 'Use the runId invoke_tool answered with async: true, with the same account\'s key' }, true);
+      if (!run) return result({ status: 'error', error: 'run_not_found', message: `No run ${runId} in this account`, detail: 'Use a runId an answer of this account carried (execution.runId), with the same account\'s key' }, true);
       return result(await runView(run, payloads, accountId, responseMode));
     },
   );

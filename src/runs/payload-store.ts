@@ -7,8 +7,12 @@ import type { Db } from '../db/database.ts';
 
 /** A payload larger than this is not kept: the answer says so and carries only its preview. */
 export const MAX_PAYLOAD_CHARS = 16 * 1024 * 1024;
-/** What one fetch_payload answer carries at most (the same bound as any result sent whole). */
-export const MAX_PAGE_CHARS = 100_000;
+/**
+ * Characters of stored JSON one fetch_payload answer carries at most. The page travels as a string
+ * inside the answer's own JSON, where each quote and backslash is escaped, so 12,000 keeps a page's
+ * answer within 24 KB of text whatever it holds: a page an agent reads fits its context window.
+ */
+export const MAX_PAGE_CHARS = 12_000;
 
 export interface StoredPayload {
   dataRefId: string;

@@ -104,6 +104,7 @@ describe('an agent that follows loop.nextActions literally, on a shop page of 12
   it('tools/list fits in 40 KB', async () => {
     const { tools } = await client.listTools();
     const size = JSON.stringify(tools).length;
+    console.log(`tools/list: ${size} characters`);
     assert.ok(size <= 40 * 1024, `tools/list is ${size} characters`);
   });
 

@@ -92,17 +92,25 @@ describe('planner tools: bad input answered with what to do next', () => {
   it('no baseline, a forged one, a truncated one, another goal\'s and another account\'s: need_input, nothing re-run', async () => {
     const solved = (await call(mine, 'solve_task', { goal: GOAL, input: { html: PAGE } })).body;
     const verify = (client: Client, baseline: unknown) => call(client, 'verify_task', { goal: GOAL, input: { html: PAGE }, ...(baseline === undefined ? {} : { baseline }) });
-    assert.equal((await verify(mine, undefined)).body['code'], 'need_baseline');
+    // Every unusable baseline is the spec's need_baseline; the particular reason is in `reason` and `detail`.
+    const refusal = async (client: Client, baseline: unknown, reason: string, what: string) => {
+      const body = (await verify(client, baseline)).body;
+      assert.equal(body['status'], 'need_input', what);
+      assert.equal(body['code'], 'need_baseline', what);
+      assert.equal(body['reason'], reason, `${what}: ${body['detail']}`);
+      assert.equal(typeof body['detail'], 'string', what);
+    };
+    await refusal(mine, undefined, 'missing', 'no baseline');
     const forged = structuredClone(solved);
     forged['jobReport'].findings = [];
-    assert.equal((await verify(mine, forged)).body['code'], 'invalid_baseline');
+    await refusal(mine, forged, 'invalid_baseline', 'a forged report, even inside an answer that names its run');
     const truncated = { jobReport: { ...solved['jobReport'], findings: undefined } };
-    assert.equal((await verify(mine, truncated)).body['code'], 'invalid_baseline');
+    await refusal(mine, truncated, 'invalid_baseline', 'a cut report with no run named');
     const other = (await call(mine, 'solve_task', { goal: 'is https://example.com/ ready to ship', input: {} })).body;
     assert.equal(other['jobReport'].playbookId, 'ship-check');
-    assert.equal((await call(mine, 'verify_task', { goal: GOAL, input: { html: PAGE }, baseline: other })).body['code'], 'baseline_mismatch');
-    const stolen = await verify(theirs, solved);
-    assert.equal(stolen.body['code'], 'invalid_baseline', 'another account cannot use my report: its seal is per account');
+    await refusal(mine, other, 'baseline_mismatch', "another goal's run");
+    await refusal(theirs, solved, 'invalid_baseline', "another account's answer: its report's seal is per account");
+    await refusal(theirs, { runId: solved['execution'].runId }, 'unknown_run', "another account's runId");
     // and a good baseline verifies
     const fine = (await verify(mine, solved)).body;
     assert.equal(fine['loop'].round, 1);
@@ -127,7 +135,7 @@ describe('planner tools: bad input answered with what to do next', () => {
     assert.equal(polled['result'].jobReport.playbookId, 'seo-audit');
     // the poll payload is a baseline too (its nested result is used)
     const verified = (await call(mine, 'verify_task', { goal: GOAL, input: { html: PAGE }, baseline: polled })).body;
-    assert.equal(verified['baselineSource'], 'run');
+    assert.equal(verified['baselineSource'], 'runId', 'a get_run payload names its run');
     assert.equal(verified['loop'].round, 1);
   });
 });

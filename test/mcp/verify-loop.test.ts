@@ -37,7 +37,7 @@ function html(p: Page): string {
 const EDITS: Record<string, (p: Page) => void> = {
   'meta-title-missing': (p) => void (p.title = '<title>Trail running shoes | Shop</title>'),
   'meta-description-missing': (p) => void (p.description = '<meta name="description" content="Lightweight trail running shoes with grippy soles, tested on rock and mud, with free returns.">'),
-  'heading-h1-missing': (p) => void (p.h1 = '<h1>Trail running shoes</h1>'),
+  'heading-missing-h1': (p) => void (p.h1 = '<h1>Trail running shoes</h1>'),
   'image-alt-missing': (p) => void (p.alt = ' alt="A trail running shoe"'),
   'meta-lang-missing': (p) => void (p.lang = ' lang="en"'),
   'meta-viewport-missing': (p) => void (p.viewport = '<meta name="viewport" content="width=device-width, initial-scale=1">'),

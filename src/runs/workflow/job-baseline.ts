@@ -68,6 +68,12 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
   let chainId: string | null = null;
   let state: ReturnType<typeof parseJobState>;
   if (runId !== undefined) {
+    // A whole answer names its run and carries its report: the report must still be the one issued
+    // (a forged or edited copy is refused, even though the run's own copy would be read instead).
+    if (carriesReport(given)) {
+      const carried = extractBaseline(given, { key: q.key, goalKey: q.goalKey });
+      if (!carried.ok) return refused(carried.code, carried.message);
+    }
     const run = await q.runs.get(accountId, runId);
     if (!run) return refused('unknown_run', `No run ${clip(runId)} in this account: pass a runId this account's key received.`);
     if (run.status === 'accepted') return refused('run_not_finished', `Run ${runId} has not finished: poll get_run until it has, then verify with { runId: "${runId}" }.`);
@@ -103,6 +109,22 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
     inherited: { ...inherited, ...(state?.input ?? {}) },
     chainId,
   };
+}
+
+/** Whether a baseline holds a report of its own besides naming its run (not a bare { runId } or a cut answer). */
+function carriesReport(value: unknown): boolean {
+  let data = value;
+  if (typeof data === 'string') {
+    try {
+      data = JSON.parse(data);
+    } catch {
+      return false;
+    }
+  }
+  if (data === null || typeof data !== 'object') return false;
+  const record = data as Record<string, unknown>;
+  const after = record['after'];
+  return record['jobReport'] !== undefined || (after !== null && typeof after === 'object' && 'signature' in after) || (record['result'] !== undefined && carriesReport(record['result']));
 }
 
 function clip(text: string): string {

@@ -5,8 +5,8 @@
 //   - a page that answered an error status (404, 500 ...) was not the page the job was asked to
 //     judge: the runner stopped after the step that saw it (workflow-runner.ts), and the answer
 //     names the status and what to check instead of a report about an error page;
-//   - a conversion (a file tool job) answers its file: downloadUrl and fileId at the top, in
-//     every response mode.
+//   - a one-tool job answers the tool's result at the top, in every response mode: a conversion
+//     its file (downloadUrl, fileId), a text tool its figures.
 import { periodResetAt } from '../../accounts/periods.ts';
 import type { AnyTool } from '../../core/define-tool.ts';
 import type { LoopBlock } from '../loop/loop-state.ts';
@@ -15,7 +15,7 @@ import type { WorkflowResult } from './workflow-runner.ts';
 export interface JobOutcome {
   /** fields at the top of the answer */
   top: Record<string, unknown>;
-  /** the file a conversion made (its tool's whole result) */
+  /** the file a conversion made (its tool's whole result): a conversion records no feature */
   fileResult?: unknown;
   /** why no fix can be judged now: loop.next says this instead of a fix */
   blocked?: LoopBlock;
@@ -50,9 +50,8 @@ export function jobOutcome(run: WorkflowResult, tool: AnyTool | undefined): JobO
     const check = page.status >= 500 ? 'the server logs and the deploy (a 5xx is the server failing)' : 'that the URL is right and the page is published (a 4xx means it is not there for visitors)';
     return { top: { code: 'page_error', message, pageStatus: page.status, pageUrl: page.url }, blocked: { code: 'page_error', next: `${message}. Check ${check}, then call verify_task again with the same baseline.` } };
   }
-  if (tool?.kind === 'file') {
-    const fileResult = run.results['call'];
-    if (fileResult !== undefined) return { top: { result: fileResult }, fileResult };
-  }
+  // A one-tool job answers what the tool answered, in every mode (a report alone would hide it).
+  const answered = tool === undefined ? undefined : run.results['call'];
+  if (answered !== undefined) return { top: { result: answered }, ...(tool?.kind === 'file' ? { fileResult: answered } : {}) };
   return { top: {} };
 }

@@ -175,7 +175,7 @@ export class JobService {
     const text = typeof goal === 'string' ? goal : '';
     const match = matchGoal(goal, this.registries);
     const execution = this.#execution(call, 'solve_task', input, intentOf(match.best, text), match.urls[0]);
-    if (match.decision === 'suggest' || match.best === null) return { ...suggestAnswer(text, match, this.registries), execution };
+    if (match.decision === 'suggest' || match.best === null) return { ...suggestAnswer(text, match, this.registries, input), execution };
     const best = match.best;
     const resolved = resolveJobInput({ kind: best.kind, id: best.id }, { input, goalUrls: match.urls }, this.registries);
     if (resolved.status === 'need_input') return { ...needInputAnswer(text, resolved, best, input, this.registries), execution };
@@ -236,8 +236,8 @@ export class JobService {
     const outcome = jobOutcome(run, resolved.job.kind === 'tool' ? this.#deps.catalog.get(resolved.job.id) : undefined);
     const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok', acceptance: playbook.acceptance });
     const loop = loopAfterSolve(run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true), blocked: outcome.blocked, acceptance: playbook.acceptance, ownCategory: playbook.scores[0] });
-    // A conversion is not a feature: its answer is the file, never a pass to remember.
-    const memory: Remembered = outcome.fileResult === undefined ? await this.#remember(call, playbook, resolved, input, run, gate) : { projectScope: null };
+    // A conversion is not a feature, and a cancelled run is not a run to remember.
+    const memory: Remembered = outcome.fileResult === undefined && run.cancelled !== true ? await this.#remember(call, playbook, resolved, input, run, gate) : { projectScope: null };
     const answer: JobAnswer = {
       status: run.status,
       ...outcome.top,
@@ -307,7 +307,7 @@ export class JobService {
   async verify(call: JobCall, goal: unknown, input: Record<string, unknown> | undefined, baseline: unknown, profileId: string | undefined): Promise<JobAnswer> {
     const text = typeof goal === 'string' ? goal : '';
     const match = matchGoal(goal, this.registries);
-    if (match.decision === 'suggest' || match.best === null) return { ...suggestAnswer(text, match, this.registries), execution: this.#execution(call, 'verify_task', input, intentOf(null, text), match.urls[0]) };
+    if (match.decision === 'suggest' || match.best === null) return { ...suggestAnswer(text, match, this.registries, input), execution: this.#execution(call, 'verify_task', input, intentOf(null, text), match.urls[0]) };
     const best = match.best;
     const goalKey = goalKeyOf(best);
     const found = await resolveVerifyBaseline({ caller: call.caller, runs: this.#deps.runs, memory: this.#deps.memory, key: this.#key(call.caller), goalKey, baseline, profileId });
@@ -331,7 +331,7 @@ export class JobService {
     const loop: Loop = loopAfterVerify(found.loop, found.report, run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true), blocked: outcome.blocked, acceptance: playbook.acceptance, ownCategory: playbook.scores[0] });
     const ranked = rankFixes(run.report, playbook.gate, rankContext(run.report, { acceptance: playbook.acceptance, ownCategory: playbook.scores[0] }));
     const delta = buildDelta(found.report, run.report, gate, ranked, { loop, runStatus: run.status === 'ok' ? 'ok' : run.status });
-    const memory = await this.#remember(call, playbook, resolved, runInput, run, gate);
+    const memory: Remembered = run.cancelled === true ? { projectScope: null } : await this.#remember(call, playbook, resolved, runInput, run, gate);
     const full = call.responseMode === 'full';
     const after: JobReport = full ? run.report : compactJobReport(run.report);
     const answer: JobAnswer = {
