@@ -4,10 +4,10 @@
 // Order (first difference wins):
 //   0. a fix an unmet acceptance criterion needs (acceptance.ts) before any other: the playbook's
 //      promise is what the gate waits for, so an optional improvement never goes first;
+//   0b. the playbook's own category (its first scored one: seo for an SEO audit) before others:
+//      an SEO audit whose rounds went to accessibility fixes left the SEO score where it was;
 //   1. severity: high, medium, low, info. A high finding always blocks the gate, so gate-blocking
 //      fixes come first without a separate rule;
-//   1b. the playbook's own category (its first scored one: seo for an SEO audit) before others of
-//      the same severity;
 //   2. ship policy only: a finding in a requireGood category (tls, security-headers, http-status,
 //      mixed-content, plus the playbook's own) before one of the same severity elsewhere, because
 //      under a ship gate those categories block while they are merely needs_improvement;
@@ -106,8 +106,8 @@ export function rankFixes(report: RankInput, policy: GatePolicy, context: RankCo
   items.sort(
     (a, b) =>
       Number(b.needed) - Number(a.needed) ||
-      SEVERITY_ORDER[a.finding.severity] - SEVERITY_ORDER[b.finding.severity] ||
       Number(b.own) - Number(a.own) ||
+      SEVERITY_ORDER[a.finding.severity] - SEVERITY_ORDER[b.finding.severity] ||
       Number(b.shipRequired) - Number(a.shipRequired) ||
       b.gain - a.gain ||
       EFFORT_ORDER[a.effort] - EFFORT_ORDER[b.effort] ||

@@ -244,13 +244,29 @@ function contentSuggest(goal: string, hint: string, given: Record<string, unknow
 }
 
 /**
+ * The caller's input as an answer may repeat it in its suggested calls: short values as they are,
+ * a long text or page and a file's base64 as a placeholder naming what goes there (an agent sends
+ * its own copy again; an answer that echoed a 5 MB upload back would not fit its context window).
+ */
+function echoable(given: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (typeof value === 'string' && value.length > ECHO_MAX_CHARS) out[key] = `<your input.${key}, as you sent it>`;
+    else if (value !== null && typeof value === 'object' && typeof (value as { base64?: unknown }).base64 === 'string') out[key] = { ...value, base64: `<the base64 of your input.${key}, as you sent it>` };
+    else if (JSON.stringify(value ?? null).length > ECHO_MAX_CHARS) out[key] = `<your input.${key}, as you sent it>`;
+    else out[key] = value;
+  }
+  return out;
+}
+
+/**
  * The `need_input` answer for a matched job missing a field or given a local URL (free: nothing
  * runs); for a job that reads none of the input.text / input.code sent, the `suggest` listing the
  * jobs that do.
  */
 export function needInputAnswer(goal: string, need: NeedInput, candidate: GoalCandidate, given: Record<string, unknown> | undefined, registries: Registries): NeedInputAnswer | SuggestAnswer {
   if (need.code === 'input_not_taken') return contentSuggest(goal, need.hint, given ?? {}, registries);
-  const kept: Record<string, unknown> = { ...(given ?? {}) };
+  const kept: Record<string, unknown> = echoable(given ?? {});
   for (const m of need.missing) delete kept[m];
   const input = { ...need.exampleInput, ...kept };
   const nextActions: NextAction[] = [];
