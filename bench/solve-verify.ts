@@ -40,6 +40,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { analyzeOnWorker } from '../src/analysis/analysis-pool.ts';
+import { LOCAL_PAGE_URL } from '../src/analysis/local-page.ts';
 import type { Analyzer } from '../src/analysis/scoring.ts';
 import { loadCatalog } from '../src/core/catalog.ts';
 import { loadPlaybookRegistry } from '../src/runs/playbooks/playbook-registry.ts';
@@ -53,7 +54,7 @@ import { fmtRatio, loadAverage, median, percentile, table, verdict } from './sup
 const GOAL = 'audit the seo of my page';
 const PLAYBOOK = 'seo-audit';
 /** The runner's base URL for local HTML (workflow-runner.ts): the baseline analyses the page as it does. */
-const LOCAL_BASE = 'https://local.invalid/';
+const LOCAL_BASE = LOCAL_PAGE_URL;
 const TARGET_BYTES = 75 * 1024;
 const TARGET_OVERHEAD = 0.2;
 const DEADLINE_MS = 10 * 60_000;
@@ -170,10 +171,27 @@ async function stepAnalyzers(): Promise<{ stepId: string; analyzers: readonly An
   });
 }
 
+/** What an agent sends and reads per tool: argument bytes and answer characters (the answer's text). */
+const sizes = new Map<string, { args: number[]; answer: number[] }>();
+
 async function call(client: Client, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Answer> {
   const answer = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: 60_000 });
   if (answer.isError) throw new Error(`${name} answered an error: ${JSON.stringify(answer).slice(0, 400)}`);
+  const seen = sizes.get(name) ?? { args: [], answer: [] };
+  seen.args.push(Buffer.byteLength(JSON.stringify(args)));
+  seen.answer.push((answer.content as { text?: string }[]).reduce((n, c) => n + (c.text?.length ?? 0), 0));
+  sizes.set(name, seen);
   return answer.structuredContent as Answer;
+}
+
+function sizeRows(pageBytes: number): string[][] {
+  const rows = [['tool', 'calls', 'largest argument bytes', 'of which not the page', 'largest answer characters', 'answer <= 24 KB']];
+  for (const [name, seen] of sizes) {
+    const args = Math.max(...seen.args);
+    const answer = Math.max(...seen.answer);
+    rows.push([name, String(seen.answer.length), String(args), String(args - pageBytes), String(answer), verdict(answer <= 24 * 1024)]);
+  }
+  return rows;
 }
 
 function checkSolve(a: Answer, findings: number): void {
@@ -207,11 +225,17 @@ async function main(): Promise<void> {
     checkSolve(first, findings);
     if (!(findings > 0)) throw new Error('the bench page has no findings: the loop would have nothing to rank');
 
+    // Each verify starts a loop of its own: the server keeps a loop's round and stops on its chain,
+    // so verifying one solve 60 times would measure a stopped loop after the second round. The
+    // solves they verify are made here, outside the clock.
+    const solves: string[] = [];
+    for (let i = 0; i < ITERATIONS + WARMUP; i++) solves.push(String((await call(client, 'solve_task', { goal: GOAL, input }, deadline))['execution'].runId));
+    const nextSolve = (): string => solves.pop() ?? String(first['execution'].runId);
     const figure = (name: string, run: () => Promise<unknown>) => ({ name, run, samples: [] as number[], serverCpu: [] as number[], clientCpu: [] as number[], jobMs: [] as number[] });
     const figures = {
       baseline: figure("baseline: the steps' analyses (analyzeOnWorker, in turn)", analyses),
       solve: figure('solve_task over MCP', async () => checkSolve(await call(client, 'solve_task', { goal: GOAL, input }, deadline), findings)),
-      verify: figure('verify_task over MCP (baseline: the solve)', async () => checkVerify(await call(client, 'verify_task', { goal: GOAL, input, baseline: first }, deadline), findings)),
+      verify: figure('verify_task over MCP (baseline: {runId} of the solve)', async () => checkVerify(await call(client, 'verify_task', { goal: GOAL, input, baseline: { runId: nextSolve() } }, deadline), findings)),
     };
     const only = process.env['BENCH_ONLY'];
     if (only !== undefined && only !== 'solve' && only !== 'verify') throw new Error(`BENCH_ONLY must be solve or verify (got "${only}")`);
@@ -256,7 +280,9 @@ async function main(): Promise<void> {
         `(${stepFindings} over the steps before merging); ${ITERATIONS} iterations after ${WARMUP} warm-up, node ${process.version}, load ${loadAverage()}\n` +
         `Baseline p99 ${ms(base99)} ms. Overhead = what the MCP call costs beyond the same analyses run directly.\n\n${table(rows)}\n\n` +
         `Where the time goes (medians; job service share = in job service - baseline median; MCP transport = call - in job service). CPU: mean main-thread ` +
-        `CPU per call (the analyses run on workers, in none of them); CPU overhead = server + client - the baseline's ${ms(baseCpu)} ms.\n\n${table(split)}\n`,
+        `CPU per call (the analyses run on workers, in none of them); CPU overhead = server + client - the baseline's ${ms(baseCpu)} ms.\n\n${table(split)}\n\n` +
+        `What an agent sends and reads (largest over the run; issue 17 targets: an argument <= 2 KB besides the page it passes, an answer <= 24 KB of text). ` +
+        `The page's own ${Buffer.byteLength(html)} bytes of input.html are in every argument here: a page on a URL sends none.\n\n${table(sizeRows(Buffer.byteLength(JSON.stringify(html))))}\n`,
     );
   } finally {
     await client.close().catch(() => undefined);

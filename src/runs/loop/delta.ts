@@ -118,12 +118,15 @@ export interface FixRef {
   title: string;
 }
 
-export type CompactDelta = Omit<Delta, 'newFindings' | 'resolvedFindings' | 'remainingFindings' | 'remainingFixes'> & {
+export type CompactDelta = Omit<Delta, 'newFindings' | 'resolvedFindings' | 'remainingFindings' | 'remainingFixes' | 'nextActions'> & {
   newFindings: FindingRef[];
   resolvedFindings: FindingRef[];
   remainingFindings: FindingRef[];
   remainingFixes: FixRef[];
+  nextActions: FixRef[];
 };
+
+const fixRef = (f: Delta['remainingFixes'][number]): FixRef => ({ rank: f.rank, findingId: f.findingId, title: f.title });
 
 const refOf = (f: Delta['newFindings'][number]): FindingRef => {
   const count = (f as { count?: unknown }).count;
@@ -133,7 +136,7 @@ const refOf = (f: Delta['newFindings'][number]): FindingRef => {
 /**
  * The delta of a compact answer: every list by reference (ids, rule, severity, title, count), so
  * the answer does not carry each finding and fix a second and third time beside jobReport.findings
- * and loop.remainingFixes. nextActions stays whole: it is what the host applies.
+ * and loop.remainingFixes; nextActions too (loop.nextActions holds the fix to apply, whole).
  */
 export function compactDelta(delta: Delta): CompactDelta {
   return {
@@ -141,6 +144,7 @@ export function compactDelta(delta: Delta): CompactDelta {
     newFindings: delta.newFindings.map(refOf),
     resolvedFindings: delta.resolvedFindings.map(refOf),
     remainingFindings: delta.remainingFindings.map(refOf),
-    remainingFixes: delta.remainingFixes.map((f) => ({ rank: f.rank, findingId: f.findingId, title: f.title })),
+    remainingFixes: delta.remainingFixes.map(fixRef),
+    nextActions: delta.nextActions.map(fixRef),
   };
 }

@@ -44,7 +44,7 @@ export const JOB_REPORT_FORMS = ['compact', 'full'] as const;
 export type JobReportForm = (typeof JOB_REPORT_FORMS)[number];
 
 /** Bounds of a jobReport: a playbook has at most 12 steps, an analyzer at most 50 findings per rule. */
-export const JOB_REPORT_LIMITS = { steps: 50, findings: 5000, checks: 5000, notes: 200, noteChars: 2000 } as const;
+export const JOB_REPORT_LIMITS = { steps: 50, findings: 5000, checks: 5000, notes: 200, noteChars: 2000, instances: 5 } as const;
 
 export const jobReportStepSchema = z.object({
   stepId: z.string().min(1).max(60),
@@ -171,18 +171,19 @@ export function buildJobReport(input: JobReportInput): JobReport {
     for (const note of comparisonNotes(step.result)) notes.push(`${step.stepId}: ${note}`);
   }
 
-  let findings = mergeFindings(reports.map((r) => r.report));
+  // A job's report lists the first few instances of each finding (count says how many; the tool's
+  // own report lists more): an agent reads it every round, so it stays small however big the page.
+  let findings = mergeFindings(reports.map((r) => r.report)).map((f) => (f.instances !== undefined && f.instances.length > JOB_REPORT_LIMITS.instances ? { ...f, instances: f.instances.slice(0, JOB_REPORT_LIMITS.instances) } : f));
   let checks = mergeChecks(reports.map((r) => r.report));
   // Past the schema's bounds the report would not validate as a baseline: keep the most severe.
+  // A list shortened is not a page judged in part: it does not make the report incomplete.
   if (findings.length > JOB_REPORT_LIMITS.findings) {
     notes.push(`${findings.length} findings, the first ${JOB_REPORT_LIMITS.findings} by severity listed`);
     findings = findings.slice(0, JOB_REPORT_LIMITS.findings);
-    incomplete = true;
   }
   if (checks.length > JOB_REPORT_LIMITS.checks) {
     notes.push(`${checks.length} checks, the first ${JOB_REPORT_LIMITS.checks} kept`);
     checks = checks.slice(0, JOB_REPORT_LIMITS.checks);
-    incomplete = true;
   }
   const scores: Partial<Record<ScoreKey, number>> = {};
   const statuses: Partial<Record<ScoreKey, Status>> = {};

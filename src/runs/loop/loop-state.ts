@@ -239,3 +239,30 @@ function nextSentence(p: Parts): string {
 function truncate(text: string, chars: number): string {
   return text.length > chars ? `${text.slice(0, chars - 3)}...` : text;
 }
+
+/** A fix as a compact loop lists it past the first: what it is and how it is judged; the finding holds where and how. */
+export type FixSummary = Pick<FixItem, 'findingId' | 'patchType' | 'acceptance' | 'roleHint' | 'rank' | 'rule' | 'category' | 'severity' | 'title' | 'expectedScoreGain'>;
+
+/**
+ * The loop of a compact answer: nextActions whole (the fix to apply now), remainingFixes as
+ * summaries (the spec's findingId, patchType, acceptance and roleHint, with rank, rule, severity
+ * and title); each one's change and evidence are on its finding in jobReport.findings, and it comes
+ * whole as nextActions[0] in the round it is due. Full mode keeps every item whole.
+ */
+export function compactLoop(loop: Loop): Omit<Loop, 'remainingFixes'> & { remainingFixes: FixSummary[] } {
+  return {
+    ...loop,
+    remainingFixes: loop.remainingFixes.map((f) => ({
+      findingId: f.findingId,
+      patchType: f.patchType,
+      acceptance: f.acceptance,
+      roleHint: f.roleHint,
+      rank: f.rank,
+      rule: f.rule,
+      category: f.category,
+      severity: f.severity,
+      title: f.title,
+      expectedScoreGain: f.expectedScoreGain,
+    })),
+  };
+}

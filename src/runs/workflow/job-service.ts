@@ -17,7 +17,7 @@ import { buildDelta, compactDelta } from '../loop/delta.ts';
 import { rankFixes } from '../loop/fix-ranking.ts';
 import { evaluateGate, type GateResult } from '../loop/gate.ts';
 import { compactJobReport, type JobReport } from '../loop/job-report.ts';
-import { loopAfterSolve, loopAfterVerify, rankContext, resolveLoopOptions, type Loop } from '../loop/loop-state.ts';
+import { compactLoop, loopAfterSolve, loopAfterVerify, rankContext, resolveLoopOptions, type Loop } from '../loop/loop-state.ts';
 import { acceptanceText } from '../loop/acceptance.ts';
 import { jobReportKey } from '../loop/report-signature.ts';
 import { matchGoal } from '../planner/goal-matcher.ts';
@@ -246,7 +246,7 @@ export class JobService {
       mode: resolved.mode,
       jobReport: call.responseMode === 'full' ? run.report : compactJobReport(run.report),
       verification: evidenceOf(playbook, gate),
-      ...(withLoop ? { loop } : {}),
+      ...(withLoop ? { loop: call.responseMode === 'full' ? loop : compactLoop(loop) } : {}),
       ...(memory.featureId ? { featureMemoryRecord: { featureId: memory.featureId, projectScope: memory.projectScope } } : {}),
       ...(memory.profileId ? { profileId: memory.profileId } : {}),
       credits: { charged: run.creditsCharged },
@@ -346,7 +346,7 @@ export class JobService {
       // and names it instead (a later verify takes this, or the whole answer, as its baseline).
       after: full ? after : { runId: call.runId ?? null, reportId: after.reportId, scores: after.scores, statuses: after.statuses },
       verification: evidenceOf(playbook, gate),
-      loop,
+      loop: full ? loop : compactLoop(loop),
       ...(memory.featureId ? { featureMemoryRecord: { featureId: memory.featureId, projectScope: memory.projectScope } } : {}),
       ...(memory.profileId ? { profileId: memory.profileId } : {}),
       credits: { charged: run.creditsCharged },

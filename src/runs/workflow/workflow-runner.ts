@@ -24,6 +24,7 @@ import { readFile } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../../accounts/account-store.ts';
 import { analyzeOnWorker } from '../../analysis/analysis-pool.ts';
+import { LOCAL_PAGE_URL } from '../../analysis/local-page.ts';
 import type { Catalog } from '../../core/catalog.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { FileSource } from '../../core/file-sources.ts';
@@ -85,8 +86,8 @@ export interface WorkflowResult {
   cancelled?: boolean;
 }
 
-/** Base URL for local HTML: relative links resolve against it and nothing is ever fetched there. */
-const LOCAL_BASE = 'https://local.invalid/';
+/** Base URL for local HTML: relative links resolve against it, nothing is ever fetched there, and no fix quotes it (local-page.ts). */
+const LOCAL_BASE = LOCAL_PAGE_URL;
 
 /** Failures after which every later step would be refused the same way. */
 const STOPS_THE_RUN = new Set(['quota', 'rate', 'authorize']);

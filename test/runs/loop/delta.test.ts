@@ -13,11 +13,13 @@ import { finding, ids, jobReportOf, okStep, passingRule, reportOf } from './loop
 const H = finding('heading-missing-h1', 'seo', 'high');
 const M1 = finding('meta-description-missing', 'seo', 'medium', 'document', 'content');
 const M2 = finding('image-alt-missing', 'accessibility', 'medium', 'img:nth-of-type(1)');
-const N1 = finding('image-alt-missing', 'accessibility', 'medium', 'img:nth-of-type(2)');
+// Another rule of the same category: findings are one per rule, so a second image-alt-missing would be the same finding.
+const N1 = finding('image-alt-filename', 'accessibility', 'medium', 'img:nth-of-type(2)');
 const PASSING = [passingRule('seo-ok', 'seo', 10), passingRule('a11y-ok', 'accessibility', 10), passingRule('bp-ok', 'best-practices', 1)];
 
 function job(findings: Finding[], incomplete = false): JobReport {
-  const report = reportOf(['seo', 'accessibility', 'best-practices'], findings, { passing: PASSING, ...(incomplete ? { notes: ['cut short'] } : {}) });
+  // N1's rule weighs nothing, so the scores below are those of the findings that count.
+  const report = reportOf(['seo', 'accessibility', 'best-practices'], findings, { passing: PASSING, weights: { 'image-alt-filename': 0 }, ...(incomplete ? { notes: ['cut short'] } : {}) });
   return jobReportOf('seo-audit', [okStep('headings', 'seo_apis_heading_structure_analyzer', report)]);
 }
 const gateOf = (r: JobReport) => evaluateGate(r, r.gatePolicy);
@@ -45,8 +47,8 @@ describe('buildDelta', () => {
     assert.equal(delta.status, 'continue');
     assert.equal(delta.gate, 'fail');
     assert.deepEqual(delta.gateReasons, [`High-severity finding ${H.findingId} in seo remains: heading-missing-h1 title.`]);
-    // the two image-alt findings share one check, so one gain: findingId orders them
-    assert.deepEqual(ids(delta.remainingFixes), [H.findingId, ...[M2.findingId, N1.findingId].sort()]);
+    // N1's check weighs nothing: no gain, so it ranks after M2 of the same severity
+    assert.deepEqual(ids(delta.remainingFixes), [H.findingId, M2.findingId, N1.findingId]);
     assert.deepEqual(ids(delta.nextActions), [H.findingId]);
   });
 

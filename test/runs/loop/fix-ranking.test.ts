@@ -21,48 +21,47 @@ describe('rankFixes: worked example (seo-audit on a bare page)', () => {
   const ranked = rankFixes(report, { policy: 'default' });
 
   it('orders by severity, then estimated gain, then effort, then findingId', () => {
-    // Gains from the merged check weights: best-practices has 6.5 judged weight (viewport 2 of it),
-    // accessibility 25 (image-alt-missing 10, shared by two images; lang 3), seo 36 (h1 3, description 3,
-    // canonical 1, title length 1). The four og-missing findings share one check of weight 1.
+    // One finding per rule (analysis/finding-groups.ts): the two images are one image-alt-missing
+    // finding, count 2, and the four og tags one meta-og-missing. Gains from the merged check
+    // weights: accessibility 25 judged weight (image-alt-missing 10 of it, lang 3), best-practices
+    // 6.5 (viewport 2), seo 36 (h1 3, description 3, canonical 1, title length 1).
     assert.deepEqual(
-      ranked.map((f) => [f.rank, f.findingId, f.expectedScoreGain, f.effort]),
+      ranked.map((f) => [f.rank, f.rule, f.expectedScoreGain, f.severity]),
       [
-        [1, 'meta-viewport-missing:01bbcd0056', 30.8, 'medium'],
-        [2, 'image-alt-missing:17191234c0', 20, 'medium'],
-        [3, 'image-alt-missing:f2fe4e116a', 20, 'medium'],
-        [4, 'meta-lang-missing:5334676a7b', 12, 'medium'],
-        [5, 'heading-missing-h1:289f1e5636', 8.3, 'medium'],
-        [6, 'meta-description-missing:d042ffe573', 8.3, 'medium'],
-        [7, 'meta-charset-missing:fbf24b4237', 15.4, 'medium'],
-        [8, 'meta-og-missing:295a988e3c', 3.8, 'medium'],
-        [9, 'meta-og-missing:571a0d0182', 3.8, 'medium'],
-        [10, 'meta-og-missing:90e3ec2d59', 3.8, 'medium'],
-        [11, 'meta-og-missing:c9cd32dd66', 3.8, 'medium'],
-        [12, 'meta-canonical-missing:6fab6a2e27', 2.8, 'medium'],
-        [13, 'meta-title-too-short:f084daabec', 2.8, 'medium'],
-        [14, 'meta-twitter-card-missing:278b335136', 7.7, 'medium'],
+        [1, 'image-alt-missing', 40, 'medium'],
+        [2, 'meta-viewport-missing', 30.8, 'medium'],
+        [3, 'meta-lang-missing', 12, 'medium'],
+        [4, 'heading-missing-h1', 8.3, 'medium'],
+        [5, 'meta-description-missing', 8.3, 'medium'],
+        [6, 'meta-charset-missing', 15.4, 'low'],
+        [7, 'meta-og-missing', 15.4, 'low'],
+        [8, 'meta-canonical-missing', 2.8, 'low'],
+        [9, 'meta-title-too-short', 2.8, 'low'],
+        [10, 'meta-twitter-card-missing', 7.7, 'info'],
       ],
     );
+    const alt = report.findings.find((f) => f.rule === 'image-alt-missing');
+    assert.equal(alt?.count, 2, 'two images, one finding');
   });
 
   it('a fix item carries the spec fields at its top level, and why it ranks there', () => {
     const top = ranked[0];
-    const source = report.findings.find((f) => f.findingId === 'meta-viewport-missing:01bbcd0056') as Finding;
+    const source = report.findings.find((f) => f.rule === 'image-alt-missing') as Finding;
     assert.deepEqual(top, {
-      findingId: 'meta-viewport-missing:01bbcd0056',
+      findingId: source.findingId,
       patchType: 'html',
       acceptance: source.fix.acceptance,
       roleHint: source.fix.roleHint,
       change: source.fix.change,
       rank: 1,
-      rule: 'meta-viewport-missing',
-      category: 'best-practices',
+      rule: 'image-alt-missing',
+      category: 'accessibility',
       severity: 'medium',
-      title: 'The page has no viewport meta tag',
+      title: source.title,
       evidence: source.evidence,
-      expectedScoreGain: 30.8,
+      expectedScoreGain: 40,
       effort: 'medium',
-      why: 'Ranked by medium severity, then an estimated +30.8 points on best-practices, then medium effort (html).',
+      why: 'Ranked by medium severity, then an estimated +40 points on accessibility, then medium effort (html).',
     });
     assert.equal(ranked.at(-1)?.why, 'Ranked by info only (it never blocks the gate), then an estimated +7.7 points on best-practices, then medium effort (html).');
   });
@@ -93,8 +92,8 @@ describe('rankFixes: each rule', () => {
   });
 
   it('everything equal, findingId decides', () => {
-    const a = finding('same-rule', 'seo', 'low', 'img:nth-of-type(1)');
-    const b = finding('same-rule', 'seo', 'low', 'img:nth-of-type(2)');
+    const a = finding('same-rule-a', 'seo', 'low', 'img:nth-of-type(1)');
+    const b = finding('same-rule-b', 'seo', 'low', 'img:nth-of-type(2)');
     const expected = [a.findingId, b.findingId].sort();
     assert.deepEqual(order([a, b]), expected);
     assert.deepEqual(order([b, a]), expected);
