@@ -232,8 +232,8 @@ function nextSentence(p: Parts): string {
   if (top === undefined) return `The gate fails but no finding carries a fix: escalate to a human. ${firstReason}`.trim();
   const fix = `the rank-1 fix in nextActions (${top.findingId}, ${top.patchType}: ${truncate(top.change, 200)})`;
   return p.afterVerify
-    ? `Round ${p.round} of ${limits.maxRounds}: apply only ${fix}, then call verify_task with this result as the baseline.`
-    : `Apply only ${fix}, then call verify_task with this result as the baseline.`;
+    ? `Round ${p.round} of ${limits.maxRounds}: apply only ${fix}, then call verify_task with baseline: {runId: execution.runId} of this answer.`
+    : `Apply only ${fix}, then call verify_task with baseline: {runId: execution.runId} of this answer.`;
 }
 
 function truncate(text: string, chars: number): string {

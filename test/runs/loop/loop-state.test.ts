@@ -48,7 +48,7 @@ describe('loopAfterSolve', () => {
     assert.deepEqual(ids(loop.nextActions), [H.findingId]);
     assert.deepEqual(ids(loop.remainingFixes), [H.findingId, M2.findingId, M1.findingId]);
     assert.equal(loop.remainingFixesTotal, 3);
-    assert.equal(loop.next, `Apply only the rank-1 fix in nextActions (${H.findingId}, html: change for heading-missing-h1), then call verify_task with this result as the baseline.`);
+    assert.equal(loop.next, `Apply only the rank-1 fix in nextActions (${H.findingId}, html: change for heading-missing-h1), then call verify_task with baseline: {runId: execution.runId} of this answer.`);
     assert.deepEqual(loop.receipt, { round: 0, maxRounds: 5, toolsUsed: ['seo_apis_heading_structure_analyzer'], estimatedCredits: 2, note: RECEIPT_NOTE });
   });
 
@@ -98,7 +98,7 @@ describe('loopAfterVerify across rounds', () => {
     const s = solve([H, M1]);
     const v1 = verify(s, [H, M1]);
     assert.deepEqual([v1.loop.round, v1.loop.sameFindingsStreak, v1.loop.stop, v1.loop.initiate], [1, 1, undefined, true]);
-    assert.equal(v1.loop.next, `Round 1 of 5: apply only the rank-1 fix in nextActions (${H.findingId}, html: change for heading-missing-h1), then call verify_task with this result as the baseline.`);
+    assert.equal(v1.loop.next, `Round 1 of 5: apply only the rank-1 fix in nextActions (${H.findingId}, html: change for heading-missing-h1), then call verify_task with baseline: {runId: execution.runId} of this answer.`);
     const v2 = verify(v1, [M1, H]);
     assert.deepEqual([v2.loop.round, v2.loop.sameFindingsStreak, v2.loop.stop, v2.loop.initiate], [2, 2, 'same_findings', false]);
     assert.deepEqual(v2.loop.nextActions, []);
