@@ -129,8 +129,9 @@ export class RunExecutor {
    */
   async runInline(job: Omit<JobSubmit, 'execute'> & { signal: AbortSignal; execute: JobSubmit['execute'] }): Promise<{ status: string } & Record<string, unknown>> {
     const runId = newRunId();
-    const run = await this.#options.runs.create({ runId, accountId: job.caller.account.id, kind: job.kind, operationId: job.label, holder: this.#options.holder, idempotencyKey: job.idempotencyKey ?? null });
     const startedAt = new Date();
+    // Stored started: it runs now, on the caller's own request.
+    const run = await this.#options.runs.create({ runId, accountId: job.caller.account.id, kind: job.kind, operationId: job.label, holder: this.#options.holder, idempotencyKey: job.idempotencyKey ?? null, startedAt });
     const log = job.log.child({ runId });
     const inline: Job = {
       caller: job.caller,
@@ -147,7 +148,6 @@ export class RunExecutor {
       stored: Promise.resolve(true),
       goal: job.goal,
     };
-    await this.#options.runs.markStarted(runId, startedAt);
     try {
       const { result, credits } = await job.execute(job.signal, log, runId);
       await this.#close(inline, { status: result.status === 'partial' ? 'partial' : 'completed', resultStatus: result.status, outcome: { ok: true, result, warnings: [] }, errorReason: null, credits });

@@ -72,7 +72,7 @@ export class RunStore {
     this.#db = db;
   }
 
-  async create(input: { runId: string; accountId: string; kind: string; operationId: string | null; holder: LeaseHolder; now?: Date; idempotencyKey?: string | null | undefined }): Promise<Run> {
+  async create(input: { runId: string; accountId: string; kind: string; operationId: string | null; holder: LeaseHolder; now?: Date; idempotencyKey?: string | null | undefined; startedAt?: Date | undefined }): Promise<Run> {
     const row: RunsTable = {
       id: input.runId,
       account_id: input.accountId,
@@ -87,7 +87,7 @@ export class RunStore {
       holder_pid: input.holder.pid,
       holder_host: input.holder.host,
       created_at: (input.now ?? new Date()).toISOString(),
-      started_at: null,
+      started_at: input.startedAt?.toISOString() ?? null,
       finished_at: null,
       idempotency_key: input.idempotencyKey ?? null,
       report_id: null,
