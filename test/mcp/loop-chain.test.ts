@@ -204,6 +204,22 @@ describe('the fix loop as the server keeps it', () => {
     assert.equal(solved['loop'].initiate, false);
   });
 
+  it('a conversion through solve_task answers its file in compact mode and records no feature', async () => {
+    const { call } = await connect();
+    const yaml = 'name: trail shoe\nsizes:\n  - 41\n  - 42\n';
+    const answer = await call('solve_task', { goal: 'convert yaml to json', input: { file: { base64: Buffer.from(yaml).toString('base64'), fileName: 'shoe.yaml' } } });
+    assert.equal(answer['status'], 'ok', JSON.stringify(answer).slice(0, 400));
+    assert.equal(answer['job'].kind, 'tool');
+    assert.match(String(answer['result']?.downloadUrl), /^http/, 'the link, without responseMode full');
+    assert.equal(typeof answer['result'].fileId, 'string');
+    assert.equal(answer['featureMemoryRecord'], undefined, 'a conversion is not a feature');
+    assert.ok(answer['credits'].charged > 0);
+    const link = new URL(answer['result'].downloadUrl);
+    const file = await t.app.inject({ method: 'GET', url: `${link.pathname}${link.search}` });
+    assert.equal(file.statusCode, 200);
+    assert.deepEqual(JSON.parse(file.body), { name: 'trail shoe', sizes: [41, 42] });
+  });
+
   it('a sync job sends mcp.job.finished naming its kind, skill and goal', async () => {
     const { call, apiKey } = await connect();
     const created = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, payload: JSON.stringify({ url: `http://cdn.example.com:${hook.port}/hook` }) });
