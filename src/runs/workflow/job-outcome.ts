@@ -50,8 +50,9 @@ export function jobOutcome(run: WorkflowResult, tool: AnyTool | undefined): JobO
     const check = page.status >= 500 ? 'the server logs and the deploy (a 5xx is the server failing)' : 'that the URL is right and the page is published (a 4xx means it is not there for visitors)';
     return { top: { code: 'page_error', message, pageStatus: page.status, pageUrl: page.url }, blocked: { code: 'page_error', next: `${message}. Check ${check}, then call verify_task again with the same baseline.` } };
   }
-  // A one-tool job answers what the tool answered, in every mode (a report alone would hide it).
-  const answered = tool === undefined ? undefined : run.results['call'];
+  // A one-tool job answers what the tool answered, in every mode (a report alone would hide it);
+  // a URL tool's answer is its report, which jobReport already carries.
+  const answered = tool === undefined || tool.kind === 'url' ? undefined : run.results['call'];
   if (answered !== undefined) return { top: { result: answered }, ...(tool?.kind === 'file' ? { fileResult: answered } : {}) };
   return { top: {} };
 }
