@@ -7,6 +7,8 @@ import { errorFromBody, isRecord, APIConnectionError, ToolServiceError } from '.
 import { MCP_TOOL_NAMES, type McpToolInputs, type McpToolName } from './generated/operations.ts';
 import { verifyUntilPass, type McpAnswer, type VerifyUntilPassOptions, type VerifyUntilPassResult } from './loop.ts';
 
+export type { CallMcpTool, LoopFix, LoopState, McpAnswer, VerifyRound, VerifyUntilPassOptions, VerifyUntilPassResult } from './loop.ts';
+
 export interface McpContext {
   baseUrl: string;
   apiKey: string;
