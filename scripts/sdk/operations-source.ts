@@ -162,11 +162,13 @@ function restSection(tools: readonly AnyTool[]): string {
   const ids = tools.map((t) => t.operationId);
   return [
     `export type OperationId =\n${ids.map((id) => `  | ${quote(id)}`).join('\n')};`,
-    `export const OPERATIONS: { readonly [K in OperationId]: OperationSpec } = {\n${tools.map(operationEntry).join('\n')}\n};`,
-    `/** Each operation's REST input (for file and body tools: the options besides the file) and its success envelope's \`result\`. */\nexport interface OperationTypes {\n${ids
-      .map((id) => {
-        const name = names.get(id) ?? '';
-        return `  ${id}: { input: ${name}Input; result: ${name}Result };`;
+    // Each entry's kind is its literal (OperationTypes[K]['kind']), so a method's signature can
+    // depend on it; the table is still a { [K in OperationId]: OperationSpec }.
+    `export const OPERATIONS: { readonly [K in OperationId]: OperationSpec & { readonly kind: OperationTypes[K]['kind'] } } = {\n${tools.map(operationEntry).join('\n')}\n};`,
+    `/** Each operation's kind, REST input (for file and body tools: the options besides the file) and success envelope's \`result\` (a body tool answering text: the text). */\nexport interface OperationTypes {\n${tools
+      .map((tool) => {
+        const name = names.get(tool.operationId) ?? '';
+        return `  ${tool.operationId}: { kind: ${quote(operationKind(tool))}; input: ${name}Input; result: ${name}Result };`;
       })
       .join('\n')}\n}`,
     ...shared.map((shape) => `/** ${shape.comment} */\nexport type ${shape.name} = ${shape.type};`),

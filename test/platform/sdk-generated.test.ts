@@ -88,7 +88,15 @@ describe('the generated SDK operations', () => {
     const plan: McpToolInputs['plan_task'] = { goal: 'audit', input: { url: 'https://example.com/' }, enhance: false };
     // @ts-expect-error plan_task needs its goal
     const noGoal: McpToolInputs['plan_task'] = { enhance: true };
-    assert.deepEqual([emi.principal, wrong.rate, missing.rate, schedule, link.sizeBytes, base64, plan.goal, noGoal.enhance], [100000, 10, 10, 0, 1, 'aGk=', 'audit', true]);
+    // Each entry's kind is its literal, for signatures that depend on it.
+    const fileKind: 'file' = OPERATIONS.documents_docx_to_pdf.kind;
+    // @ts-expect-error a file tool's kind is not 'json'
+    const jsonKind: 'json' = OPERATIONS.documents_docx_to_pdf.kind;
+    const bodyKind: OperationTypes['convertors_to_base64']['kind'] = 'body';
+    assert.deepEqual(
+      [emi.principal, wrong.rate, missing.rate, schedule, link.sizeBytes, base64, plan.goal, noGoal.enhance, fileKind, jsonKind, bodyKind],
+      [100000, 10, 10, 0, 1, 'aGk=', 'audit', true, 'file', 'file', 'body'],
+    );
     // And the text, for a reader of the file: field, type and description together.
     assert.match(generated, /export type CalculatorsEmiCalculatorInput = \{\n {2}\/\*\* Loan amount \*\/\n {2}principal: number;/);
     assert.match(generated, /export type McpPlanTaskInput = \{\n {2}\/\*\* What you want done, in your words \*\/\n {2}goal: string;/);
