@@ -181,10 +181,22 @@ function statusOfCode(code: unknown): number {
   return typeof code === 'string' ? (STATUS_BY_CODE[code] ?? 500) : 500;
 }
 
+/** A code for a body that names none (to-jpg's short body): the service's usual code for that status. */
+const CODE_BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'validation_error',
+  401: 'invalid_api_key',
+  403: 'forbidden',
+  404: 'not_found',
+  408: 'request_timeout',
+  410: 'gone',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable_input',
+  429: 'rate_limited',
+};
+
 function defaultCode(status: number): string {
-  if (status === 429) return 'rate_limited';
-  if (status >= 500) return 'internal_error';
-  return `http_${status}`;
+  return CODE_BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : `http_${status}`);
 }
 
 function validStatus(value: unknown): number | undefined {
