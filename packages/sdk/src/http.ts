@@ -126,7 +126,10 @@ export async function send(ctx: HttpContext, req: HttpRequest, options: RequestO
         : new APIConnectionError({ message: `Connection error: ${describe(err)}`, cause: err });
       if (attempt >= maxRetries) throw failure;
     }
-    await sleep(retryDelayMs(attempt, failure.headers), options.signal);
+    const delayMs = retryDelayMs(attempt, failure.headers);
+    // A Retry-After past 60 s is longer than a call should hang: the caller decides (retryAfterSeconds).
+    if (delayMs === Infinity) throw failure;
+    await sleep(delayMs, options.signal);
   }
 }
 
@@ -138,18 +141,18 @@ function shouldRetry(response: Response, failure: ToolServiceError): boolean {
   const { status } = response;
   if (status === 408 || status >= 500) return true;
   if (status === 409) return failure.code === 'idempotency_in_progress';
-  if (status === 429) return failure.code !== 'quota_exhausted' && retryAfterMs(response.headers) !== Infinity;
+  if (status === 429) return failure.code !== 'quota_exhausted';
   return false;
 }
 
 /**
- * Retry-After (seconds or an HTTP date) when the service gave one, else exponential backoff from
- * 0.5 s doubling to 8 s, each cut by up to a quarter at random so clients that failed together
- * do not come back together.
+ * Retry-After (seconds or an HTTP date) when the service gave one (Infinity past 60 s: not
+ * retried), else exponential backoff from 0.5 s doubling to 8 s, each cut by up to a quarter at
+ * random so clients that failed together do not come back together.
  */
 export function retryDelayMs(attempt: number, headers: Headers | undefined, random = Math.random): number {
   const told = headers ? retryAfterMs(headers) : undefined;
-  if (told !== undefined && told !== Infinity) return told;
+  if (told !== undefined) return told;
   const backoff = Math.min(BASE_DELAY_MS * 2 ** attempt, MAX_DELAY_MS);
   return backoff * (1 - 0.25 * random());
 }
