@@ -22,3 +22,4 @@ export type { APIPromise, LimitState, RequestOptions, ResponseMeta, WithMeta } f
 export type { DownloadSource, FileInput, FileResult, FilesApi, Uploadable } from './files.ts';
 export { OPERATIONS, MCP_TOOL_NAMES, type McpToolInputs, type McpToolName, type OperationId, type OperationKind, type OperationSpec, type OperationTypes } from './generated/operations.ts';
 export type * from './mcp.ts';
+export type * from './loop.ts';
