@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import {
   APIConnectionError,
   AuthenticationError,
+  ConflictError,
   GoneError,
   InternalServerError,
   NotFoundError,
@@ -85,6 +86,15 @@ describe('errors from real responses', () => {
     assert.equal(err.status, 400);
     assert.equal(err.code, 'validation_error');
     assert.ok(err.issues.some((issue) => JSON.stringify(issue).includes('tenure')), JSON.stringify(err.issues));
+  });
+
+  it('409: an Idempotency-Key reused with another body is a ConflictError', async () => {
+    const client = clientFor(apiKey);
+    await client.calculators_emi_calculator({ principal: 1000, rate: 5, tenure: 3 }, { idempotencyKey: 'errors-test-409' });
+    const err = await failure(client.calculators_emi_calculator({ principal: 2000, rate: 5, tenure: 3 }, { idempotencyKey: 'errors-test-409' }));
+    assert.ok(err instanceof ConflictError);
+    assert.equal(err.status, 409);
+    assert.equal(err.code, 'idempotency_key_reused');
   });
 
   it('429 rate_limited: a RateLimitError with retryAfterSeconds from the answer', async () => {
