@@ -201,7 +201,7 @@ describe('retries, idempotency, timeout and abort', () => {
 
     seen = [];
     script = [{ do: 'hang' }];
-    const answer = await clientFor(apiKey, { maxRetries: 1, timeoutMs: 300 }).calculators_emi_calculator(EMI);
+    const answer = await clientFor(apiKey, { maxRetries: 1, timeoutMs: 2000 }).calculators_emi_calculator(EMI);
     assert.equal(answer.result.emi, 8791.59);
     assert.equal(seen.length, 2);
     assert.equal(seen[1]?.idempotencyKey, seen[0]?.idempotencyKey);
