@@ -13,7 +13,7 @@ const tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/ts
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 for (const project of ['tsconfig.json', 'tsconfig.cjs.json']) {
-  const run = spawnSync(process.execPath, [tsc, '-p', join(root, project)], { cwd: root, stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [tsc, '-p', join(root, project)], { cwd: root, stdio: ['ignore', process.stderr, process.stderr] });
   if (run.status !== 0) {
     console.error(`build: tsc -p ${project} failed`);
     process.exit(run.status ?? 1);
@@ -21,4 +21,4 @@ for (const project of ['tsconfig.json', 'tsconfig.cjs.json']) {
 }
 mkdirSync(join(root, 'dist', 'cjs'), { recursive: true });
 writeFileSync(join(root, 'dist', 'cjs', 'package.json'), '{"type":"commonjs"}\n');
-console.log('build: dist/esm and dist/cjs written');
+console.error('build: dist/esm and dist/cjs written');
