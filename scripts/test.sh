@@ -6,4 +6,4 @@ bash scripts/setup.sh
 source scripts/runtime.sh
 ensure_runtime
 npx --no-install tsc -p tsconfig.json --noEmit
-exec node --test --test-concurrency=2 --test-timeout=600000 --test-reporter=spec "test/**/*.test.ts"
+exec node --test --test-concurrency=2 --test-timeout=600000 --test-reporter=spec "test/**/*.test.ts" "packages/sdk/test/**/*.test.ts"
