@@ -4,7 +4,8 @@
 // engines >= 18) against the real app, and consumers of both formats type-checked against the
 // installed declarations.
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.ts';
+import { shopPage, type ShopPage } from '../../../test/mcp/support/shop-page.ts';
 import { writeConsumerProject } from './support/consumer-project.ts';
 
 const sdkDir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -70,6 +72,12 @@ export async function main(): Promise<number> {
   return emi + Object.keys(config.mcpServers).length + (error === undefined ? 0 : 1);
 }
 `;
+
+/** What the person running the verify-loop example changes in page.html for a fix's rule. */
+const PAGE_EDITS: Record<string, (p: ShopPage) => void> = {
+  'image-alt-missing': (p) => void (p.altText = true),
+  'meta-description-missing': (p) => void (p.description = 'Trail running shoes, boots and socks from our Lisbon workshop, tested on rock and mud, with free returns.'),
+};
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -161,6 +169,39 @@ describe('the packed SDK, installed into an empty project', () => {
     const html = readFileSync(join(project, 'notes.html'), 'utf8');
     assert.match(html, /<h1[^>]*>Field notes<\/h1>/);
     assert.match(html, /<em>ridge<\/em>/);
+  });
+
+  it('the verify-loop example, driven as a person would (edit the file the fix names, press Enter), ends verified', async () => {
+    const page: ShopPage = { images: 6, blockingScripts: 0, altText: false, description: null, title: 'Trail running shoes and boots | Shop' };
+    const file = join(project, 'page.html');
+    writeFileSync(file, shopPage(page));
+    const child = spawn(SYSTEM_NODE, [copyInto(join(sdkDir, 'examples', 'verify-loop.mjs')), 'page.html', 'Audit the SEO of my page'], {
+      cwd: project,
+      env: { ...process.env, TOOL_SERVICE_API_KEY: apiKey, TOOL_SERVICE_BASE_URL: base },
+    });
+    let stdout = '';
+    let stderr = '';
+    const fixed: string[] = [];
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      // Each prompt follows the fix it asks for: edit the page as that fix's rule says, then Enter.
+      if (!stdout.endsWith('press Enter to verify ')) return;
+      const rule = [...stdout.matchAll(/^fix (\S+) /gm)].at(-1)?.[1] ?? '';
+      const edit = PAGE_EDITS[rule];
+      if (edit === undefined) {
+        child.kill();
+        return;
+      }
+      edit(page);
+      fixed.push(rule);
+      writeFileSync(file, shopPage(page));
+      child.stdin.write('\n');
+    });
+    const [code] = (await once(child, 'close')) as [number | null];
+    assert.equal(code, 0, `${stdout}\n${stderr}`);
+    assert.match(stdout, /^verified after \d+ round\(s\)$/m, stdout);
+    assert.deepEqual(fixed.sort(), ['image-alt-missing', 'meta-description-missing'], stdout);
   });
 
   /** An example copied beside the project's node_modules, so it imports the installed package. */
