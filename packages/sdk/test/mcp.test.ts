@@ -130,7 +130,7 @@ describe('client.mcp', () => {
     });
   });
 
-  it('a REST-only client never loads the MCP SDK; the first client.mcp call does', () => {
+  it('a REST-only client never loads the MCP SDK; the first client.mcp call does (and a refused connection is an APIConnectionError)', () => {
     // A child process records every module it resolves (module.registerHooks, Node >= 22.15).
     const script = `
       import { registerHooks } from 'node:module';
@@ -140,13 +140,14 @@ describe('client.mcp', () => {
       const client = new ToolServiceClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9' });
       client.mcp.config({ name: 'x' });
       const before = seen.length;
-      await client.mcp.plan_task({ goal: 'x' }).catch(() => {});
-      console.log(JSON.stringify({ before, after: seen.length }));
+      const failed = await client.mcp.plan_task({ goal: 'x' }).then(() => 'answered', (error) => error.constructor.name);
+      console.log(JSON.stringify({ before, after: seen.length, failed }));
     `;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(run.status, 0, run.stderr);
-    const counts = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { before: number; after: number };
+    const counts = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as { before: number; after: number; failed: string };
     assert.equal(counts.before, 0, 'nothing of @modelcontextprotocol resolved before client.mcp was called');
     assert.ok(counts.after > 0, 'client.mcp loads it when called');
+    assert.equal(counts.failed, 'APIConnectionError', 'nothing listens on port 9: a connection error, as REST calls throw');
   });
 });
