@@ -25,7 +25,12 @@ export interface McpServerConfig {
   mcpServers: Record<string, { url: string; headers: { 'X-Api-Key': string } }>;
 }
 
-type McpToolMethods = { [K in McpToolName]: (input: McpToolInputs[K], options?: McpCallOptions) => Promise<McpAnswer> };
+/** A tool whose every field is optional (recall_context, list_skills...) may be called with no input. */
+type McpToolMethods = {
+  [K in McpToolName]: {} extends McpToolInputs[K]
+    ? (input?: McpToolInputs[K], options?: McpCallOptions) => Promise<McpAnswer>
+    : (input: McpToolInputs[K], options?: McpCallOptions) => Promise<McpAnswer>;
+};
 
 export type McpHelpers = McpToolMethods & {
   /** The `mcpServers` entry for Cursor, VS Code-style and any client reading a `url` with headers. */
@@ -39,6 +44,7 @@ export type McpHelpers = McpToolMethods & {
 };
 
 const SDK_NAME = '@tool-service/sdk';
+/** packages/sdk/package.json's version (test/mcp.test.ts holds them equal): the clientInfo the server logs. */
 const SDK_VERSION = '0.1.2';
 
 /** The MCP SDK's HTTP error class, known once the SDK is loaded (it sets no `name` of its own). */
@@ -108,7 +114,7 @@ export function createMcpHelpers(ctx: McpContext): McpHelpers {
     },
   };
   for (const name of MCP_TOOL_NAMES) {
-    helpers[name] = (input: Record<string, unknown>, options?: McpCallOptions) => callTool(name, input, options);
+    helpers[name] = (input: Record<string, unknown> = {}, options?: McpCallOptions) => callTool(name, input, options);
   }
   return helpers as McpHelpers;
 }

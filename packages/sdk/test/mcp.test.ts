@@ -3,6 +3,7 @@
 // error classes, and the MCP SDK never loaded by a client that does not use client.mcp.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -19,18 +20,23 @@ describe('client.mcp', () => {
   let apiKey: string;
   const clients: ToolServiceClient[] = [];
   /** A client whose MCP POSTs are counted by JSON-RPC method. */
-  const counted = (key: string): { client: ToolServiceClient; methods: string[] } => {
+  const counted = (key: string): { client: ToolServiceClient; methods: string[]; bodies: Record<string, unknown>[] } => {
     const methods: string[] = [];
+    const bodies: Record<string, unknown>[] = [];
     const client = new ToolServiceClient({
       apiKey: key,
       baseUrl: base,
       fetch: async (input, init) => {
-        if (typeof init?.body === 'string') methods.push(String((JSON.parse(init.body) as { method?: unknown }).method));
+        if (typeof init?.body === 'string') {
+          const body = JSON.parse(init.body) as Record<string, unknown>;
+          methods.push(String(body['method']));
+          bodies.push(body);
+        }
         return fetch(input, init);
       },
     });
     clients.push(client);
-    return { client, methods };
+    return { client, methods, bodies };
   };
 
   before(async () => {
@@ -65,8 +71,11 @@ describe('client.mcp', () => {
   });
 
   it('plan_task plans a goal on the real service, free, over one reused connection', async () => {
-    const { client, methods } = counted(apiKey);
+    const { client, methods, bodies } = counted(apiKey);
     const plan = await client.mcp.plan_task({ goal: 'calculate the EMI of a loan' });
+    const manifest = JSON.parse(readFileSync(join(here, '..', 'package.json'), 'utf8')) as { name: string; version: string };
+    const initialize = bodies.find((b) => b['method'] === 'initialize') as { params?: { clientInfo?: unknown } } | undefined;
+    assert.deepEqual(initialize?.params?.clientInfo, { name: manifest.name, version: manifest.version }, 'the client names itself as the package it is');
     assert.notEqual(plan.status, 'suggest', JSON.stringify(plan).slice(0, 400));
     assert.match(JSON.stringify(plan['tools'] ?? plan['job']), /calculators_emi_calculator/, JSON.stringify(plan).slice(0, 400));
     const second = await client.mcp.plan_task({ goal: 'convert a docx to pdf' });
@@ -75,7 +84,7 @@ describe('client.mcp', () => {
     assert.equal(methods.filter((m) => m === 'tools/call').length, 2);
     // After close() the next call connects again.
     await client.mcp.close();
-    await client.mcp.discover_tools({ query: 'pdf' });
+    await client.mcp.list_skills();
     assert.equal(methods.filter((m) => m === 'initialize').length, 2, methods.join(', '));
   });
 
