@@ -108,8 +108,18 @@ export async function send(ctx: HttpContext, req: HttpRequest, options: RequestO
   }
   for (let attempt = 0; ; attempt++) {
     throwIfAborted(options.signal);
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? anySignal([options.signal, timeout]) : timeout;
+    // One controller per attempt, its timer cleared when the attempt ends: AbortSignal.timeout
+    // would keep a timer per call alive for timeoutMs (60 s) and AbortSignal.any adds its own
+    // bookkeeping, both paid on every call of a busy client.
+    const attemptController = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attemptController.abort(new Error(`No answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onCallerAbort = (): void => attemptController.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const signal = attemptController.signal;
     let failure: ToolServiceError;
     try {
       const response = await ctx.fetch(url, { method: req.method, headers, body, signal });
@@ -121,10 +131,13 @@ export async function send(ctx: HttpContext, req: HttpRequest, options: RequestO
     } catch (err) {
       if (err instanceof ToolServiceError) throw err;
       if (options.signal?.aborted) throw new APIUserAbortError({ cause: options.signal.reason });
-      failure = timeout.aborted
+      failure = timedOut
         ? new APITimeoutError({ message: `No answer within ${timeoutMs} ms`, cause: err })
         : new APIConnectionError({ message: `Connection error: ${describe(err)}`, cause: err });
       if (attempt >= maxRetries) throw failure;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
     }
     const delayMs = retryDelayMs(attempt, failure.headers);
     // A Retry-After past 60 s is longer than a call should hang: the caller decides (retryAfterSeconds).
@@ -181,16 +194,22 @@ async function readBody(response: Response, read: 'auto' | 'bytes'): Promise<unk
   return bytes.byteLength === 0 && !response.ok ? undefined : bytes;
 }
 
+/** The response's meta; the rate-limit headers are parsed when first read (most callers never do). */
 export function readMeta(response: Response, attempts: number): ResponseMeta {
   const { headers } = response;
-  const limits = parseRateLimit(headers);
+  let limits: Map<string, LimitState> | undefined;
+  const limit = (name: string): LimitState | undefined => (limits ??= parseRateLimit(headers)).get(name);
   const credits = headers.get('x-credits-remaining');
   return {
     status: response.status,
     requestId: headers.get('x-request-id') ?? undefined,
     creditsRemaining: credits === null || credits === '' || Number.isNaN(Number(credits)) ? undefined : Number(credits),
-    rateLimit: limits.get('minute'),
-    quota: limits.get('credits'),
+    get rateLimit() {
+      return limit('minute');
+    },
+    get quota() {
+      return limit('credits');
+    },
     replayed: headers.get('idempotent-replayed') === 'true',
     attempts,
     headers,
@@ -250,19 +269,6 @@ export function newIdempotencyKey(): string {
 }
 
 /** AbortSignal.any where it exists (Node >= 20.3), a small equivalent elsewhere. */
-function anySignal(signals: AbortSignal[]): AbortSignal {
-  if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals);
-  const controller = new AbortController();
-  for (const signal of signals) {
-    if (signal.aborted) {
-      controller.abort(signal.reason);
-      break;
-    }
-    signal.addEventListener('abort', () => controller.abort(signal.reason), { once: true, signal: controller.signal });
-  }
-  return controller.signal;
-}
-
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new APIUserAbortError({ cause: signal.reason });
 }
