@@ -98,7 +98,6 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
 }
 
 function toFinding(r: MixedResource): Finding {
-  const secure = r.url.replace(/^http:/i, 'https:');
   const rule = r.kind === 'blockable' ? MIXED_RULES.blockable : MIXED_RULES.upgradeable;
   const what = r.via === 'form-action' ? 'posts to' : 'loads';
   return makeFinding({
@@ -115,11 +114,33 @@ function toFinding(r: MixedResource): Finding {
     evidence: { selector: r.selector, line: r.line, url: r.url },
     fix: {
       patchType: 'html',
-      change: `Reference ${secure} instead of ${r.url} (or host it on this origin); a Content-Security-Policy of upgrade-insecure-requests covers what cannot be edited.`,
+      change: `${httpsChange(r.url)} (or host it on this origin); a Content-Security-Policy of upgrade-insecure-requests covers what cannot be edited.`,
       acceptance: `The page no longer references ${r.url} over http.`,
       roleHint: 'edit',
     },
   });
+}
+
+/**
+ * The https counterpart of an http URL. The http port never carries over: :80 is http's default,
+ * and a server listening on http at another port (8080) says nothing about https there, so the
+ * suggestion is the host's https origin (443), said as such, rather than an https URL on a port
+ * that most likely speaks plain http or nothing (which is also what upgrade-insecure-requests
+ * does: it keeps a non-default port, and such a load then fails).
+ */
+export function httpsCounterpart(httpUrl: string): { url: string; droppedPort: string | null } {
+  const parsed = new URL(httpUrl);
+  // WHATWG parsing already drops an explicit :80; any port left is a non-default http one
+  const droppedPort = parsed.port === '' ? null : parsed.port;
+  parsed.protocol = 'https:';
+  parsed.port = '';
+  return { url: parsed.href, droppedPort };
+}
+
+function httpsChange(httpUrl: string): string {
+  const { url, droppedPort } = httpsCounterpart(httpUrl);
+  if (droppedPort === null) return `Reference ${url} instead of ${httpUrl}`;
+  return `Reference the resource on the host's https origin, such as ${url}, instead of ${httpUrl}: port ${droppedPort} serves http, so check where the host serves this resource over https rather than assuming https on that port`;
 }
 
 function collect(doc: HtmlDocument): MixedResource[] {

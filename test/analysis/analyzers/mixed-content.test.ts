@@ -88,6 +88,17 @@ describe('mixed-content analyzer', () => {
     assert.equal(report.statuses['mixed-content'], 'needs_improvement');
   });
 
+  it('the suggested https URL drops an explicit :80 and never keeps a non-default http port', () => {
+    const page = (src: string) => `<html><head><script src="${src}"></script></head></html>`;
+    const explicitDefault = onlyFinding(analyze(page('http://cdn.test:80/app.js?v=2'), null, URL), 'mixed-content-blockable');
+    assert.match(explicitDefault.fix.change, /^Reference https:\/\/cdn\.test\/app\.js\?v=2 instead of http:\/\/cdn\.test\/app\.js\?v=2 /);
+    assert.doesNotMatch(explicitDefault.fix.change, /:80/);
+    const otherPort = onlyFinding(analyze(page('http://cdn.test:8080/app.js'), null, URL), 'mixed-content-blockable');
+    assert.equal(otherPort.evidence.url, 'http://cdn.test:8080/app.js');
+    assert.match(otherPort.fix.change, /https origin, such as https:\/\/cdn\.test\/app\.js, instead of http:\/\/cdn\.test:8080\/app\.js: port 8080 serves http/);
+    assert.doesNotMatch(otherPort.fix.change, /https:\/\/cdn\.test:8080/);
+  });
+
   it('a <base href> on http makes relative references insecure', () => {
     const report = analyze('<html><head><base href="http://cdn.test/"><script src="app.js"></script></head></html>', null, URL);
     assert.deepEqual(firedRules(report), ['mixed-content-blockable']);
