@@ -326,18 +326,26 @@ export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
       groups.push({ userAgents: g.userAgents, allow: g.rules.filter((r) => r.allow).slice(0, 50).map((r) => r.pattern), disallow: g.rules.filter((r) => !r.allow).slice(0, 50).map((r) => r.pattern) });
     }
     try {
+      // A crawler without a group of its own obeys the * group, so one Disallow line can block
+      // both crawlers: it is one defect with one fix, reported once naming every crawler it blocks.
       const budget = { steps: 0 };
+      const site = new Map<RobotsRule, string[]>();
+      const blocked = new Map<RobotsRule, string[]>();
       for (const crawler of CRAWLERS) {
         const crawlerRules = rulesFor(parsed, crawler);
-        const site = verdictFor(crawlerRules, '/', budget);
+        const home = verdictFor(crawlerRules, '/', budget);
         const pageVerdict = verdictFor(crawlerRules, page.pathname + page.search, budget);
-        const who = crawler === '*' ? 'all crawlers (*)' : crawler;
-        if (!site.allowed && site.rule) {
-          add(R.siteDisallowed, `robots:site:${crawler}`, `"Disallow: ${site.rule.pattern}" (line ${site.rule.line}) blocks ${who} from the site's home page, so the site drops out of search results.`, { url: robotsUrl, line: site.rule.line, snippet: `Disallow: ${site.rule.pattern}` }, `Remove "Disallow: ${site.rule.pattern}" from the group for ${crawler} (or add "Allow: /"), unless the whole site should stay out of search.`, `/ is allowed for ${crawler} in ${robotsUrl}.`);
-        }
-        if (!pageVerdict.allowed && pageVerdict.rule) {
-          add(R.pageDisallowed, `robots:page:${crawler}`, `"Disallow: ${pageVerdict.rule.pattern}" (line ${pageVerdict.rule.line}) blocks ${who} from ${page.pathname}${page.search}; the page cannot be crawled, and links to it may show without a snippet.`, { url: input.pageUrl, line: pageVerdict.rule.line, snippet: `Disallow: ${pageVerdict.rule.pattern}` }, `Narrow or remove "Disallow: ${pageVerdict.rule.pattern}", or add a longer "Allow: ${page.pathname}" rule for ${crawler}.`, `${page.pathname} is allowed for ${crawler} in ${robotsUrl}.`);
-        }
+        if (!home.allowed && home.rule) site.set(home.rule, [...(site.get(home.rule) ?? []), crawler]);
+        if (!pageVerdict.allowed && pageVerdict.rule) blocked.set(pageVerdict.rule, [...(blocked.get(pageVerdict.rule) ?? []), crawler]);
+      }
+      const who = (crawlers: string[]) => crawlers.map((c) => (c === '*' ? 'all crawlers (*)' : c)).join(' and ');
+      const parsedGroups = parsed.groups;
+      const groupOf = (rule: RobotsRule) => `the group of "User-agent: ${parsedGroups.find((g) => g.rules.includes(rule))?.userAgents.join(', ') ?? '*'}"`;
+      for (const [rule, crawlers] of site) {
+        add(R.siteDisallowed, `robots:site:line:${rule.line}`, `"Disallow: ${rule.pattern}" (line ${rule.line}) blocks ${who(crawlers)} from the site's home page, so the site drops out of search results.`, { url: robotsUrl, line: rule.line, snippet: `Disallow: ${rule.pattern}` }, `Remove "Disallow: ${rule.pattern}" (line ${rule.line}) from ${groupOf(rule)} (or add "Allow: /"), unless the whole site should stay out of search.`, `/ is allowed for ${crawlers.join(' and ')} in ${robotsUrl}.`);
+      }
+      for (const [rule, crawlers] of blocked) {
+        add(R.pageDisallowed, `robots:page:line:${rule.line}`, `"Disallow: ${rule.pattern}" (line ${rule.line}) blocks ${who(crawlers)} from ${page.pathname}${page.search}; the page cannot be crawled, and links to it may show without a snippet.`, { url: input.pageUrl, line: rule.line, snippet: `Disallow: ${rule.pattern}` }, `Narrow or remove "Disallow: ${rule.pattern}" (line ${rule.line}), or add a longer "Allow: ${page.pathname}" rule to ${groupOf(rule)}.`, `${page.pathname} is allowed for ${crawlers.join(' and ')} in ${robotsUrl}.`);
       }
     } catch {
       notes.push(`robots.txt has too many wildcard rules to match within ${MATCH_BUDGET} steps: whether the page is allowed was not decided`);

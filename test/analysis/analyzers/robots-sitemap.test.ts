@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import {
   analyzeRobotsSitemap,
   isW3cDate,
@@ -44,6 +45,36 @@ describe('robots.txt matching (RFC 9309)', () => {
     assert.equal(verdictFor(star, '/tmp/file').allowed, true, 'allow wins a tie of equal length');
     assert.equal(verdictFor(star, '/robots.txt').allowed, true);
     assert.equal(verdictFor(star, '/public').rule, null);
+  });
+
+  it('$ is an end anchor only at the end of a pattern; elsewhere it is a literal $, as Google matches it', () => {
+    const only = (pattern: string) => rulesFor(parseRobots(`User-agent: *\nDisallow: ${pattern}\n`), '*');
+    assert.equal(verdictFor(only('/price$list'), '/price$list/2024').allowed, false, 'an inner $ is a character of the path');
+    assert.equal(verdictFor(only('/price$list'), '/price').allowed, true, 'an inner $ does not end the pattern');
+    assert.equal(verdictFor(only('/*$x$'), '/a$x').allowed, false);
+    assert.equal(verdictFor(only('/*$x$'), '/a$x/more').allowed, true, 'the last $ still anchors the end');
+    // Google's robotstxt RobotsMatchStrategy::Matches (position sets; "$" an anchor only as the
+    // pattern's last character), ported here as the reference the matcher must agree with.
+    const google = (pattern: string, path: string): boolean => {
+      let positions = [0];
+      for (let k = 0; k < pattern.length; k++) {
+        const c = pattern[k];
+        if (c === '$' && k === pattern.length - 1) return positions.includes(path.length);
+        if (c === '*') positions = Array.from({ length: path.length - (positions[0] ?? 0) + 1 }, (_, i) => (positions[0] ?? 0) + i);
+        else positions = positions.filter((p) => p < path.length && path[p] === c).map((p) => p + 1);
+        if (positions.length === 0) return false;
+      }
+      return true;
+    };
+    const text = (chars: string[], min: number) => fc.array(fc.constantFrom(...chars), { minLength: min, maxLength: 8 }).map((a) => a.join(''));
+    fc.assert(
+      fc.property(text(['a', 'b', '$', '*', '.'], 0), text(['a', 'b', '$', '.'], 0), (tail, pathTail) => {
+        const pattern = `/${tail}`;
+        const path = `/${pathTail}`;
+        assert.equal(verdictFor(only(pattern), path).allowed, !google(pattern, path), `${pattern} against ${path}`);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('a crawler obeys its own group (grouped user-agent lines) and only it; others fall back to *', () => {
@@ -151,6 +182,20 @@ describe('robots-sitemap analyzer', () => {
     assert.equal(onlyFinding(report, 'sitemap-invalid-lastmod').evidence.value, '05/01/2024');
     assert.equal(onlyFinding(report, 'sitemap-wrong-root').evidence.snippet, '<rss>');
     assert.ok(report.notes.some((n) => n.includes(`${SITE}/more.xml`)));
+  });
+
+  it('one Disallow line that blocks Googlebot (through *) and * is one instance naming both crawlers', () => {
+    const report = analyzeRobotsSitemap({ pageUrl: `${SITE}/private/report`, robots: robots(`User-agent: *\nDisallow: /private\n\nSitemap: ${SITE}/sitemap.xml\n`), sitemaps: [GOOD_SITEMAP], unfollowed: [] });
+    assertValid(report);
+    assert.deepEqual(firedRules(report), ['robots-page-disallowed']);
+    const blocked = onlyFinding(report, 'robots-page-disallowed');
+    assert.equal(blocked.count, 1);
+    assert.deepEqual(blocked.instances, [{ url: `${SITE}/private/report`, line: 2, snippet: 'Disallow: /private' }]);
+    assert.match(blocked.detail, /blocks Googlebot and all crawlers \(\*\) from \/private\/report/);
+    assert.match(blocked.fix.change, /the group of "User-agent: \*"/);
+    const site = analyzeRobotsSitemap({ pageUrl: `${SITE}/`, robots: robots('User-agent: *\nDisallow: /\n'), sitemaps: [], unfollowed: [] });
+    assert.equal(onlyFinding(site, 'robots-site-disallowed').count, 1);
+    assert.equal(onlyFinding(site, 'robots-page-disallowed').count, 1);
   });
 
   it('a text sitemap counts its lines; a missing default /sitemap.xml says robots.txt names none', () => {
