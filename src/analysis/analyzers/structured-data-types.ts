@@ -15,6 +15,8 @@ export interface TypeSpec {
 // article, breadcrumb, organization, local business, FAQ, event, recipe, video, sitelinks search box).
 export const TYPE_SPECS: Record<string, TypeSpec> = {
   Product: { required: ['name', ['offers', 'review', 'aggregateRating']], recommended: ['image', 'description', 'brand', 'sku'] },
+  // product snippets: an AggregateOffer (a price range over sellers) has lowPrice, not price
+  AggregateOffer: { required: ['lowPrice', 'priceCurrency'], recommended: ['highPrice', 'offerCount'] },
   Offer: { required: [['price', 'priceSpecification'], 'priceCurrency'], recommended: ['availability', 'url', 'priceValidUntil'] },
   AggregateRating: { required: ['ratingValue', ['ratingCount', 'reviewCount']], requiredStandalone: ['itemReviewed'], recommended: ['bestRating', 'worstRating'] },
   Review: { required: ['author', 'reviewRating'], requiredStandalone: ['itemReviewed'], recommended: ['datePublished'] },
@@ -46,7 +48,6 @@ export const TYPE_ALIASES: Record<string, string> = {
   Bakery: 'LocalBusiness',
   Dentist: 'LocalBusiness',
   Hotel: 'LocalBusiness',
-  AggregateOffer: 'Offer',
 };
 
 /** An object without @type under these properties is read as this type, as Google does. */
@@ -57,3 +58,16 @@ export const IMPLIED_TYPES: Record<string, string> = {
   reviewRating: 'Rating',
   acceptedAnswer: 'Answer',
 };
+
+/**
+ * Items judged by the property that holds them rather than by their own type. An Article's or a
+ * Review's author is a Person or an Organization, but Google's article and review guides ask of it
+ * only a name (and recommend a url to a page about the author); the Organization guide's logo and
+ * sameAs are for a site's own organization, not for every organization that wrote something.
+ */
+export const ROLE_SPECS: Record<string, TypeSpec> = {
+  author: { required: ['name'], recommended: ['url'] },
+};
+
+/** Where Google reads a product's price: inside its offers, never on the Product itself. */
+export const OFFER_ONLY_PROPS = ['price', 'priceCurrency', 'lowPrice', 'highPrice', 'priceSpecification', 'availability', 'priceValidUntil'] as const;

@@ -9,7 +9,8 @@ import type { PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, notApplicable, type Analyzer, type RuleDefinition } from '../scoring.ts';
 import type { Element } from 'domhandler';
 import { jsonSyntaxError } from './json-syntax.ts';
-import { IMPLIED_TYPES, TYPE_ALIASES, TYPE_SPECS } from './structured-data-types.ts';
+import { valueProblem } from './structured-data-values.ts';
+import { IMPLIED_TYPES, OFFER_ONLY_PROPS, ROLE_SPECS, TYPE_ALIASES, TYPE_SPECS, type TypeSpec } from './structured-data-types.ts';
 
 export const MAX_BLOCKS = 100;
 export const MAX_BLOCK_CHARS = 1024 * 1024;
@@ -31,15 +32,6 @@ export const STRUCTURED_DATA_RULES = {
 
 export const rules: readonly RuleDefinition[] = Object.values(STRUCTURED_DATA_RULES);
 
-const PRICE_PROPS = new Set(['price', 'lowPrice', 'highPrice']);
-const DATE_PROPS = new Set(['datePublished', 'dateModified', 'dateCreated', 'uploadDate', 'startDate', 'endDate', 'priceValidUntil', 'validFrom', 'validThrough', 'expires']);
-const URL_PROPS = new Set(['url', 'image', 'logo', 'thumbnailUrl', 'contentUrl', 'embedUrl', 'sameAs', 'target', 'item']);
-const CURRENCY_PROPS = new Set(['priceCurrency', 'currency']);
-
-const NUMBER_LIKE = /^\d+(\.\d+)?$/;
-const ISO_8601 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?$/;
-const ABSOLUTE_URL = /^https?:\/\/[^\s/?#]+/i;
-const CURRENCY_CODE = /^[A-Z]{3}$/;
 const SCHEMA_ORG = /^https?:\/\/(www\.)?schema\.org\/?$/i;
 
 export interface StructuredDataItem {
@@ -139,11 +131,13 @@ interface Pending {
   topLevel: boolean;
   context: unknown;
   implied: string | null;
+  /** the property that holds this value (author, offers …), null at the top */
+  role: string | null;
 }
 
 function walkBlock(data: unknown, place: BlockPlace, findings: Finding[], notes: string[]): StructuredDataItem[] {
   const items: StructuredDataItem[] = [];
-  const stack: Pending[] = [{ value: data, path: '$', depth: 0, topLevel: true, context: undefined, implied: null }];
+  const stack: Pending[] = [{ value: data, path: '$', depth: 0, topLevel: true, context: undefined, implied: null, role: null }];
   let nodes = 0;
   while (stack.length > 0) {
     const next = stack.pop() as Pending;
@@ -166,7 +160,7 @@ function walkBlock(data: unknown, place: BlockPlace, findings: Finding[], notes:
     const graph = node['@graph'];
     if (Array.isArray(graph)) {
       for (let i = graph.length - 1; i >= 0; i--) {
-        stack.push({ value: graph[i], path: `${path}.@graph[${i}]`, depth: depth + 1, topLevel: true, context, implied: null });
+        stack.push({ value: graph[i], path: `${path}.@graph[${i}]`, depth: depth + 1, topLevel: true, context, implied: null, role: null });
       }
     }
     const isWrapper = Array.isArray(graph) && node['@type'] === undefined;
@@ -177,16 +171,22 @@ function walkBlock(data: unknown, place: BlockPlace, findings: Finding[], notes:
       items.push({ block: place.block, path, types, properties: Object.keys(node).filter((k) => !k.startsWith('@')).slice(0, 100), topLevel });
       if (topLevel) checkContext(item, context, findings);
       if (topLevel && explicit.length === 0) findings.push(missingTypeFinding(item));
-      for (const type of types) checkProperties(item, type, findings);
+      const roleSpec = topLevel || next.role === null ? undefined : ROLE_SPECS[next.role];
+      if (roleSpec !== undefined) checkSpec(item, `${next.role} (${types.join(', ') || 'no @type'})`, roleSpec, findings);
+      else for (const type of types) checkProperties(item, type, findings);
+    } else if (!topLevel && next.role !== null && ROLE_SPECS[next.role] !== undefined) {
+      checkSpec(item, `${next.role} (no @type)`, ROLE_SPECS[next.role] as TypeSpec, findings);
     }
-    checkValues(item, findings);
+    const product = types.some((t) => (TYPE_SPECS[t] ? t : TYPE_ALIASES[t]) === 'Product');
+    if (product) checkMisplacedOffer(item, findings);
+    checkValues(item, findings, product);
     const keys = Object.keys(node);
     for (let k = keys.length - 1; k >= 0; k--) {
       const key = keys[k] as string;
       if (key.startsWith('@')) continue;
       const child = node[key];
       if (child === null || typeof child !== 'object') continue;
-      stack.push({ value: child, path: `${path}.${key}`, depth: depth + 1, topLevel: false, context, implied: IMPLIED_TYPES[key] ?? null });
+      stack.push({ value: child, path: `${path}.${key}`, depth: depth + 1, topLevel: false, context, implied: IMPLIED_TYPES[key] ?? null, role: key });
     }
   }
   return items;
@@ -288,15 +288,7 @@ function checkProperties(item: ItemAt, rawType: string, findings: Finding[]): vo
   const type = TYPE_SPECS[rawType] ? rawType : TYPE_ALIASES[rawType];
   const spec = type === undefined ? undefined : TYPE_SPECS[type];
   if (spec === undefined) return;
-  const required = [...spec.required, ...(item.topLevel ? (spec.requiredStandalone ?? []) : [])];
-  for (const requirement of required) {
-    const options = typeof requirement === 'string' ? [requirement] : requirement;
-    if (options.some((p) => present(item.node, p))) continue;
-    findings.push(missingFinding(item, rawType, options, true));
-  }
-  for (const property of spec.recommended) {
-    if (!present(item.node, property)) findings.push(missingFinding(item, rawType, [property], false));
-  }
+  checkSpec(item, rawType, spec, findings);
   // A breadcrumb trail links every step but the last (the page itself).
   if (type === 'BreadcrumbList' && Array.isArray(item.node['itemListElement'])) {
     const steps = item.node['itemListElement'] as unknown[];
@@ -306,6 +298,47 @@ function checkProperties(item: ItemAt, rawType: string, findings: Finding[]): vo
       }
     });
   }
+}
+
+function checkSpec(item: ItemAt, label: string, spec: TypeSpec, findings: Finding[]): void {
+  const required = [...spec.required, ...(item.topLevel ? (spec.requiredStandalone ?? []) : [])];
+  for (const requirement of required) {
+    const options = typeof requirement === 'string' ? [requirement] : requirement;
+    if (options.some((p) => present(item.node, p))) continue;
+    findings.push(missingFinding(item, label, options, true));
+  }
+  for (const property of spec.recommended) {
+    if (!present(item.node, property)) findings.push(missingFinding(item, label, [property], false));
+  }
+}
+
+/**
+ * A price written on the Product itself: Google's product snippets read price, currency and
+ * availability only from the Product's offers, so the fix is to move them there, never to
+ * reformat them where they are (which checkValues would otherwise suggest).
+ */
+function checkMisplacedOffer(item: ItemAt, findings: Finding[]): void {
+  const misplaced = OFFER_ONLY_PROPS.filter((p) => item.node[p] !== undefined);
+  if (misplaced.length === 0) return;
+  const named = misplaced.map((p) => `"${p}"`).join(', ');
+  const target = item.node['offers'] === undefined ? `a new "offers": { "@type": "Offer", ${misplaced.map((p) => `"${p}": …`).join(', ')} }` : `its "offers" (each Offer)`;
+  findings.push(
+    makeFinding({
+      rule: STRUCTURED_DATA_RULES.invalidValue.id,
+      category: 'seo',
+      severity: 'medium',
+      location: `jsonld[${item.place.block}]${item.path}#offer-properties`,
+      title: STRUCTURED_DATA_RULES.invalidValue.title,
+      detail: `The Product at ${item.path} in JSON-LD block ${item.place.block} has ${named} on itself; Google reads them only inside the Product's offers, so they are ignored here.`,
+      evidence: evidenceOf(item, `${item.path} (Product)`, misplaced.join(', ')),
+      fix: {
+        patchType: 'html',
+        change: `Move ${named} from the Product at ${item.path} in JSON-LD block ${item.place.block} into ${target}.`,
+        acceptance: `The Product at ${item.path} in block ${item.place.block} has no ${named} outside its offers.`,
+        roleHint: 'edit',
+      },
+    }),
+  );
 }
 
 function missingFinding(item: ItemAt, type: string, options: readonly string[], required: boolean): Finding {
@@ -331,8 +364,10 @@ function missingFinding(item: ItemAt, type: string, options: readonly string[], 
   });
 }
 
-function checkValues(item: ItemAt, findings: Finding[]): void {
+function checkValues(item: ItemAt, findings: Finding[], product: boolean): void {
   for (const [property, raw] of Object.entries(item.node)) {
+    // a Product's own price is misplaced, not misformatted: checkMisplacedOffer says where it goes
+    if (product && (OFFER_ONLY_PROPS as readonly string[]).includes(property)) continue;
     const values = Array.isArray(raw) ? raw.slice(0, 50) : [raw];
     values.forEach((value, i) => {
       if (value === null || typeof value === 'object') return;
@@ -359,23 +394,6 @@ function checkValues(item: ItemAt, findings: Finding[]): void {
       );
     });
   }
-}
-
-function valueProblem(property: string, value: string | number | boolean | bigint | symbol | undefined): { detail: string; expected: string } | null {
-  if (PRICE_PROPS.has(property)) {
-    const ok = typeof value === 'number' ? Number.isFinite(value) && value >= 0 : typeof value === 'string' && NUMBER_LIKE.test(value.trim());
-    return ok ? null : { detail: 'a price must be a number, with "." for decimals and no currency symbol or thousands separator', expected: 'a plain number such as 19.99' };
-  }
-  if (DATE_PROPS.has(property)) {
-    return typeof value === 'string' && ISO_8601.test(value.trim()) ? null : { detail: 'not an ISO 8601 date', expected: 'an ISO 8601 date or date-time such as 2024-05-01 or 2024-05-01T09:30:00+02:00' };
-  }
-  if (URL_PROPS.has(property)) {
-    return typeof value === 'string' && ABSOLUTE_URL.test(value.trim()) ? null : { detail: 'not an absolute URL', expected: 'an absolute URL starting with https://' };
-  }
-  if (CURRENCY_PROPS.has(property)) {
-    return typeof value === 'string' && CURRENCY_CODE.test(value.trim()) ? null : { detail: 'not an ISO 4217 currency code', expected: 'a three-letter ISO 4217 code such as USD or EUR' };
-  }
-  return null;
 }
 
 function countTypes(elements: readonly Element[], typeAttribute: string): { items: number; types: string[] } {

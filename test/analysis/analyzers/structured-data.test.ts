@@ -19,7 +19,7 @@ const PRODUCT = {
   offers: { '@type': 'Offer', price: 89.9, priceCurrency: 'EUR', availability: 'https://schema.org/InStock', url: 'https://shop.test/p/trail', priceValidUntil: '2030-01-31' },
   aggregateRating: { '@type': 'AggregateRating', ratingValue: '4.5', reviewCount: 12, bestRating: 5, worstRating: 1 },
 };
-const ARTICLE = { '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'News', image: 'https://shop.test/n.jpg', datePublished: '2024-05-01T09:30:00+02:00', dateModified: '2024-05-02', author: { '@type': 'Person', name: 'Ann' } };
+const ARTICLE = { '@context': 'https://schema.org', '@type': 'NewsArticle', headline: 'News', image: 'https://shop.test/n.jpg', datePublished: '2024-05-01T09:30:00+02:00', dateModified: '2024-05-02', author: { '@type': 'Person', name: 'Ann', url: 'https://shop.test/ann' } };
 const ALL_RULES = [
   'structured-data-invalid-json',
   'structured-data-missing-context',
@@ -92,6 +92,43 @@ describe('structured-data analyzer', () => {
     const recommended = onlyFinding(report, 'structured-data-missing-recommended');
     assert.deepEqual([recommended.severity, recommended.count], ['low', 3]);
     assert.deepEqual([...recommended.detail.matchAll(/no "(\w+)"/g)].map((m) => m[1]).sort(), ['availability', 'priceValidUntil', 'url']);
+  });
+
+  it('a price on the Product itself is moved into offers, never reformatted where it is', () => {
+    const base = { '@context': 'https://schema.org', '@type': 'Product', name: 'P', image: 'https://shop.test/a.jpg', description: 'd', brand: 'b', sku: 's' };
+    const report = analyze(page(ld({ ...base, price: '$19.99', priceCurrency: 'EUR' })), null, URL);
+    assertValid(report);
+    const misplaced = onlyFinding(report, 'structured-data-invalid-value');
+    assert.equal(misplaced.count, 1, 'the $ price is not also a format finding at $.price');
+    assert.match(misplaced.detail, /has "price", "priceCurrency" on itself; Google reads them only inside the Product's offers/);
+    assert.equal(misplaced.fix.change, 'Move "price", "priceCurrency" from the Product at $ in JSON-LD block 1 into a new "offers": { "@type": "Offer", "price": …, "priceCurrency": … }.');
+    // no fix anywhere on the page says to write price outside offers
+    for (const f of report.findings) assert.doesNotMatch(f.fix.change, /(?:Write|Add) \$\.price\b|"price"[^.]*to the Product/);
+    const required = onlyFinding(report, 'structured-data-missing-required');
+    assert.match(required.fix.change, /one of "offers", "review", "aggregateRating"/);
+    // with offers present, the stray price is still pointed into them; a well-placed price is quiet
+    const both = analyze(page(ld({ ...base, price: 5, offers: { '@type': 'Offer', price: 5, priceCurrency: 'EUR', availability: 'https://schema.org/InStock', url: 'https://shop.test/p', priceValidUntil: '2030-01-01' } })), null, URL);
+    assert.equal(onlyFinding(both, 'structured-data-invalid-value').fix.change, 'Move "price" from the Product at $ in JSON-LD block 1 into its "offers" (each Offer).');
+    assert.deepEqual(analyze(page(ld(PRODUCT)), null, URL).findings, []);
+    // an AggregateOffer (a price range) needs lowPrice, not price
+    const range = analyze(page(ld({ ...base, offers: { '@type': 'AggregateOffer', lowPrice: 10, highPrice: 20, offerCount: 3, priceCurrency: 'EUR' } })), null, URL);
+    assert.deepEqual(range.findings, []);
+  });
+
+  it("an Article's author, Person or Organization, needs only a name (url recommended), not an organization's logo or sameAs", () => {
+    const article = (author: unknown) => analyze(page(ld({ ...ARTICLE, author })), null, URL);
+    assert.deepEqual(article({ '@type': 'Organization', name: 'Acme News', url: 'https://shop.test/about' }).findings, []);
+    assert.deepEqual(article([{ '@type': 'Person', name: 'Ann', url: 'https://shop.test/ann' }, { '@type': 'Organization', name: 'Acme' }]).findings.map((f) => f.rule), ['structured-data-missing-recommended']);
+    const bare = article({ '@type': 'Organization', name: 'Acme News' });
+    const recommended = onlyFinding(bare, 'structured-data-missing-recommended');
+    assert.deepEqual([recommended.count, recommended.severity], [1, 'low']);
+    assert.match(recommended.detail, /The author \(Organization\) at \$\.author in JSON-LD block 1 has no "url"/);
+    assert.doesNotMatch(JSON.stringify(bare.findings), /logo|sameAs/);
+    const nameless = onlyFinding(article({ '@type': 'Organization', url: 'https://shop.test/about' }), 'structured-data-missing-required');
+    assert.deepEqual([nameless.severity, nameless.evidence.snippet], ['medium', '$.author (author (Organization))']);
+    // the site's own Organization at the top level is still judged by the organization guide
+    const org = analyze(page(ld({ '@context': 'https://schema.org', '@type': 'Organization', name: 'Acme', url: 'https://shop.test/' })), null, URL);
+    assert.deepEqual([...onlyFinding(org, 'structured-data-missing-recommended').detail.matchAll(/no "(\w+)"/g)].map((m) => m[1]).sort(), ['logo', 'sameAs']);
   });
 
   it('a Product needs one of offers, review or aggregateRating; standalone ratings need itemReviewed', () => {
