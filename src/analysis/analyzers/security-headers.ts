@@ -19,7 +19,7 @@ import {
   type RuleDefinition,
 } from '../scoring.ts';
 import { evaluateCsp, parseCsp } from './csp-policy.ts';
-import { evaluateCookie, evaluateCookies, parseSetCookie } from './cookie-flags.ts';
+import { cookieFailures, evaluateCookie, evaluateCookies, parseSetCookie } from './cookie-flags.ts';
 
 const rule = (id: string, title: string): RuleDefinition => ({ id, category: 'security-headers', weight: 1, severity: 'high', title });
 
@@ -39,7 +39,13 @@ export const SECURITY_RULES = {
 
 export const rules: readonly RuleDefinition[] = Object.values(SECURITY_RULES);
 
-const SIX_MONTHS = 15_768_000;
+/**
+ * The Observatory's HSTS threshold (src/analyzer/tests/strict-transport-security.js): six months
+ * would be 15,768,000 s, but it takes 15,552,000 (180 days) because many sites send that, and its
+ * grade is what this one must agree with.
+ */
+export const SIX_MONTHS = 15_552_000;
+const HSTS_PASS = 'hsts-implemented-max-age-at-least-six-months';
 const PRIVATE_REFERRER = new Set(['no-referrer', 'same-origin', 'strict-origin', 'strict-origin-when-cross-origin']);
 const UNSAFE_REFERRER = new Set(['origin', 'origin-when-cross-origin', 'unsafe-url', 'no-referrer-when-downgrade']);
 
@@ -80,26 +86,30 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
   const h = facts.headers;
   const findings: Finding[] = [];
   const hsts = hstsOutcome(h['strict-transport-security'], https, facts.tls?.authorized ?? true);
-  const hstsValid = hsts.modifier >= -10 && https && h['strict-transport-security'] !== undefined;
+  // The cookie test counts HSTS only when the HSTS test passes (max-age of at least six months), as the Observatory's does.
+  const hstsValid = hsts.result === HSTS_PASS;
 
   const cookieFlags = facts.setCookies.map(parseSetCookie);
   const cookieOutcomes = cookieFlags.map((c) => evaluateCookie(c, https, hstsValid));
   cookieFlags.forEach((cookie, i) => {
     const outcome = cookieOutcomes[i];
     if (!outcome || outcome.modifier >= 0) return;
+    // Every result the cookie reaches is said, worst first: fixing Secure alone must not look like enough.
+    const failures = cookieFailures(cookie, https, hstsValid);
+    const httpOnly = cookie.gradedSession || cookie.session;
     findings.push(
       makeFinding({
         rule: SECURITY_RULES.cookies.id,
         category: 'security-headers',
-        severity: severityOf(outcome.modifier),
+        severity: severityOf(Math.min(...failures.map((f) => f.modifier))),
         location: `cookie:${cookie.name}`,
         title: `Cookie ${cookie.name}: ${outcome.result}`,
-        detail: outcome.description,
+        detail: failures.map((f) => `${f.description} (${f.modifier})`).join(' '),
         evidence: { header: 'set-cookie', value: truncate(facts.setCookies[i] ?? '') },
         fix: {
           patchType: 'http-header',
-          change: `Set the cookie ${cookie.name} with Secure${cookie.session ? '; HttpOnly' : ''}; SameSite=Lax (or Strict).`,
-          acceptance: `Every Set-Cookie for ${cookie.name} carries Secure${cookie.session ? ', HttpOnly' : ''} and SameSite=Lax or Strict.`,
+          change: `Set the cookie ${cookie.name} with Secure${httpOnly ? '; HttpOnly' : ''}; SameSite=Lax (or Strict).`,
+          acceptance: `Every Set-Cookie for ${cookie.name} carries Secure${httpOnly ? ', HttpOnly' : ''} and SameSite=Lax or Strict.`,
           roleHint: 'config',
         },
       }),
@@ -111,7 +121,8 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
   const outcomes: Outcome[] = [
     cspOutcome(cspValue(h, doc), https),
     { rule: SECURITY_RULES.cookies, ...cookies, applicable: cookieFlags.length > 0 },
-    corsOutcome(h),
+    // The page GET sends no Origin, so no answer to it can be an echo: universal access needs a probe that sends one.
+    corsOutcome(h, null),
     redirectionOutcome(facts),
     referrerOutcome(h['referrer-policy']),
     hsts,
@@ -212,12 +223,14 @@ function hstsOutcome(value: string | undefined, https: boolean, certValid: boole
   if (!https) return { ...base, result: 'hsts-not-implemented-no-https', modifier: -20, description: 'HSTS cannot be set on a page served over http.', finding: finding(value) };
   if (!certValid) return { ...base, result: 'hsts-invalid-cert', modifier: -20, description: 'HSTS cannot take effect with an invalid certificate chain.', finding: finding(value) };
   if (value === undefined) return { ...base, result: 'hsts-not-implemented', modifier: -20, description: 'No Strict-Transport-Security header is sent.', finding: finding() };
+  // A comma means the header was sent twice (joined); the Observatory refuses such a header as invalid.
+  if (value.includes(',')) return { ...base, result: 'hsts-header-invalid', modifier: -20, description: 'Strict-Transport-Security is sent more than once.', finding: finding(value) };
   const maxAge = /(?:^|;)\s*max-age\s*=\s*"?(\d+)"?\s*(?:;|$)/i.exec(value)?.[1];
   if (maxAge === undefined) return { ...base, result: 'hsts-header-invalid', modifier: -20, description: 'The Strict-Transport-Security header has no valid max-age.', finding: finding(value) };
   if (Number(maxAge) < SIX_MONTHS) {
     return { ...base, result: 'hsts-implemented-max-age-less-than-six-months', modifier: -10, description: `max-age is ${maxAge} seconds, under six months (${SIX_MONTHS}).`, finding: finding(value) };
   }
-  return { ...base, result: 'hsts-implemented-max-age-at-least-six-months', modifier: 0, description: `max-age is ${maxAge} seconds.` };
+  return { ...base, result: HSTS_PASS, modifier: 0, description: `max-age is ${maxAge} seconds.` };
 }
 
 function nosniffOutcome(value: string | undefined): Outcome {
@@ -282,16 +295,32 @@ function coopOutcome(value: string | undefined): Outcome {
   };
 }
 
-function corsOutcome(h: Record<string, string>): Outcome {
+/**
+ * CORS the Observatory's way (src/analyzer/tests/cors.js): * is public access (0) whatever
+ * Access-Control-Allow-Credentials says, since browsers refuse credentials with a wildcard; only
+ * an Allow-Origin that echoes the Origin the request sent, with credentials true, is universal
+ * access (-50); any other origin is restricted access (0). sentOrigin is the Origin this fetch
+ * sent, null when it sent none (then nothing can be an echo).
+ */
+function corsOutcome(h: Record<string, string>, sentOrigin: string | null): Outcome {
   const base = { rule: SECURITY_RULES.cors };
   const origin = h['access-control-allow-origin']?.trim();
   if (origin === undefined) return { ...base, result: 'cross-origin-resource-sharing-not-implemented', modifier: 0, description: 'No Access-Control-Allow-Origin header.' };
   const credentials = h['access-control-allow-credentials']?.trim().toLowerCase() === 'true';
-  if (credentials && (origin === '*' || origin === 'null')) {
-    const fix = headerFix('Access-Control-Allow-Origin', 'a fixed list of trusted origins (never * or null with credentials)', 'Credentials are allowed only for named trusted origins.');
-    return { ...base, result: 'cross-origin-resource-sharing-implemented-with-universal-access', modifier: -50, description: `Access-Control-Allow-Origin: ${origin} with credentials allowed.`, finding: { header: 'access-control-allow-origin', value: origin, fix } };
+  if (origin === '*') {
+    return {
+      ...base,
+      result: 'cross-origin-resource-sharing-implemented-with-public-access',
+      modifier: 0,
+      description: credentials
+        ? 'Content is readable from any origin; Access-Control-Allow-Credentials: true is ignored beside *, browsers never send cookies to a wildcard.'
+        : 'Content is readable from any origin.',
+    };
   }
-  if (origin === '*') return { ...base, result: 'cross-origin-resource-sharing-implemented-with-public-access', modifier: 0, description: 'Content is readable from any origin.' };
+  if (credentials && sentOrigin !== null && origin === sentOrigin) {
+    const fix = headerFix('Access-Control-Allow-Origin', 'a fixed list of trusted origins (never the request\'s Origin echoed back with credentials)', 'Credentials are allowed only for named trusted origins.');
+    return { ...base, result: 'cross-origin-resource-sharing-implemented-with-universal-access', modifier: -50, description: `Access-Control-Allow-Origin echoes the request's Origin (${origin}) with credentials allowed: any site can read the page with the visitor's cookies.`, finding: { header: 'access-control-allow-origin', value: origin, fix } };
+  }
   return { ...base, result: 'cross-origin-resource-sharing-implemented-with-restricted-access', modifier: 0, description: `Content is readable from ${origin}.` };
 }
 

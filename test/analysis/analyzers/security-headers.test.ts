@@ -132,7 +132,14 @@ describe('security-headers analyzer', () => {
       [{ 'referrer-policy': undefined }, 'security-referrer-policy', 'referrer-policy-not-implemented 0'],
       [{ 'cross-origin-resource-policy': 'bogus' }, 'security-corp', 'corp-header-invalid -5'],
       [{ 'access-control-allow-origin': '*' }, 'security-cors', 'cross-origin-resource-sharing-implemented-with-public-access 0'],
-      [{ 'access-control-allow-origin': 'null', 'access-control-allow-credentials': 'true' }, 'security-cors', 'cross-origin-resource-sharing-implemented-with-universal-access -50'],
+      // Browsers refuse credentials beside *, so the Observatory calls it public access, not universal (-50).
+      [{ 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' }, 'security-cors', 'cross-origin-resource-sharing-implemented-with-public-access 0'],
+      // The page GET sends no Origin, so null is not an echo of one: restricted, as the Observatory's own Origin would find it.
+      [{ 'access-control-allow-origin': 'null', 'access-control-allow-credentials': 'true' }, 'security-cors', 'cross-origin-resource-sharing-implemented-with-restricted-access 0'],
+      // The Observatory's threshold is 15,552,000 s (180 days), not 15,768,000.
+      [{ 'strict-transport-security': 'max-age=15552000' }, 'security-hsts', 'hsts-implemented-max-age-at-least-six-months 0'],
+      [{ 'strict-transport-security': 'max-age=15551999' }, 'security-hsts', 'hsts-implemented-max-age-less-than-six-months -10'],
+      [{ 'strict-transport-security': 'max-age=63072000, max-age=63072000' }, 'security-hsts', 'hsts-header-invalid -20'],
     ];
     for (const [changes, rule, expected] of cases) {
       const report = analyze(PAGE, withHeaders(changes), URL);
@@ -166,6 +173,48 @@ describe('security-headers analyzer', () => {
     assert.deepEqual(cookies?.instances?.map((e) => e.value?.split('=')[0]), ['sessionid', 'theme']);
     assert.match(cookies?.detail ?? '', /^2 instances on the page\. Each is listed in instances \(header, value\)\. Session cookie set without the HttpOnly flag/);
     assert.equal(cookies?.fix.change.match(/Each: /g)?.length, 1);
+  });
+
+  it('grades cookies by the Observatory\'s rules: every result a cookie reaches counts, names as it reads them', () => {
+    const cases: Array<[string, string]> = [
+      // HSTS on: the missing Secure is softened, the missing HttpOnly is not (it was -10 when Secure returned first)
+      ['sessionid=x', 'cookies-session-without-httponly-flag -30'],
+      ['PHPSESSID=x; Path=/', 'cookies-session-without-httponly-flag -30'],
+      ['login_user=x; HttpOnly', 'cookies-session-without-secure-flag-but-protected-by-hsts -10'],
+      // SameSite=None without Secure is an invalid SameSite (-20), worse than the HSTS-softened Secure (-5)
+      ['theme=dark; SameSite=None', 'cookies-samesite-flag-invalid -20'],
+      ['theme=dark; Secure; SameSite=None', 'cookies-secure-with-httponly-sessions-and-samesite 5'],
+      ['theme=dark; Secure; SameSite=', 'cookies-samesite-flag-invalid -20'],
+      // "csrf" is the Observatory's anti-CSRF name; XSRF-TOKEN is a plain cookie to it
+      ['XSRF-TOKEN=x; Secure', 'cookies-secure-with-httponly-sessions 0'],
+      ['XSRF-TOKEN=x; Secure; SameSite=Lax', 'cookies-secure-with-httponly-sessions-and-samesite 5'],
+      ['csrftoken=x; Secure; SameSite=Strict', 'cookies-secure-with-httponly-sessions-and-samesite 5'],
+      // only "login" and "sess" make a session cookie: an auth token readable by scripts is not graded as one
+      ['auth_token=x; Secure; SameSite=Lax', 'cookies-secure-with-httponly-sessions-and-samesite 5'],
+    ];
+    for (const [cookie, expected] of cases) {
+      const report = analyze(PAGE, factsFor(URL, { headers: STRONG_HEADERS, setCookies: [cookie] }), URL);
+      assert.equal(test(report, 'security-cookies'), expected, cookie);
+    }
+    // HSTS under six months fails its test, so it protects no cookie: the session cookie is -40
+    const shortHsts = analyze(PAGE, withHeaders({ 'strict-transport-security': 'max-age=300' }, { setCookies: ['sessionid=x; HttpOnly'] }), URL);
+    assert.equal(test(shortHsts, 'security-cookies'), 'cookies-session-without-secure-flag -40');
+    // the page takes the worst in the Observatory's order, and +5 only when every cookie has SameSite
+    const mixed = analyze(PAGE, factsFor(URL, { headers: STRONG_HEADERS, setCookies: ['a=1; Secure; SameSite=Lax', 'b=2; Secure'] }), URL);
+    assert.equal(test(mixed, 'security-cookies'), 'cookies-secure-with-httponly-sessions 0');
+  });
+
+  it('a session cookie without HttpOnly behind HSTS costs the grade as the Observatory\'s does: 70, B', () => {
+    const report = analyze(PAGE, factsFor(URL, { headers: STRONG_HEADERS, setCookies: ['sessionid=abc; Path=/'] }), URL);
+    assert.deepEqual({ score: observatory(report).score, grade: observatory(report).grade }, { score: 70, grade: 'B' });
+    const cookies = report.findings.find((f) => f.rule === 'security-cookies');
+    assert.equal(cookies?.severity, 'high');
+    // both the HttpOnly and the Secure result are said, worst first, and the fix asks for both
+    assert.match(cookies?.detail ?? '', /^Session cookie set without the HttpOnly flag.*\(-30\).*without the Secure flag.*\(-10\)/);
+    assert.match(cookies?.fix.change ?? '', /Secure; HttpOnly/);
+    // a wildcard with credentials no longer costs 50: the same strong set stays A+
+    const wildcard = analyze(PAGE, withHeaders({ 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' }), URL);
+    assert.deepEqual({ score: observatory(wildcard).score, grade: observatory(wildcard).grade }, { score: 130, grade: 'A+' });
   });
 
   it('grades the redirect from http when the fetch started there, and external scripts', () => {
