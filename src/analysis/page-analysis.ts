@@ -3,11 +3,11 @@
 // A response that is not HTML (or an error status) is still reported: the header rules are
 // judged, the page rules say why they could not be, and the report is marked incomplete.
 import type { PageAccess, UrlReportResult } from './url-report.ts';
-import type { Category, Check, Finding, Report, ScoreKey, Status } from './findings.ts';
+import { makeFinding, type Category, type Check, type Finding, type Report, type ScoreKey, type Status } from './findings.ts';
 import { parseHtml, type HtmlDocument } from './html-document.ts';
 import type { PageFacts } from './page-facts.ts';
 import { analyzeOnWorker } from './analysis-pool.ts';
-import { buildReport, categoryScore, statusForScore, type Analyzer } from './scoring.ts';
+import { buildReport, categoryScore, failed, findingCounts, passed, statusForScore, type Analyzer, type RuleDefinition } from './scoring.ts';
 import { isLocalPage, withoutLocalPlaceholder } from './local-page.ts';
 import { firstPer } from './finding-groups.ts';
 
@@ -18,10 +18,19 @@ export function isHtmlResponse(facts: PageFacts): boolean {
   return type === 'text/html' || type === 'application/xhtml+xml';
 }
 
+/**
+ * Lighthouse's http-status-code audit: a page answering 400 or more is not indexed, whatever its
+ * HTML says. Every report that judges SEO gets it here, so no page-reading tool can forget it.
+ */
+export const HTTP_STATUS_RULE = {
+  id: 'http-status-code', category: 'seo', weight: 1, severity: 'high', title: 'The page answers an HTTP error status',
+} as const satisfies RuleDefinition;
+
 /** The notes a report gets for a page that was fetched but is not a readable HTML page. */
-export function pageNotes(facts: PageFacts): string[] {
+export function pageNotes(facts: PageFacts, statusJudged = false): string[] {
   const notes: string[] = [];
-  if (facts.status >= 400) notes.push(`the server answered HTTP ${facts.status}: the page analysed is its error page`);
+  // Where the status is a finding of its own, the report says it there, not as something unanalysed.
+  if (facts.status >= 400 && !statusJudged) notes.push(`the server answered HTTP ${facts.status}: the page analysed is its error page`);
   if (!isHtmlResponse(facts)) notes.push(`the response is ${facts.mediaType ?? 'of no declared type'}, not HTML: the page's own rules were judged on an empty page`);
   return notes;
 }
@@ -31,11 +40,72 @@ export function analyzeFetched(analyzers: readonly Analyzer[], html: string, fac
   const readable = facts === null || isHtmlResponse(facts);
   const doc: HtmlDocument = parseHtml(readable ? html : '', url);
   const reports = analyzers.map((a) => a.analyzeDocument(doc, facts, url));
-  const combined = combineReports(reports, analyzers.map((a) => a.id));
-  const extra = facts === null ? [] : pageNotes(facts);
+  const merged = combineReports(reports, analyzers.map((a) => a.id));
+  const judgesStatus = facts !== null && merged.statuses.seo !== undefined;
+  const combined = judgesStatus ? withHttpStatus(merged, facts) : merged;
+  const extra = facts === null ? [] : pageNotes(facts, judgesStatus);
   const report = extra.length === 0 ? combined : { ...combined, notes: [...extra, ...combined.notes], incomplete: true };
   // HTML passed in is read under a placeholder address: no fix may tell the agent to paste it.
   return facts === null && isLocalPage(url) ? withoutLocalPlaceholder(report) : report;
+}
+
+/**
+ * Adds the http-status-code check (and, on an error status, its finding first in the list) to a
+ * report that judges SEO, and scores SEO again. A failing status weighs as much as every other
+ * SEO check judged together, so an error page's SEO is at most 50, never "good" (Lighthouse's
+ * 404 page scores 96 when only the audit's weight of 1 counts, as ours did); a passing one weighs
+ * Lighthouse's 1, so a good status does not lift a poor page.
+ */
+export function withHttpStatus(report: Report, facts: Pick<PageFacts, 'status' | 'finalUrl'>): Report {
+  const rule = HTTP_STATUS_RULE;
+  const others = report.checks.filter((c) => c.rule !== rule.id);
+  const failing = facts.status >= 400;
+  const otherWeight = others.filter((c) => c.category === 'seo' && c.score !== null).reduce((sum, c) => sum + c.weight, 0);
+  const check: Check = failing ? { ...failed(rule), weight: Math.max(rule.weight, otherWeight) } : passed(rule);
+  const checks = [...others, check];
+  const what = facts.status >= 500 ? 'a server error' : facts.status === 404 || facts.status === 410 ? 'not found' : 'a client error';
+  const finding: Finding[] = failing
+    ? [{
+        ...makeFinding({
+          rule: rule.id,
+          category: rule.category,
+          severity: rule.severity,
+          location: 'response:status',
+          title: `${rule.title} (${facts.status})`,
+          detail: `${facts.finalUrl} answers HTTP ${facts.status} (${what}): search engines do not index a page that answers 400 or more, whatever its HTML says, and drop it if it was indexed.`,
+          evidence: { value: `HTTP ${facts.status}`, url: facts.finalUrl },
+          fix: {
+            patchType: 'investigate',
+            change: facts.status >= 500
+              ? `Find why the server fails on ${facts.finalUrl} (its error log, the application behind it) and make it answer 200.`
+              : `Check that ${facts.finalUrl} is the right address: if the page should exist, make it answer 200 (a missing route, file or permission); if it moved, redirect it with 301 to its new URL; link to the working URL instead.`,
+            acceptance: 'The page answers HTTP 200.',
+            roleHint: 'config',
+          },
+        }),
+        count: 1,
+        instances: [{ value: `HTTP ${facts.status}`, url: facts.finalUrl }],
+      }]
+    : [];
+  const findings = [...finding, ...report.findings.filter((f) => f.rule !== rule.id)];
+  const scores = { ...report.scores };
+  const statuses: Partial<Record<ScoreKey, Status>> = { ...report.statuses };
+  const seo = categoryScore(checks, 'seo');
+  if (seo === undefined) delete scores.seo;
+  else scores.seo = seo;
+  statuses.seo = statusForScore(seo);
+  const known = Object.entries(scores).filter(([k]) => k !== 'overall').map(([, v]) => v);
+  if (known.length > 0) scores.overall = Math.round(known.reduce((a, b) => a + b, 0) / known.length);
+  else delete scores.overall;
+  statuses.overall = statusForScore(scores.overall);
+  const summary = {
+    ...report.summary,
+    ...findingCounts(findings),
+    checks: checks.length,
+    passed: checks.filter((c) => c.result === 'pass').length,
+    failed: checks.filter((c) => c.result === 'fail').length,
+  };
+  return { ...report, scores, statuses, findings, checks, summary };
 }
 
 /**

@@ -3,7 +3,7 @@ import { defineUrlTool, urlField, urlReportResultSchema } from '../../core/defin
 import { analyzeCanonicalHreflang, MAX_ALTERNATES, readLinks, targetsOf } from '../../analysis/analyzers/canonical-hreflang.ts';
 import type { FetchOutcome } from '../../analysis/analyzers/robots-sitemap.ts';
 import { parseHtml } from '../../analysis/html-document.ts';
-import { isHtmlResponse, pageNotes } from '../../analysis/page-analysis.ts';
+import { isHtmlResponse, pageNotes, withHttpStatus } from '../../analysis/page-analysis.ts';
 import { fetchOutcome } from './robots-sitemap-checker.ts';
 
 /** Each target is read only for its status, headers and <head>, so a small cap and a short time do. */
@@ -81,8 +81,9 @@ export const canonicalHreflangCheckerTool = defineUrlTool({
       const batch = await Promise.all(urls.slice(i, i + PARALLEL).map((u) => fetchOutcome(ctx.fetchPage, u, { limits: TARGET_LIMITS })));
       for (const outcome of batch) targets.set(outcome.url, outcome);
     }
-    const report = analyzeCanonicalHreflang(doc, facts, facts.finalUrl, targets);
-    const extra = pageNotes(facts);
+    // The status rule every page-reading report gets (page-analysis.ts): an error page is not indexed.
+    const report = withHttpStatus(analyzeCanonicalHreflang(doc, facts, facts.finalUrl, targets), facts);
+    const extra = pageNotes(facts, true);
     return { url, finalUrl: facts.finalUrl, status: facts.status, report: extra.length === 0 ? report : { ...report, notes: [...extra, ...report.notes], incomplete: true } };
   },
 });
