@@ -29,6 +29,28 @@ const REGIONS = new Set(
     'ZA ZM ZW').split(' '),
 );
 
+// Lighthouse's canonical audit fails these two (meta-tags.ts judges them under the same ids, so a
+// report of both analyzers holds one finding): each asks search engines to index another page.
+export const CANONICAL_TO_ROOT = { id: 'canonical-points-to-root', category: 'seo', weight: 3, severity: 'high', title: "The canonical URL points to the site's home page" } as const satisfies RuleDefinition;
+export const CANONICAL_TO_ALTERNATE = { id: 'canonical-points-to-alternate', category: 'seo', weight: 3, severity: 'high', title: "The canonical URL points to another language's version of the page" } as const satisfies RuleDefinition;
+
+/**
+ * How a canonical misdirects, as Lighthouse's canonical audit reads it: a deeper page naming its
+ * site's home page (search engines then index only the home page), or one language's page naming
+ * another language's alternate of its own hreflang set (the alternates cancel each other: each
+ * language must name itself). null when neither; the same page is never a misdirection.
+ */
+export function canonicalMisdirection(canonical: string, pageUrl: string, alternates: readonly { hreflang: string; resolved: string | null }[]): { kind: 'root' } | { kind: 'alternate'; hreflang: string } | null {
+  const target = normalise(canonical);
+  const page = normalise(pageUrl);
+  if (target === null || page === null || target === page) return null;
+  const t = new URL(target);
+  const p = new URL(page);
+  if (t.origin === p.origin && t.pathname === '/' && t.search === '' && p.pathname !== '/') return { kind: 'root' };
+  const alternate = alternates.find((a) => a.resolved !== null && normalise(a.resolved) === target);
+  return alternate === undefined ? null : { kind: 'alternate', hreflang: alternate.hreflang };
+}
+
 export const CANONICAL_RULES = {
   canonicalMissing: { id: 'canonical-missing', category: 'seo', weight: 1, severity: 'low', title: 'The page names no canonical URL' },
   canonicalInvalid: { id: 'canonical-invalid', category: 'seo', weight: 3, severity: 'high', title: 'The canonical URL is not a valid http(s) URL' },
@@ -38,6 +60,8 @@ export const CANONICAL_RULES = {
   canonicalTargetError: { id: 'canonical-target-error', category: 'seo', weight: 3, severity: 'high', title: 'The canonical URL does not answer 200' },
   canonicalTargetRedirects: { id: 'canonical-target-redirects', category: 'seo', weight: 2, severity: 'medium', title: 'The canonical URL redirects' },
   canonicalTargetNoindex: { id: 'canonical-target-noindex', category: 'seo', weight: 3, severity: 'high', title: 'The canonical URL is noindex' },
+  canonicalRoot: CANONICAL_TO_ROOT,
+  canonicalOtherLanguage: CANONICAL_TO_ALTERNATE,
   hreflangInvalid: { id: 'hreflang-invalid-code', category: 'seo', weight: 2, severity: 'medium', title: 'An hreflang code is not a language(-region) code' },
   hreflangNoSelf: { id: 'hreflang-missing-self', category: 'seo', weight: 2, severity: 'medium', title: 'The hreflang set does not include the page itself' },
   hreflangNoDefault: { id: 'hreflang-missing-x-default', category: 'seo', weight: 1, severity: 'low', title: 'The hreflang set has no x-default' },
@@ -159,6 +183,7 @@ export function analyzeCanonicalHreflang(doc: HtmlDocument, facts: PageFacts | n
   const C = CANONICAL_RULES;
   const findings: Finding[] = [];
   const notes: string[] = [...doc.notes];
+  const info: string[] = [];
   const skipped = new Map<string, 'unknown' | 'not_applicable'>();
   const add = (rule: RuleDefinition, location: string, detail: string, evidence: Finding['evidence'], change: string, acceptance: string, patchType: 'html' | 'config' | 'investigate' = 'html') =>
     findings.push(makeFinding({ rule: rule.id, category: rule.category, severity: rule.severity, location, title: rule.title, detail, evidence, fix: { patchType, change, acceptance, roleHint: patchType === 'config' ? 'config' : 'edit' } }));
@@ -173,8 +198,11 @@ export function analyzeCanonicalHreflang(doc: HtmlDocument, facts: PageFacts | n
   // The canonical.
   const canonical = links.canonicals[0];
   if (canonical === undefined) {
-    add(C.canonicalMissing, 'canonical', 'Neither a <link rel="canonical"> nor a Link header names the URL to index, so copies of the page (parameters, http/https, a trailing slash) compete with it.', {}, `Add <link rel="canonical" href="${pageUrl}"> to <head>.`, 'The page declares one absolute canonical URL.');
-    for (const rule of [C.canonicalInvalid, C.canonicalRelative, C.canonicalMultiple, C.canonicalOtherHost, ...targetRules]) skipped.set(rule.id, 'not_applicable');
+    // A canonical is optional (Lighthouse's canonical audit is not applicable without one): search
+    // engines then choose the URL themselves. Said as a remark, neither a failure nor a finding, so
+    // a page without one is not scored 0 "poor".
+    info.push(`the page names no canonical URL (optional: search engines choose one; add <link rel="canonical" href="${pageUrl}"> if copies of the page exist under other URLs)`);
+    for (const rule of [C.canonicalMissing, C.canonicalInvalid, C.canonicalRelative, C.canonicalMultiple, C.canonicalOtherHost, C.canonicalRoot, C.canonicalOtherLanguage, ...targetRules]) skipped.set(rule.id, 'not_applicable');
   } else {
     for (const d of links.canonicals) {
       if (d.resolved === null) add(C.canonicalInvalid, `canonical:${d.location}`, `The canonical href "${d.href.slice(0, 200)}" is ${d.href === '' ? 'empty' : 'not an http(s) URL'}, so search engines ignore it.`, at(d), `Set the canonical href to this page's absolute URL (${pageUrl}).`, 'The canonical href is an absolute http(s) URL.');
@@ -187,6 +215,14 @@ export function analyzeCanonicalHreflang(doc: HtmlDocument, facts: PageFacts | n
     const target = canonical.resolved;
     if (target !== null && new URL(target).hostname !== pageHost) {
       add(C.canonicalOtherHost, 'canonical:host', `The canonical URL ${target} is on ${new URL(target).hostname}, not ${pageHost}: search engines index that host's page instead of this one.`, { ...at(canonical), url: target }, `Point the canonical at ${pageHost}, unless this page really is a copy of ${target}.`, `The canonical URL's host is ${pageHost}.`);
+    }
+    const misdirection = target === null ? null : canonicalMisdirection(target, pageUrl, links.alternates.map((a) => ({ hreflang: a.hreflang ?? '', resolved: a.resolved })));
+    if (target !== null && misdirection?.kind === 'root') {
+      add(C.canonicalRoot, 'canonical:root', `The canonical URL ${target} is the site's home page, not this page (${pageUrl}): search engines are asked to index the home page instead, and this page drops out of results.`, { ...at(canonical), url: target }, `Point the canonical at this page's own URL (${pageUrl}), or at the page whose content it duplicates.`, `The canonical URL is not the home page of ${pageHost}.`);
+    } else if (target !== null && misdirection?.kind === 'alternate') {
+      add(C.canonicalOtherLanguage, 'canonical:alternate', `The canonical URL ${target} is this page's hreflang="${misdirection.hreflang}" alternate: search engines are asked to index that language's page instead of this one, and the hreflang pair cancels out. Each language's page must name itself as canonical.`, { ...at(canonical), url: target }, `Point the canonical at this page's own URL (${pageUrl}).`, `The canonical URL is not one of the page's other hreflang alternates.`);
+    } else if (target === null) {
+      for (const rule of [C.canonicalRoot, C.canonicalOtherLanguage]) skipped.set(rule.id, 'not_applicable');
     }
     if (target === null || self.has(target)) {
       // A self-referencing canonical: the page itself was fetched, nothing more to check.
@@ -284,6 +320,7 @@ export function analyzeCanonicalHreflang(doc: HtmlDocument, facts: PageFacts | n
     findings,
     rules,
     notes,
+    info,
     details: {
       canonicals: links.canonicals.map((d) => ({ href: d.href, resolved: d.resolved, source: d.source })),
       canonicalStatus: canonical?.resolved ? (targets?.get(canonical.resolved)?.facts?.status ?? null) : null,

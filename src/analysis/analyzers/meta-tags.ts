@@ -8,6 +8,7 @@ import { attr, closest, parseHtml, rawTextOf, resolveUrl, snippetOf, type HtmlDo
 import type { PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, type Analyzer, type RuleDefinition } from '../scoring.ts';
 import { isLocalPage } from '../local-page.ts';
+import { CANONICAL_TO_ALTERNATE, CANONICAL_TO_ROOT, canonicalMisdirection } from './canonical-hreflang.ts';
 import {
   DESCRIPTION_MAX,
   DESCRIPTION_MIN,
@@ -39,6 +40,8 @@ export const META_RULES = {
   canonicalRelative: { id: 'meta-canonical-relative', category: 'seo', weight: 1, severity: 'low', title: 'The canonical URL is not absolute' },
   canonicalOtherHost: { id: 'meta-canonical-other-host', category: 'seo', weight: 2, severity: 'medium', title: 'The canonical URL points to another host' },
   canonicalMultiple: { id: 'meta-canonical-multiple', category: 'seo', weight: 2, severity: 'medium', title: 'The page has more than one canonical link' },
+  canonicalRoot: CANONICAL_TO_ROOT,
+  canonicalOtherLanguage: CANONICAL_TO_ALTERNATE,
   noindex: { id: 'meta-robots-noindex', category: 'seo', weight: 5, severity: 'high', title: 'The page is blocked from indexing' },
   viewportMissing: { id: 'meta-viewport-missing', category: 'best-practices', weight: 2, severity: 'medium', title: 'The page has no viewport meta tag' },
   viewportZoom: { id: 'meta-viewport-zoom-disabled', category: 'accessibility', weight: 3, severity: 'medium', title: 'The viewport blocks zooming' },
@@ -155,6 +158,21 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
       add(META_RULES.canonicalOtherHost, location, `The canonical URL is on ${absolute.hostname}, not ${pageUrl.hostname}: search engines index that page instead of this one.`,
         { ...at(firstCanonical), url: absolute.href }, `Point the canonical at this page on ${pageUrl.hostname}, unless the page really is a copy of the other site's.`,
         `The canonical URL's host is ${pageUrl.hostname}.`);
+    }
+    if (absolute && pageUrl && !local) {
+      const alternates = doc.byTag('link')
+        .filter((l) => relTokens(l).includes('alternate') && attr(l, 'hreflang') !== undefined)
+        .map((l) => ({ hreflang: (attr(l, 'hreflang') ?? '').trim(), resolved: resolveUrl((attr(l, 'href') ?? '').trim(), doc.baseUrl ?? pageUrl)?.href ?? null }));
+      const misdirection = canonicalMisdirection(absolute.href, pageUrl.href, alternates);
+      if (misdirection?.kind === 'root') {
+        add(META_RULES.canonicalRoot, location, `The canonical URL ${absolute.href} is the site's home page, not this page: search engines are asked to index the home page instead, and this page drops out of results.`,
+          { ...at(firstCanonical), url: absolute.href }, `Point the canonical at this page's own URL (${pageUrl.href}), or at the page whose content it duplicates.`,
+          `The canonical URL is not the home page of ${pageUrl.hostname}.`);
+      } else if (misdirection?.kind === 'alternate') {
+        add(META_RULES.canonicalOtherLanguage, location, `The canonical URL ${absolute.href} is this page's hreflang="${misdirection.hreflang}" alternate: search engines are asked to index that language's page instead of this one, and the hreflang pair cancels out.`,
+          { ...at(firstCanonical), url: absolute.href }, `Point the canonical at this page's own URL (${pageUrl.href}); each language's page names itself.`,
+          "The canonical URL is not one of the page's other hreflang alternates.");
+      }
     }
   }
   for (const extra of canonicals.slice(1)) {

@@ -46,7 +46,10 @@ describe('canonical-hreflang analyzer', () => {
   });
 
   it('canonical form: missing, relative, invalid, conflicting with the Link header, another host', () => {
-    assert.deepEqual(firedRules(run(head(''), [])), ['canonical-missing']);
+    // A missing canonical is optional (Lighthouse: not applicable): no finding, no failing check.
+    const missing = run(head(''), []);
+    assert.deepEqual(firedRules(missing), []);
+    assert.equal(checkResult(missing, 'canonical-missing'), 'not_applicable');
     const relative = run(head('<link rel="canonical" href="/en/shoes">'), []);
     assert.deepEqual(firedRules(relative), ['canonical-relative']);
     assert.equal(onlyFinding(relative, 'canonical-relative').fix.change, `Write the canonical href as ${EN}.`);
@@ -57,6 +60,46 @@ describe('canonical-hreflang analyzer', () => {
     const other = run(head('<link rel="canonical" href="https://mirror.test/en/shoes">'), [outcome(served('https://mirror.test/en/shoes', head('')))]);
     assert.deepEqual(firedRules(other), ['canonical-other-host']);
     assert.equal(onlyFinding(other, 'canonical-other-host').severity, 'medium');
+  });
+
+  it('a page with no canonical (issue 19) is not scored 0 "poor": the check is not applicable, a remark says it is optional', () => {
+    const report = run(head(''), []);
+    assertValid(report);
+    assert.notEqual(report.statuses.seo, 'poor');
+    assert.equal(report.scores.seo, undefined, 'nothing applicable: no score, not 0');
+    assert.equal(report.incomplete, false);
+    assert.ok(report.checks.every((c) => c.result !== 'fail'));
+    assert.ok(report.notes.some((n) => n.includes('no canonical URL (optional')), report.notes.join('; '));
+    // With an hreflang set to judge, the SEO score is the set's, not dragged down by the canonical.
+    const withSet = run(head(SET), [outcome(served(DE, head(SET)))]);
+    assert.deepEqual(withSet.scores, { seo: 100, overall: 100 });
+  });
+
+  it('a canonical pointing at the home page from a deeper page fails (Lighthouse: "points to the domain\'s root")', () => {
+    const home = 'https://shop.test/';
+    const report = run(head(`<link rel="canonical" href="${home}">`), [outcome(served(home, head('')))]);
+    assertValid(report);
+    assert.deepEqual(firedRules(report), ['canonical-points-to-root']);
+    const finding = onlyFinding(report, 'canonical-points-to-root');
+    assert.equal(finding.severity, 'high');
+    assert.match(finding.detail, /home page, not this page \(https:\/\/shop\.test\/en\/shoes\)/);
+    assert.equal(finding.evidence.url, home);
+    assert.match(finding.fix.change, /this page's own URL \(https:\/\/shop\.test\/en\/shoes\)/);
+    assert.ok((report.scores.seo ?? 100) < 90);
+    // The home page naming itself is fine, and so is a deeper page naming another deep page.
+    const onHome = run(head(`<link rel="canonical" href="${home}">`), [], home);
+    assert.equal(checkResult(onHome, 'canonical-points-to-root'), 'pass');
+  });
+
+  it("a canonical pointing at another language's alternate of the page's hreflang set fails", () => {
+    const report = run(head(`<link rel="canonical" href="${DE}">${SET}`), [outcome(served(DE, head(`<link rel="canonical" href="${DE}">${SET}`)))]);
+    assertValid(report);
+    assert.deepEqual(firedRules(report), ['canonical-points-to-alternate']);
+    const finding = onlyFinding(report, 'canonical-points-to-alternate');
+    assert.equal(finding.severity, 'high');
+    assert.match(finding.detail, /hreflang="de" alternate/);
+    assert.match(finding.fix.change, /this page's own URL \(https:\/\/shop\.test\/en\/shoes\)/);
+    assert.equal(checkResult(report, 'canonical-points-to-alternate'), 'fail');
   });
 
   it('canonical target: an error status, a redirect, noindex in a header or a meta tag', () => {
@@ -90,7 +133,7 @@ describe('canonical-hreflang analyzer', () => {
     assert.match(codes.detail, /"en_US".*hyphen/s);
     assert.equal(onlyFinding(report, 'hreflang-target-error').evidence.url, DE);
     const noReturn = run(head(`${alt('en', EN)}${alt('de', DE)}${alt('x-default', EN)}`), [outcome(served(DE, head(alt('de', DE))))]);
-    assert.deepEqual(firedRules(noReturn), ['canonical-missing', 'hreflang-no-return']);
+    assert.deepEqual(firedRules(noReturn), ['hreflang-no-return']);
     assert.equal(onlyFinding(noReturn, 'hreflang-no-return').evidence.url, DE);
   });
 

@@ -119,6 +119,22 @@ describe('meta-tags analyzer', () => {
     assert.equal(onlyFinding(report, 'meta-canonical-multiple').evidence.selector, `link[href="${URL}?a=1"]`);
   });
 
+  it("a canonical at the home page or at another language's alternate fails (issue 19)", () => {
+    const home = analyze(page({ canonical: '<link rel="canonical" href="https://shop.test/">' }), null, URL);
+    assert.deepEqual(firedRules(home), ['canonical-points-to-root']);
+    assert.equal(onlyFinding(home, 'canonical-points-to-root').severity, 'high');
+    assert.match(onlyFinding(home, 'canonical-points-to-root').detail, /home page, not this page/);
+    const de = 'https://shop.test/de/produkte/schuhe';
+    const set = `<link rel="alternate" hreflang="en" href="${URL}"><link rel="alternate" hreflang="de" href="${de}"><link rel="alternate" hreflang="x-default" href="${URL}">`;
+    const other = analyze(page({ canonical: `<link rel="canonical" href="${de}">${set}` }), null, URL);
+    assert.deepEqual(firedRules(other), ['canonical-points-to-alternate']);
+    assert.match(onlyFinding(other, 'canonical-points-to-alternate').detail, /hreflang="de" alternate/);
+    // Naming itself inside the same set passes both.
+    const self = analyze(page({ canonical: `<link rel="canonical" href="${URL}">${set}` }), null, URL);
+    assert.equal(checkResult(self, 'canonical-points-to-alternate'), 'pass');
+    assert.equal(checkResult(self, 'canonical-points-to-root'), 'pass');
+  });
+
   it('a relative canonical and a canonical on another host fire their own rules', () => {
     const relative = analyze(page({ canonical: '<link rel="canonical" href="/products/shoes">' }), null, URL);
     assert.deepEqual(firedRules(relative), ['meta-canonical-relative']);
