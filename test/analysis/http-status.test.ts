@@ -6,6 +6,7 @@ import { analyzeFetched, HTTP_STATUS_RULE } from '../../src/analysis/page-analys
 import { metaTagsAnalyzer } from '../../src/analysis/analyzers/meta-tags.ts';
 import { headingStructureAnalyzer } from '../../src/analysis/analyzers/heading-structure.ts';
 import { securityHeadersAnalyzer } from '../../src/analysis/analyzers/security-headers.ts';
+import { reportToMarkdown } from '../../src/analysis/report-markdown.ts';
 import { assertValid, checkResult, factsFor } from './analyzers/report-helpers.ts';
 
 const URL_ = 'https://shop.example/products/discontinued-boot';
@@ -48,6 +49,16 @@ describe('the http-status-code rule', () => {
       assert.ok(!report.notes.some((n) => n.includes(`HTTP ${status}`)), report.notes.join('; '));
     });
   }
+
+  it('the markdown report names the status as its first finding', () => {
+    // A page with other defects too (no description, no lang), so there is something to come first.
+    const html = '<!doctype html><html><head><title>Not found</title></head><body><p>Gone.</p></body></html>';
+    const report = analyzeFetched([metaTagsAnalyzer], html, { ...factsFor(URL_, { status: 404 }), text: html }, URL_);
+    const markdown = reportToMarkdown('Meta tags', URL_, report);
+    assert.ok(report.findings.length > 1);
+    assert.match(markdown, /### 1\. \[high\] The page answers an HTTP error status \(404\)/);
+    assert.ok(markdown.indexOf('HTTP 404') < markdown.indexOf('### 2.'), 'named before any other finding');
+  });
 
   it('passes a page answering 200 at Lighthouse weight 1, without a finding', () => {
     const report = analyse(200);
