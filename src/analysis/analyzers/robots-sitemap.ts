@@ -1,20 +1,18 @@
 // robots.txt and sitemaps: whether the site tells crawlers what they may fetch and where its URLs
-// are. robots.txt is read the RFC 9309 way (groups of user-agent lines and their rules, the most
-// specific group for a crawler, the longest matching rule, allow winning a tie, `*` and a final
-// `$`); sitemaps are read tolerantly with bounded scans for <loc> and <lastmod> (never an XML
+// are. robots.txt is read the RFC 9309 way (robots-txt.ts: groups, the most specific group for a
+// crawler, the longest matching rule, allow winning a tie, `*` and a final `$`); sitemaps are read tolerantly with bounded scans for <loc> and <lastmod> (never an XML
 // parser, so no entity is ever expanded). Pure: the tool fetches, this judges what it got.
-import { makeFinding, type Check, type Finding, type Report } from '../findings.ts';
+import { makeFinding, type Check, type Finding, type Report, type Severity } from '../findings.ts';
 import type { PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, notApplicable, unknown, type RuleDefinition } from '../scoring.ts';
+import { MATCH_BUDGET, parseRobots, ROBOTS_MAX_BYTES, rulesFor, verdictFor, type ParsedRobots, type RobotsRule } from './robots-txt.ts';
 
-export const ROBOTS_MAX_BYTES = 512 * 1024;
+export { parseRobots, ROBOTS_MAX_BYTES, rulesFor, verdictFor } from './robots-txt.ts';
+export type { ParsedRobots, RobotsGroup, RobotsProblem, RobotsRule, RobotsVerdict } from './robots-txt.ts';
+
 export const SITEMAP_MAX_URLS = 50_000;
 export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
-/** Steps the rule matcher may take over all rules, so a robots.txt of adversarial `*` patterns stays bounded. */
-const MATCH_BUDGET = 5_000_000;
 const CRAWLERS = ['Googlebot', '*'] as const;
-// Fields Google and others read without RFC 9309 naming them: not errors, just not rules.
-const TOLERATED = new Set(['crawl-delay', 'host', 'clean-param', 'request-rate', 'visit-time']);
 
 export const ROBOTS_RULES = {
   robotsMissing: { id: 'robots-missing', category: 'seo', weight: 1, severity: 'low', title: 'The site has no robots.txt' },
@@ -39,137 +37,6 @@ export const rules: readonly RuleDefinition[] = Object.values(ROBOTS_RULES);
 export type FetchOutcome =
   | { url: string; facts: PageFacts; error: null }
   | { url: string; facts: null; error: { code: string; phase: string | null; message: string } };
-
-export interface RobotsRule {
-  allow: boolean;
-  pattern: string;
-  line: number;
-}
-export interface RobotsGroup {
-  userAgents: string[];
-  rules: RobotsRule[];
-  line: number;
-}
-export interface RobotsProblem {
-  line: number;
-  text: string;
-  reason: string;
-}
-export interface ParsedRobots {
-  groups: RobotsGroup[];
-  sitemaps: { url: string; line: number }[];
-  problems: RobotsProblem[];
-}
-
-export function parseRobots(text: string): ParsedRobots {
-  const parsed: ParsedRobots = { groups: [], sitemaps: [], problems: [] };
-  let group: RobotsGroup | null = null;
-  const lines = text.slice(0, ROBOTS_MAX_BYTES).replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
-  lines.forEach((raw, index) => {
-    const line = index + 1;
-    const content = raw.replace(/#.*$/, '').trim();
-    if (content === '') return;
-    const problem = (reason: string) => parsed.problems.push({ line, text: raw.trim().slice(0, 200), reason });
-    const colon = content.indexOf(':');
-    if (colon < 0) return problem('no colon: not a "field: value" line');
-    const key = content.slice(0, colon).trim().toLowerCase();
-    const value = content.slice(colon + 1).trim();
-    if (key === 'user-agent') {
-      // Consecutive user-agent lines share one group; a user-agent after rules starts the next.
-      if (group === null || group.rules.length > 0) {
-        group = { userAgents: [], rules: [], line };
-        parsed.groups.push(group);
-      }
-      group.userAgents.push(value);
-    } else if (key === 'allow' || key === 'disallow') {
-      if (group === null) return problem(`${key} before any user-agent line: no crawler reads it`);
-      if (value === '') return; // an empty rule matches nothing (RFC 9309 2.2.2)
-      if (!value.startsWith('/') && !value.startsWith('*')) return problem(`the path "${value.slice(0, 100)}" does not start with / or *, so it matches nothing`);
-      group.rules.push({ allow: key === 'allow', pattern: normalizePath(value), line });
-    } else if (key === 'sitemap') {
-      parsed.sitemaps.push({ url: value, line });
-    } else if (key === 'noindex') {
-      problem('noindex in robots.txt is ignored by Google since 2019');
-    } else if (!TOLERATED.has(key)) {
-      problem(`unknown field "${key.slice(0, 60)}"`);
-    }
-  });
-  return parsed;
-}
-
-/** Percent-encodes what a URL path would (non-ASCII, spaces) and upper-cases escapes, so patterns and paths compare alike. */
-function normalizePath(value: string): string {
-  let out = '';
-  for (const ch of value) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (code > 0x20 && code < 0x7f) out += ch;
-    else {
-      try {
-        out += encodeURIComponent(ch);
-      } catch {
-        out += '%EF%BF%BD';
-      }
-    }
-  }
-  return out.replace(/%[0-9a-f]{2}/gi, (m) => m.toUpperCase());
-}
-
-/** The rules a crawler obeys: every group naming its product token, else every `*` group (RFC 9309 2.2.1). */
-export function rulesFor(robots: ParsedRobots, crawler: string): RobotsRule[] {
-  const token = crawler.toLowerCase();
-  const named = (g: RobotsGroup) => g.userAgents.some((ua) => (/^[a-z_-]+/i.exec(ua)?.[0] ?? '').toLowerCase() === token);
-  const specific = token === '*' ? [] : robots.groups.filter(named);
-  const groups = specific.length > 0 ? specific : robots.groups.filter((g) => g.userAgents.some((ua) => ua === '*'));
-  return groups.flatMap((g) => g.rules);
-}
-
-export interface RobotsVerdict {
-  allowed: boolean;
-  /** the deciding rule; null when none matched */
-  rule: RobotsRule | null;
-}
-
-interface Budget {
-  steps: number;
-}
-
-/** Longest match wins, allow wins a tie; /robots.txt itself is always allowed. Throws 'budget' past MATCH_BUDGET steps. */
-export function verdictFor(rules: readonly RobotsRule[], pathAndQuery: string, budget: Budget = { steps: 0 }): RobotsVerdict {
-  const path = normalizePath(pathAndQuery);
-  if (path === '/robots.txt') return { allowed: true, rule: null };
-  let best: RobotsRule | null = null;
-  for (const rule of rules) {
-    if (best && rule.pattern.length < best.pattern.length) continue;
-    if (!patternMatches(rule.pattern, path, budget)) continue;
-    if (!best || rule.pattern.length > best.pattern.length || (rule.allow && !best.allow)) best = rule;
-  }
-  return { allowed: best?.allow ?? true, rule: best };
-}
-
-/** `*` any run of characters, a final `$` the end, otherwise a prefix match; the two-pointer glob match. */
-function patternMatches(pattern: string, path: string, budget: Budget): boolean {
-  const anchored = pattern.endsWith('$');
-  const p = anchored ? pattern.slice(0, -1) : `${pattern}*`;
-  let i = 0;
-  let j = 0;
-  let star = -1;
-  let mark = 0;
-  while (j < path.length) {
-    if (++budget.steps > MATCH_BUDGET) throw new Error('budget');
-    if (i < p.length && p[i] === '*') {
-      star = i++;
-      mark = j;
-    } else if (i < p.length && p[i] === path[j]) {
-      i++;
-      j++;
-    } else if (star >= 0) {
-      i = star + 1;
-      j = ++mark;
-    } else return false;
-  }
-  while (i < p.length && p[i] === '*') i++;
-  return i === p.length;
-}
 
 export interface SitemapRead {
   kind: 'urlset' | 'sitemapindex' | 'text' | null;
@@ -272,6 +139,44 @@ export interface RobotsSitemapInput {
   sitemaps: readonly SitemapFetch[];
   /** sitemaps named but not followed (past the cap), reported in a note */
   unfollowed: readonly string[];
+  /**
+   * Distinct same-host pages the analysed page links to (countInternalLinks), read when no
+   * sitemap exists at all; null or absent when the page was not read.
+   */
+  internalLinks?: number | null;
+}
+
+/**
+ * At most this many internal links on the page, and a site without any sitemap is taken for a
+ * small, navigable one. Google says a site of about 500 pages or fewer that is linked internally
+ * may not need a sitemap; one page cannot show the site's size, but a page reaching its site
+ * through a short menu (<= 100 links) is the small-site shape, while shops and news front pages
+ * link hundreds. Then a missing sitemap is low, weighed as lightly as a missing Sitemap line;
+ * past it (or when the page could not be read) it stays medium.
+ */
+export const SMALL_SITE_INTERNAL_LINKS = 100;
+const SMALL_SITE_SITEMAP_WEIGHT = 1;
+const MAX_LINK_SCAN_CHARS = 2 * 1024 * 1024;
+const MAX_LINKS_COUNTED = 1000;
+
+/** Distinct same-host http(s) pages a page links to (fragments ignored): a bounded scan of <a href>, no HTML parse. */
+export function countInternalLinks(html: string, pageUrl: string): number {
+  const page = new URL(pageUrl);
+  const text = html.slice(0, MAX_LINK_SCAN_CHARS);
+  const base = /<base\s[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i.exec(text);
+  const baseHref = base ? (base[1] ?? base[2] ?? base[3] ?? '') : '';
+  const baseUrl = URL.canParse(baseHref, pageUrl) ? new URL(baseHref, pageUrl).href : pageUrl;
+  const seen = new Set<string>();
+  for (const m of text.matchAll(/<a\s[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
+    const href = (m[1] ?? m[2] ?? m[3] ?? '').trim();
+    if (!URL.canParse(href, baseUrl)) continue;
+    const target = new URL(href, baseUrl);
+    if ((target.protocol !== 'https:' && target.protocol !== 'http:') || target.hostname !== page.hostname) continue;
+    target.hash = '';
+    seen.add(target.href);
+    if (seen.size >= MAX_LINKS_COUNTED) break;
+  }
+  return seen.size;
 }
 
 export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
@@ -279,8 +184,8 @@ export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
   const notes: string[] = [];
   const judged = new Map<string, 'unknown' | 'not_applicable'>();
   const skip = (rule: RuleDefinition, why: 'unknown' | 'not_applicable') => judged.set(rule.id, why);
-  const add = (rule: RuleDefinition, location: string, detail: string, evidence: Finding['evidence'], change: string, acceptance: string, patchType: 'file' | 'config' = 'file') =>
-    findings.push(makeFinding({ rule: rule.id, category: rule.category, severity: rule.severity, location, title: rule.title, detail, evidence, fix: { patchType, change, acceptance, roleHint: patchType === 'config' ? 'config' : 'edit' } }));
+  const add = (rule: RuleDefinition, location: string, detail: string, evidence: Finding['evidence'], change: string, acceptance: string, patchType: 'file' | 'config' = 'file', severity: Severity = rule.severity) =>
+    findings.push(makeFinding({ rule: rule.id, category: rule.category, severity, location, title: rule.title, detail, evidence, fix: { patchType, change, acceptance, roleHint: patchType === 'config' ? 'config' : 'edit' } }));
   const page = new URL(input.pageUrl);
   const robotsUrl = input.robots.url;
   const R = ROBOTS_RULES;
@@ -310,6 +215,15 @@ export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
     if (looksHtml) skip(R.robotsSyntax, 'not_applicable');
     for (const p of parsed.problems) {
       add(R.robotsSyntax, `robots.txt:line:${p.line}`, `Line ${p.line}: ${p.reason}.`, { url: robotsUrl, line: p.line, snippet: p.text }, `Fix or remove line ${p.line} of robots.txt ("${p.text.slice(0, 80)}").`, `Line ${p.line} of robots.txt is a valid user-agent, allow, disallow or sitemap line.`);
+    }
+    // Google requires a fully-qualified sitemap URL and does not resolve a relative one (its
+    // robots.txt spec: "Google doesn't assume or check http/https/www alternates"), so the line
+    // is reported with the absolute URL it meant, resolved against robots.txt's own URL; the tool
+    // still reads that sitemap, so its content is judged too.
+    for (const sitemap of parsed.sitemaps) {
+      if (/^https?:\/\//i.test(sitemap.url)) continue;
+      const meant = URL.canParse(sitemap.url, facts.finalUrl) ? new URL(sitemap.url, facts.finalUrl).href : null;
+      add(R.robotsSyntax, `robots.txt:line:${sitemap.line}`, `Line ${sitemap.line}: the Sitemap URL "${sitemap.url.slice(0, 200)}" is not absolute; Google reads only a fully-qualified sitemap URL and ignores this line.`, { url: robotsUrl, line: sitemap.line, snippet: `Sitemap: ${sitemap.url.slice(0, 200)}` }, meant === null ? `Write the sitemap's absolute URL on line ${sitemap.line} of robots.txt ("Sitemap: https://…").` : `Write line ${sitemap.line} of robots.txt as "Sitemap: ${meant}".`, `Every Sitemap line of robots.txt names an absolute http(s) URL.`);
     }
   }
   if (facts === null || facts.status >= 400) skip(R.robotsNotText, 'not_applicable');
@@ -357,14 +271,19 @@ export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
   }
 
   // The sitemaps.
-  const sitemapDetails = input.sitemaps.map((s) => sitemapFindings(s, page.hostname, add, notes));
+  const links = input.internalLinks ?? null;
+  const smallSite = links !== null && links <= SMALL_SITE_INTERNAL_LINKS;
+  const sitemapDetails = input.sitemaps.map((s) => sitemapFindings(s, page.hostname, add, notes, smallSite ? 'low' : ROBOTS_RULES.sitemapMissing.severity));
   if (input.sitemaps.length === 0) for (const rule of [R.sitemapMissing, R.sitemapNotXml, R.sitemapRoot, R.sitemapTooLarge, R.sitemapOtherHost, R.sitemapLastmod]) skip(rule, 'not_applicable');
   if (input.unfollowed.length > 0) notes.push(`${input.unfollowed.length} more sitemap(s) not followed (at most ${input.sitemaps.length} are read): ${input.unfollowed.slice(0, 5).join(', ')}`);
 
   const checks: Check[] = rules.map((rule) => {
     const why = judged.get(rule.id);
     if (why !== undefined && !findings.some((f) => f.rule === rule.id)) return why === 'unknown' ? unknown(rule) : notApplicable(rule);
-    return checkFrom(rule, findings);
+    const check = checkFrom(rule, findings);
+    // only the default /sitemap.xml of a small site missing: weighed as the low finding it is
+    const onlySmallDefault = rule.id === R.sitemapMissing.id && findings.filter((f) => f.rule === rule.id).every((f) => f.severity === 'low');
+    return check.result === 'fail' && onlySmallDefault ? { ...check, weight: SMALL_SITE_SITEMAP_WEIGHT } : check;
   });
   return buildReport({
     categories: ['seo'],
@@ -372,13 +291,13 @@ export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
     findings,
     rules,
     notes,
-    details: { robotsUrl, robotsStatus: facts?.status ?? null, groups, sitemaps: sitemapDetails },
+    details: { robotsUrl, robotsStatus: facts?.status ?? null, groups, sitemaps: sitemapDetails, internalLinks: links },
   });
 }
 
-type Add = (rule: RuleDefinition, location: string, detail: string, evidence: Finding['evidence'], change: string, acceptance: string, patchType?: 'file' | 'config') => void;
+type Add = (rule: RuleDefinition, location: string, detail: string, evidence: Finding['evidence'], change: string, acceptance: string, patchType?: 'file' | 'config', severity?: Severity) => void;
 
-function sitemapFindings(s: SitemapFetch, siteHost: string, add: Add, notes: string[]) {
+function sitemapFindings(s: SitemapFetch, siteHost: string, add: Add, notes: string[], defaultMissingSeverity: Severity) {
   const R = ROBOTS_RULES;
   const url = s.outcome.url;
   const at = `sitemap:${url}`;
@@ -394,7 +313,10 @@ function sitemapFindings(s: SitemapFetch, siteHost: string, add: Add, notes: str
     }
     const why = facts === null ? `could not be fetched (${error?.message ?? 'no answer'})` : `answers HTTP ${facts.status}`;
     const source = s.source === 'default' ? 'robots.txt names no sitemap and the default /sitemap.xml' : s.source === 'index' ? 'A sitemap listed in the sitemap index' : 'The sitemap named in robots.txt';
-    add(R.sitemapMissing, at, `${source} ${why}.`, { url, ...(facts ? { value: String(facts.status) } : {}) }, s.source === 'default' ? 'Publish a sitemap at /sitemap.xml and name it in robots.txt with a Sitemap line.' : `Serve ${url} with status 200, or correct the URL that names it.`, `${url} answers 200 with a sitemap.`);
+    // a sitemap robots.txt or an index names is a broken reference whatever the site's size
+    const small = s.source === 'default' && defaultMissingSeverity === 'low';
+    const size = small ? ' The page links few pages of its site, so crawlers can find them without a sitemap: worth adding, not urgent.' : '';
+    add(R.sitemapMissing, at, `${source} ${why}.${size}`, { url, ...(facts ? { value: String(facts.status) } : {}) }, s.source === 'default' ? 'Publish a sitemap at /sitemap.xml and name it in robots.txt with a Sitemap line.' : `Serve ${url} with status 200, or correct the URL that names it.`, `${url} answers 200 with a sitemap.`, 'file', s.source === 'default' ? defaultMissingSeverity : R.sitemapMissing.severity);
     return detail;
   }
   if (facts.body.length >= 2 && facts.body[0] === 0x1f && facts.body[1] === 0x8b) {

@@ -4,6 +4,7 @@ import { isServiceError, type ServiceError } from '../../core/errors.ts';
 import { parseTargetUrl } from '../../analysis/egress-policy.ts';
 import {
   analyzeRobotsSitemap,
+  countInternalLinks,
   parseRobots,
   readSitemap,
   ROBOTS_MAX_BYTES,
@@ -53,7 +54,9 @@ export const robotsSitemapCheckerTool = defineUrlTool({
     "Fetches the site's /robots.txt (at most 512 KB) and reads it the RFC 9309 way: missing (4xx), a server error (5xx), not " +
     'text/plain, lines that are not rules (unknown fields, rules before any User-agent), and whether the given page and the ' +
     "home page are disallowed for Googlebot or * (longest match wins, Allow wins a tie, * and $ patterns). Then the sitemaps " +
-    'it names (or /sitemap.xml when it names none), at most 3 files including sitemap indexes: missing, not XML, not a ' +
+    'it names (a relative Sitemap URL is reported, as Google reads only absolute ones, and still read) or /sitemap.xml when ' +
+    'it names none (missing: low when the page links at most 100 pages of its site, a small site per Google, else medium), ' +
+    'at most 3 files including sitemap indexes: missing, not XML, not a ' +
     '<urlset> or <sitemapindex>, over 50,000 URLs or 50 MB, URLs on another host, <lastmod> not a W3C date. ' +
     'details.groups lists the user-agent groups and their rules; details.sitemaps each sitemap with its kind and URL count.',
   aliases: ['robots.txt checker', 'robots.txt tester', 'sitemap checker', 'sitemap validator', 'xml sitemap', 'crawl rules'],
@@ -87,10 +90,14 @@ export const robotsSitemapCheckerTool = defineUrlTool({
       expect: { fires: ['robots-syntax-error', 'robots-page-disallowed', 'sitemap-other-host', 'sitemap-invalid-lastmod'], passes: ['robots-site-disallowed', 'robots-no-sitemap'] },
     },
     {
-      title: 'No robots.txt and no sitemap',
+      title: 'No robots.txt and no sitemap on a small site: the missing sitemap is low',
       input: { url: 'https://example.com/' },
-      pages: { 'https://example.com/': { body: '<!doctype html><title>Home</title>' } },
-      expect: { fires: ['robots-missing', 'sitemap-missing'], passes: ['robots-page-disallowed', 'robots-site-disallowed'] },
+      pages: { 'https://example.com/': { body: '<!doctype html><title>Home</title><nav><a href="/about">About</a> <a href="/contact">Contact</a></nav>' } },
+      expect: {
+        fires: ['robots-missing', 'sitemap-missing'],
+        passes: ['robots-page-disallowed', 'robots-site-disallowed'],
+        result: { report: { details: { internalLinks: 2 } } },
+      },
     },
   ],
   run: async ({ url }, ctx) => {
@@ -103,7 +110,9 @@ export const robotsSitemapCheckerTool = defineUrlTool({
     const named = facts && facts.status < 400 ? parseRobots(facts.text).sitemaps : [];
     const queue: { url: string; source: SitemapFetch['source'] }[] = [];
     for (const s of named) {
-      const absolute = URL.canParse(s.url, robotsUrl) ? new URL(s.url, robotsUrl).href : s.url;
+      // a relative Sitemap URL is reported (Google ignores it) but still read, against robots.txt's final URL
+      const base = facts?.finalUrl ?? robotsUrl;
+      const absolute = URL.canParse(s.url, base) ? new URL(s.url, base).href : s.url;
       if (!queue.some((q) => q.url === absolute)) queue.push({ url: absolute, source: 'robots' });
     }
     if (queue.length === 0) queue.push({ url: `${page.origin}/sitemap.xml`, source: 'default' });
@@ -119,7 +128,15 @@ export const robotsSitemapCheckerTool = defineUrlTool({
         }
       }
     }
-    const report = analyzeRobotsSitemap({ pageUrl: page.href, robots, sitemaps, unfollowed: queue.map((q) => q.url) });
+    // No sitemap at all: how much a sitemap matters depends on the site's size, read from how many
+    // of its pages this page links (the analyzer's SMALL_SITE_INTERNAL_LINKS), so the page is read.
+    let internalLinks: number | null = null;
+    if (sitemaps.some((s) => s.source === 'default' && s.outcome.facts?.status !== 200)) {
+      const pageOutcome = await fetchOutcome(ctx.fetchPage, page.href, { limits: { totalTimeoutMs: SITEMAP_TIMEOUT_MS } });
+      const pageFacts = pageOutcome.facts;
+      if (pageFacts !== null && pageFacts.status < 400 && /html/.test(pageFacts.mediaType ?? 'text/html')) internalLinks = countInternalLinks(pageFacts.text, pageFacts.finalUrl);
+    }
+    const report = analyzeRobotsSitemap({ pageUrl: page.href, robots, sitemaps, unfollowed: queue.map((q) => q.url), internalLinks });
     return { url, finalUrl: facts?.finalUrl ?? robotsUrl, status: facts?.status ?? null, report };
   },
 });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   analyzeRobotsSitemap,
+  countInternalLinks,
   isW3cDate,
   parseRobots,
   readSitemap,
@@ -204,6 +205,38 @@ describe('robots-sitemap analyzer', () => {
     const none = analyzeRobotsSitemap({ pageUrl: `${SITE}/`, robots: robots('User-agent: *\nAllow: /\n'), sitemaps: [{ source: 'default', outcome: fetched(`${SITE}/sitemap.xml`, 'x', { status: 404 }) }], unfollowed: [] });
     assert.deepEqual(firedRules(none), ['robots-no-sitemap', 'sitemap-missing']);
     assert.match(onlyFinding(none, 'sitemap-missing').detail, /^robots.txt names no sitemap and the default \/sitemap.xml answers HTTP 404/);
+  });
+
+  it('a relative Sitemap URL is a syntax error naming the absolute URL it meant, resolved against robots.txt', () => {
+    const report = analyzeRobotsSitemap({ pageUrl: `${SITE}/`, robots: robots('User-agent: *\nAllow: /\nSitemap: /maps/sitemap.xml\n'), sitemaps: [sitemap(urlset(`<url><loc>${SITE}/a</loc></url>`), 'robots', `${SITE}/maps/sitemap.xml`)], unfollowed: [] });
+    assertValid(report);
+    assert.deepEqual(firedRules(report), ['robots-syntax-error']);
+    const syntax = onlyFinding(report, 'robots-syntax-error');
+    assert.deepEqual(syntax.evidence, { url: `${SITE}/robots.txt`, line: 3, snippet: 'Sitemap: /maps/sitemap.xml' });
+    assert.match(syntax.detail, /Google reads only a fully-qualified sitemap URL and ignores this line/);
+    assert.equal(syntax.fix.change, `Write line 3 of robots.txt as "Sitemap: ${SITE}/maps/sitemap.xml".`);
+    assert.deepEqual(firedRules(analyzeRobotsSitemap({ pageUrl: `${SITE}/`, robots: robots(GOOD_ROBOTS), sitemaps: [GOOD_SITEMAP], unfollowed: [] })), []);
+  });
+
+  it('no sitemap at all is low (and weighs 1) on a small site, medium on a large one or when the page was not read', () => {
+    const nav = (n: number) => `<nav>${Array.from({ length: n }, (_, i) => `<a href="/p/${i}">P${i}</a><a href="/p/${i}#top">again</a>`).join('')}<a href="https://elsewhere.test/">out</a><a href="mailto:a@shop.test">mail</a></nav>`;
+    assert.equal(countInternalLinks(nav(12), `${SITE}/`), 12);
+    assert.equal(countInternalLinks(`<base href="https://cdn.test/">${nav(3)}<a href="${SITE}/x">x</a>`, `${SITE}/`), 1, 'relative links follow <base>');
+    const noSitemap = (internalLinks: number | null, source: SitemapFetch['source'] = 'default') =>
+      analyzeRobotsSitemap({ pageUrl: `${SITE}/`, robots: robots('User-agent: *\nAllow: /\n'), sitemaps: [{ source, outcome: fetched(`${SITE}/sitemap.xml`, 'x', { status: 404 }) }], unfollowed: [], internalLinks });
+    const small = noSitemap(countInternalLinks(nav(12), `${SITE}/`));
+    assertValid(small);
+    const missing = onlyFinding(small, 'sitemap-missing');
+    assert.equal(missing.severity, 'low');
+    assert.match(missing.detail, /links few pages of its site/);
+    assert.equal(small.checks.find((c) => c.rule === 'sitemap-missing')?.weight, 1);
+    assert.equal(small.details.internalLinks, 12);
+    const large = noSitemap(countInternalLinks(nav(101), `${SITE}/`));
+    assert.equal(onlyFinding(large, 'sitemap-missing').severity, 'medium');
+    assert.equal(large.checks.find((c) => c.rule === 'sitemap-missing')?.weight, 3);
+    assert.ok((small.scores['seo'] ?? 0) > (large.scores['seo'] ?? 0));
+    assert.equal(onlyFinding(noSitemap(null), 'sitemap-missing').severity, 'medium', 'unread page: not guessed small');
+    assert.equal(onlyFinding(noSitemap(3, 'robots'), 'sitemap-missing').severity, 'medium', 'a named sitemap that is gone is broken whatever the size');
   });
 
   it('findingIds are stable across runs', () => {
