@@ -49,6 +49,27 @@ const HSTS_PASS = 'hsts-implemented-max-age-at-least-six-months';
 const PRIVATE_REFERRER = new Set(['no-referrer', 'same-origin', 'strict-origin', 'strict-origin-when-cross-origin']);
 const UNSAFE_REFERRER = new Set(['origin', 'origin-when-cross-origin', 'unsafe-url', 'no-referrer-when-downgrade']);
 
+/**
+ * What the Observatory requests beside the page (src/retriever/retriever.js), fetched by the
+ * grader tool and handed in with the facts: the same path on http (its redirection test always
+ * starts there, so an https URL whose http twin does not redirect still loses 20) and an OPTIONS
+ * with an Origin (its CORS test reads only that answer: an echoed Origin with credentials is -50).
+ */
+export interface ObservatoryProbes {
+  /** the http request's redirect chain; null when http could not be fetched at all (nothing to redirect) */
+  http: Pick<PageFacts, 'requestedUrl' | 'finalUrl' | 'redirects'> | null;
+  /** the preflight's Origin and response headers; null when it failed (the page's own headers are read instead) */
+  cors: { origin: string; headers: Record<string, string> } | null;
+}
+
+/** Facts with the probes riding along (plain data: they cross to the analysis worker as they are). */
+export interface ProbedFacts extends PageFacts {
+  observatoryProbes?: ObservatoryProbes;
+}
+
+/** The Origin the CORS probe sends: a reserved name no site has reason to trust. */
+export const OBSERVATORY_PROBE_ORIGIN = 'https://http-observatory.example';
+
 export interface TestResult {
   rule: string;
   result: string;
@@ -84,6 +105,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
   const pageUrl = resolveUrl(facts.finalUrl || url, null);
   const https = pageUrl?.protocol === 'https:';
   const h = facts.headers;
+  const probes = (facts as ProbedFacts).observatoryProbes;
   const findings: Finding[] = [];
   const hsts = hstsOutcome(h['strict-transport-security'], https, facts.tls?.authorized ?? true);
   // The cookie test counts HSTS only when the HSTS test passes (max-age of at least six months), as the Observatory's does.
@@ -121,9 +143,9 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
   const outcomes: Outcome[] = [
     cspOutcome(cspValue(h, doc), https),
     { rule: SECURITY_RULES.cookies, ...cookies, applicable: cookieFlags.length > 0 },
-    // The page GET sends no Origin, so no answer to it can be an echo: universal access needs a probe that sends one.
-    corsOutcome(h, null),
-    redirectionOutcome(facts),
+    // The page GET sends no Origin, so no answer to it can be an echo: universal access needs the probe that sends one.
+    probes?.cors ? corsOutcome(probes.cors.headers, probes.cors.origin) : corsOutcome(h, null),
+    redirectionOutcome(facts, probes),
     referrerOutcome(h['referrer-policy']),
     hsts,
     sri,
@@ -324,12 +346,23 @@ function corsOutcome(h: Record<string, string>, sentOrigin: string | null): Outc
   return { ...base, result: 'cross-origin-resource-sharing-implemented-with-restricted-access', modifier: 0, description: `Content is readable from ${origin}.` };
 }
 
-/** Judged only when the fetch started on http: whether it was sent on to https, and how. */
-function redirectionOutcome(facts: PageFacts): Outcome {
+/**
+ * Whether http is sent on to https, and how (src/analyzer/tests/redirection.js): read from the
+ * fetch itself when it started on http, else from the http probe; without either, not tested.
+ */
+function redirectionOutcome(pageFacts: PageFacts, probes: ObservatoryProbes | undefined): Outcome {
   const base = { rule: SECURITY_RULES.redirection };
+  let facts: Pick<PageFacts, 'requestedUrl' | 'finalUrl' | 'redirects'> = pageFacts;
+  if (resolveUrl(pageFacts.requestedUrl, null)?.protocol !== 'http:') {
+    if (probes === undefined) {
+      return { ...base, result: 'redirection-not-tested', modifier: 0, description: 'The fetch started on https; the http redirect was not requested.', applicable: false };
+    }
+    if (probes.http === null) return { ...base, result: 'redirection-not-needed-no-http', modifier: 0, description: 'Nothing answers on http, so there is nothing to redirect.' };
+    facts = probes.http;
+  }
   const start = resolveUrl(facts.requestedUrl, null);
   if (start?.protocol !== 'http:') {
-    return { ...base, result: 'redirection-not-tested', modifier: 0, description: 'The fetch started on https; the http redirect was not requested.', applicable: false };
+    return { ...base, result: 'redirection-not-tested', modifier: 0, description: 'The http redirect was not requested.', applicable: false };
   }
   const fix: Fix = { patchType: 'config', change: `Redirect http://${start.host}/ straight to https://${start.host}/ with a 301.`, acceptance: 'The first redirect from http goes to https on the same host and the final URL is https.', roleHint: 'config' };
   const finding = { header: 'location', fix };

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { defineUrlTool, urlField, urlReportResultSchema } from '../../core/define-url-tool.ts';
-import { securityHeadersAnalyzer } from '../../analysis/analyzers/security-headers.ts';
-import { fetchAndAnalyze } from '../../analysis/page-analysis.ts';
+import { defineUrlTool, urlField, urlReportResultSchema, type UrlToolContext } from '../../core/define-url-tool.ts';
+import { isServiceError } from '../../core/errors.ts';
+import { OBSERVATORY_PROBE_ORIGIN, securityHeadersAnalyzer, type ObservatoryProbes, type ProbedFacts } from '../../analysis/analyzers/security-headers.ts';
+import { analyzeOnWorker } from '../../analysis/analysis-pool.ts';
+import type { PageFacts } from '../../analysis/page-facts.ts';
 
 const page = '<!doctype html><html lang="en"><head><title>Account</title><script src="/app.js"></script></head><body><h1>Account</h1></body></html>';
 
@@ -52,5 +54,38 @@ export const securityHeadersGraderTool = defineUrlTool({
       },
     },
   ],
-  run: ({ url }, ctx) => fetchAndAnalyze(ctx, url, [securityHeadersAnalyzer]),
+  // The Observatory's two side requests are made before the page is held, so a page slot never
+  // waits on them; their failures are outcomes of their tests, never the tool's.
+  run: async ({ url }, ctx) => {
+    const observatoryProbes = await probe(ctx, url);
+    return ctx.withPage(url, async (facts) => {
+      const probed: ProbedFacts = { ...facts, observatoryProbes };
+      const report = await analyzeOnWorker([securityHeadersAnalyzer], facts.text, probed, facts.finalUrl, ctx.signal);
+      return { url, finalUrl: facts.finalUrl, status: facts.status, report };
+    });
+  },
 });
+
+async function probe(ctx: UrlToolContext, url: string): Promise<ObservatoryProbes> {
+  const target = URL.canParse(url) ? new URL(url) : null;
+  let http: ObservatoryProbes['http'] = null;
+  if (target?.protocol === 'https:') {
+    const plain = new URL(target.href);
+    plain.protocol = 'http:';
+    // An explicit https port has no http twin to guess: the default port is what the Observatory asks.
+    plain.port = '';
+    const facts = await attempt(ctx, plain.href, {});
+    if (facts !== null) http = { requestedUrl: facts.requestedUrl, finalUrl: facts.finalUrl, redirects: facts.redirects };
+  }
+  const preflight = await attempt(ctx, url, { method: 'OPTIONS', headers: { origin: OBSERVATORY_PROBE_ORIGIN, 'access-control-request-method': 'GET' } });
+  return { http, cors: preflight === null ? null : { origin: OBSERVATORY_PROBE_ORIGIN, headers: preflight.headers } };
+}
+
+async function attempt(ctx: UrlToolContext, url: string, options: Parameters<UrlToolContext['fetchPage']>[1]): Promise<PageFacts | null> {
+  try {
+    return await ctx.fetchPage(url, options);
+  } catch (error) {
+    if (!isServiceError(error) || ctx.signal?.aborted) throw error;
+    return null;
+  }
+}

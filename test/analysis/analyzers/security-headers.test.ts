@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyze, type TestResult } from '../../../src/analysis/analyzers/security-headers.ts';
+import { analyze, type ObservatoryProbes, type ProbedFacts, type TestResult } from '../../../src/analysis/analyzers/security-headers.ts';
 import type { Report } from '../../../src/analysis/findings.ts';
 import { assertValid, factsFor, findingIds, firedRules, onlyFinding } from './report-helpers.ts';
 
@@ -215,6 +215,33 @@ describe('security-headers analyzer', () => {
     // a wildcard with credentials no longer costs 50: the same strong set stays A+
     const wildcard = analyze(PAGE, withHeaders({ 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' }), URL);
     assert.deepEqual({ score: observatory(wildcard).score, grade: observatory(wildcard).grade }, { score: 130, grade: 'A+' });
+  });
+
+  it('grades an https URL with the Observatory\'s side requests: its http twin and a CORS preflight with an Origin', () => {
+    const probed = (probes: ObservatoryProbes, changes: Record<string, string | undefined> = {}): ProbedFacts => ({ ...withHeaders(changes), observatoryProbes: probes });
+    const noCors = { cors: null };
+    // the http twin answers without redirecting: -20 as the Observatory gives, though the URL asked was https (A+ 130 -> 80 B+)
+    const stays = analyze(PAGE, probed({ ...noCors, http: { requestedUrl: 'http://shop.test/', finalUrl: 'http://shop.test/', redirects: [] } }), URL);
+    assert.equal(test(stays, 'security-redirection'), 'redirection-missing -20');
+    assert.deepEqual({ score: observatory(stays).score, grade: observatory(stays).grade }, { score: 80, grade: 'B+' });
+    assert.equal(stays.checks.find((c) => c.rule === 'security-redirection')?.result, 'fail');
+    const redirects: ObservatoryProbes['http'] = { requestedUrl: 'http://shop.test/', finalUrl: URL, redirects: [{ url: 'http://shop.test/', status: 301, location: URL }] };
+    assert.equal(test(analyze(PAGE, probed({ ...noCors, http: redirects }), URL), 'security-redirection'), 'redirection-to-https 0');
+    // nothing answers on http: nothing to redirect, a pass
+    const none = analyze(PAGE, probed({ ...noCors, http: null }), URL);
+    assert.equal(test(none, 'security-redirection'), 'redirection-not-needed-no-http 0');
+    assert.equal(none.checks.find((c) => c.rule === 'security-redirection')?.result, 'pass');
+    // the preflight echoes the Origin it was sent, with credentials: universal access, -50
+    const origin = 'https://http-observatory.example';
+    const echo = analyze(PAGE, probed({ http: null, cors: { origin, headers: { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true' } } }), URL);
+    assert.equal(test(echo, 'security-cors'), 'cross-origin-resource-sharing-implemented-with-universal-access -50');
+    assert.deepEqual({ score: observatory(echo).score, grade: observatory(echo).grade }, { score: 50, grade: 'C' });
+    assert.ok(echo.findings.some((f) => f.rule === 'security-cors' && f.severity === 'high'));
+    // the same echo without credentials, or a wildcard with them, is not
+    const plain = analyze(PAGE, probed({ http: null, cors: { origin, headers: { 'access-control-allow-origin': origin } } }), URL);
+    assert.equal(test(plain, 'security-cors'), 'cross-origin-resource-sharing-implemented-with-restricted-access 0');
+    const wildcard = analyze(PAGE, probed({ http: null, cors: { origin, headers: { 'access-control-allow-origin': '*', 'access-control-allow-credentials': 'true' } } }), URL);
+    assert.equal(test(wildcard, 'security-cors'), 'cross-origin-resource-sharing-implemented-with-public-access 0');
   });
 
   it('grades the redirect from http when the fetch started there, and external scripts', () => {
