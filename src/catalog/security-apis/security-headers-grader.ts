@@ -53,6 +53,22 @@ export const securityHeadersGraderTool = defineUrlTool({
         result: { report: { details: { observatory: { score: 10, grade: 'F' } } } },
       },
     },
+    {
+      // The CORS test reads an OPTIONS sent with an Origin: this server echoes it with credentials.
+      title: 'A hardened page that lets any site read it with the visitor\'s cookies: C',
+      input: { url: 'https://example.com/account' },
+      pages: {
+        'https://example.com/account': {
+          headers: { ...HARDENED, 'access-control-allow-origin': OBSERVATORY_PROBE_ORIGIN, 'access-control-allow-credentials': 'true' },
+          body: page,
+        },
+      },
+      expect: {
+        fires: ['security-cors'],
+        scores: { 'security-headers': 50 },
+        result: { report: { details: { observatory: { score: 50, grade: 'C' } } } },
+      },
+    },
   ],
   // The Observatory's two side requests are made before the page is held, so a page slot never
   // waits on them; their failures are outcomes of their tests, never the tool's.
