@@ -26,7 +26,9 @@ export const securityHeadersGraderTool = defineUrlTool({
     'Fetches a page and grades its response the MDN HTTP Observatory way (start at 100, a modifier per test, bonuses only from 90 up, ' +
     'letter grade A+ to F): Content-Security-Policy, cookie flags, CORS, http-to-https redirection, Referrer-Policy, ' +
     'Strict-Transport-Security, subresource integrity of external scripts, X-Content-Type-Options, X-Frame-Options / frame-ancestors ' +
-    'and Cross-Origin-Resource-Policy, with Cross-Origin-Opener-Policy checked beside them. Every failing test is a finding with the ' +
+    'and Cross-Origin-Resource-Policy, with Cross-Origin-Opener-Policy checked beside them. As the Observatory does, it also requests the ' +
+    'same path on http (the redirection test: an https URL whose http twin does not redirect loses 20) and an OPTIONS with an Origin ' +
+    '(the CORS test: an Origin echoed with credentials is -50). Every failing test is a finding with the ' +
     'header to send; details.observatory gives the score, grade and each test\'s result and modifier.',
   aliases: ['security headers checker', 'http security headers', 'observatory grade', 'csp checker', 'header grader', 'securityheaders'],
   credits: 2,
