@@ -28,9 +28,10 @@ describe('buildJobReport: merging real analyzer reports', () => {
   const report = jobReportOf('seo-audit', seoSteps());
 
   it('scores only the playbook categories: one step keeps its score, several are re-scored from their checks', () => {
-    // seo: meta-tags (82) and headings (63) both score it: 28 of 36 check weight passes -> 78.
+    // seo: meta-tags and headings both score it: 34 of 42 check weight passes (the canonical's root
+    // and alternate checks pass, 3 each) -> 81.
     // accessibility: meta-tags (50) and image-alt (47): 12 of 25 -> 48. best-practices: meta-tags alone, 31.
-    assert.deepEqual(report.scores, { seo: 78, accessibility: 48, 'best-practices': 31, overall: 52 });
+    assert.deepEqual(report.scores, { seo: 81, accessibility: 48, 'best-practices': 31, overall: 53 });
     assert.deepEqual(report.statuses, { seo: 'needs_improvement', accessibility: 'poor', 'best-practices': 'poor', overall: 'needs_improvement' });
     assert.deepEqual(report.categories, ['seo', 'accessibility', 'best-practices']);
     assert.deepEqual(report.gatePolicy, { policy: 'default', requireGood: [], advisory: [] });
