@@ -1,6 +1,7 @@
 // The findings model every analyzer reports in, shared by the REST URL tools (one report read by a
 // person) and the MCP verify loop (an agent fixing findings one at a time and re-checking). The
 // zod schemas are the catalog's output schemas, so the wire form and the TypeScript types are one.
+import { SEO_AUDITS } from './seo-audits.ts';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
@@ -95,6 +96,8 @@ export const checkSchema = z.object({
   result: z.enum(['pass', 'fail', 'unknown', 'not_applicable']),
   /** 0..1 for pass and fail, null otherwise */
   score: z.number().min(0).max(1).nullable(),
+  /** the Lighthouse SEO audit the rule stands for: the SEO score is per audit (seo-audits.ts) */
+  audit: z.enum(SEO_AUDITS).optional(),
 });
 export type Check = z.infer<typeof checkSchema>;
 

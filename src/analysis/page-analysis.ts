@@ -23,7 +23,7 @@ export function isHtmlResponse(facts: PageFacts): boolean {
  * HTML says. Every report that judges SEO gets it here, so no page-reading tool can forget it.
  */
 export const HTTP_STATUS_RULE = {
-  id: 'http-status-code', category: 'seo', weight: 1, severity: 'high', title: 'The page answers an HTTP error status',
+  id: 'http-status-code', category: 'seo', weight: 1, severity: 'high', title: 'The page answers an HTTP error status', audit: 'http-status-code',
 } as const satisfies RuleDefinition;
 
 /** The notes a report gets for a page that was fetched but is not a readable HTML page. */
@@ -51,17 +51,15 @@ export function analyzeFetched(analyzers: readonly Analyzer[], html: string, fac
 
 /**
  * Adds the http-status-code check (and, on an error status, its finding first in the list) to a
- * report that judges SEO, and scores SEO again. A failing status weighs as much as every other
- * SEO check judged together, so an error page's SEO is at most 50, never "good" (Lighthouse's
- * 404 page scores 96 when only the audit's weight of 1 counts, as ours did); a passing one weighs
- * Lighthouse's 1, so a good status does not lift a poor page.
+ * report that judges SEO, and scores SEO again. A failing status outweighs every other audit
+ * judged (seo-audits.ts), so an error page's SEO is at most 50, never "good" (Lighthouse's 404
+ * page scores 96 when only the audit's weight of 1 counts, as ours did).
  */
 export function withHttpStatus(report: Report, facts: Pick<PageFacts, 'status' | 'finalUrl'>): Report {
   const rule = HTTP_STATUS_RULE;
   const others = report.checks.filter((c) => c.rule !== rule.id);
   const failing = facts.status >= 400;
-  const otherWeight = others.filter((c) => c.category === 'seo' && c.score !== null).reduce((sum, c) => sum + c.weight, 0);
-  const check: Check = failing ? { ...failed(rule), weight: Math.max(rule.weight, otherWeight) } : passed(rule);
+  const check: Check = failing ? failed(rule) : passed(rule);
   const checks = [...others, check];
   const what = facts.status >= 500 ? 'a server error' : facts.status === 404 || facts.status === 410 ? 'not found' : 'a client error';
   const finding: Finding[] = failing
@@ -141,7 +139,9 @@ export function combineReports(reports: readonly Report[], ids: readonly string[
   }
   const overrides: Partial<Record<Category, number>> = {};
   for (const [category, covers] of covering) {
-    const only = covers.length === 1 ? covers[0] : undefined;
+    // SEO is always scored again: a report of another category may hold a check standing for one
+    // of its audits (image-alt).
+    const only = covers.length === 1 && category !== 'seo' ? covers[0] : undefined;
     const score = only ? only.scores[category] : categoryScore(checks, category);
     if (score !== undefined) overrides[category] = score;
   }

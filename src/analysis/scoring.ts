@@ -11,6 +11,7 @@ import type { Category, Check, Finding, Report, ScoreKey, Severity, Status } fro
 import { groupFindings, type GroupWording } from './finding-groups.ts';
 import type { HtmlDocument } from './html-document.ts';
 import type { PageFacts } from './page-facts.ts';
+import { seoScore, type SeoAudit } from './seo-audits.ts';
 
 export const GOOD_THRESHOLD = 90;
 export const NEEDS_IMPROVEMENT_THRESHOLD = 50;
@@ -24,6 +25,8 @@ export interface RuleDefinition {
   title: string;
   /** how the rule's finding reads when it fails in several places (finding-groups.ts) */
   many?: GroupWording;
+  /** the Lighthouse SEO audit this rule stands for, if any: the SEO score is per audit (seo-audits.ts) */
+  audit?: SeoAudit;
 }
 
 /**
@@ -47,19 +50,23 @@ export function statusForScore(score: number | undefined): Status {
 }
 
 export function passed(rule: RuleDefinition): Check {
-  return { rule: rule.id, category: rule.category, weight: rule.weight, result: 'pass', score: 1 };
+  return withAudit(rule, { rule: rule.id, category: rule.category, weight: rule.weight, result: 'pass', score: 1 });
 }
 
 export function failed(rule: RuleDefinition): Check {
-  return { rule: rule.id, category: rule.category, weight: rule.weight, result: 'fail', score: 0 };
+  return withAudit(rule, { rule: rule.id, category: rule.category, weight: rule.weight, result: 'fail', score: 0 });
 }
 
 export function unknown(rule: RuleDefinition): Check {
-  return { rule: rule.id, category: rule.category, weight: rule.weight, result: 'unknown', score: null };
+  return withAudit(rule, { rule: rule.id, category: rule.category, weight: rule.weight, result: 'unknown', score: null });
 }
 
 export function notApplicable(rule: RuleDefinition): Check {
-  return { rule: rule.id, category: rule.category, weight: rule.weight, result: 'not_applicable', score: null };
+  return withAudit(rule, { rule: rule.id, category: rule.category, weight: rule.weight, result: 'not_applicable', score: null });
+}
+
+function withAudit(rule: RuleDefinition, check: Check): Check {
+  return rule.audit === undefined ? check : { ...check, audit: rule.audit };
 }
 
 /** pass when the rule produced no finding, fail otherwise. */
@@ -67,8 +74,12 @@ export function checkFrom(rule: RuleDefinition, findings: readonly Finding[]): C
   return findings.some((f) => f.rule === rule.id) ? failed(rule) : passed(rule);
 }
 
-/** Lighthouse's weighted mean of a category's judged checks, 0-100; undefined when none was judged. */
+/**
+ * Lighthouse's weighted mean of a category's judged checks, 0-100; undefined when none was judged.
+ * SEO is scored per Lighthouse audit instead (seo-audits.ts).
+ */
 export function categoryScore(checks: readonly Check[], category: Category): number | undefined {
+  if (category === 'seo') return seoScore(checks);
   let total = 0;
   let weights = 0;
   for (const check of checks) {

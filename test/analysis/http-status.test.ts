@@ -63,7 +63,7 @@ describe('the http-status-code rule', () => {
   it('passes a page answering 200 at Lighthouse weight 1, without a finding', () => {
     const report = analyse(200);
     const check = report.checks.find((c) => c.rule === HTTP_STATUS_RULE.id);
-    assert.deepEqual(check, { rule: 'http-status-code', category: 'seo', weight: 1, result: 'pass', score: 1 });
+    assert.deepEqual(check, { rule: 'http-status-code', category: 'seo', weight: 1, result: 'pass', score: 1, audit: 'http-status-code' });
     assert.equal(report.findings.some((f) => f.rule === 'http-status-code'), false);
     assert.equal(report.statuses.seo, 'good');
   });

@@ -5,8 +5,9 @@
 import { makeFinding, type Evidence, type Finding } from '../findings.ts';
 import type { RuleDefinition } from '../scoring.ts';
 
-export const TITLE_MISSING = { id: 'meta-title-missing', title: 'The page has no <title>' } as const;
-export const DESCRIPTION_MISSING = { id: 'meta-description-missing', title: 'The page has no meta description' } as const;
+// Lighthouse's document-title and meta-description audits: each analyzer's rule stands for them.
+export const TITLE_MISSING = { id: 'meta-title-missing', title: 'The page has no <title>', audit: 'document-title' } as const;
+export const DESCRIPTION_MISSING = { id: 'meta-description-missing', title: 'The page has no meta description', audit: 'meta-description' } as const;
 
 /** A title that names the page and fits a search result (about 600 px). */
 export const TITLE_MIN = 10;

@@ -9,7 +9,7 @@ import { buildReport, checkFrom, type Analyzer, type RuleDefinition } from '../s
 
 export const IMAGE_RULES = {
   missing: {
-    id: 'image-alt-missing', category: 'accessibility', weight: 10, severity: 'medium', title: 'Image without alt text',
+    id: 'image-alt-missing', category: 'accessibility', weight: 10, severity: 'medium', title: 'Image without alt text', audit: 'image-alt',
     many: {
       title: '{count} images have no alt attribute',
       change: 'Add an alt attribute to each of the {count} images without one: a short description of what it shows, or alt="" if it is decoration.',

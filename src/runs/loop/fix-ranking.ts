@@ -25,6 +25,7 @@
 // several findings of one rule share that evenly (fixing one of three unsized images does not
 // flip the check). One decimal. For security-headers, scored Observatory-style, it is an estimate
 // of the same kind, not the grader's modifier. 0 when the report carries no check for the rule.
+import { seoScoreExact } from '../../analysis/seo-audits.ts';
 import { z } from 'zod';
 import {
   categorySchema,
@@ -152,8 +153,15 @@ export function gainEstimator(report: RankInput): (finding: Finding) => number {
     const key = `${f.category}\u0000${f.rule}`;
     siblings.set(key, (siblings.get(key) ?? 0) + 1);
   }
+  const checks = report.checks ?? [];
+  const seoNow = seoScoreExact(checks);
   return (f) => {
     const key = `${f.category}\u0000${f.rule}`;
+    // SEO is scored per Lighthouse audit (seo-audits.ts): the gain is the score with the rule passing.
+    if (f.category === 'seo' && seoNow !== undefined) {
+      const fixed = seoScoreExact(checks.map((c) => (c.rule === f.rule && c.score !== null ? { ...c, result: 'pass' as const, score: 1 } : c))) ?? seoNow;
+      return Math.round((10 * Math.max(0, fixed - seoNow)) / (siblings.get(key) ?? 1)) / 10;
+    }
     const total = judgedWeight.get(f.category) ?? 0;
     const lost = lostByRule.get(key) ?? 0;
     if (total === 0 || lost === 0) return 0;

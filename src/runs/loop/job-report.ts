@@ -298,6 +298,8 @@ function mergeChecks(reports: readonly Report[]): Check[] {
 
 function mergedScore(category: Category, reports: readonly Report[], checks: readonly Check[]): number | undefined {
   const scored = reports.map((r) => r.scores[category]).filter((s): s is number => s !== undefined);
+  // SEO is scored per Lighthouse audit, whichever step judged it (image-alt is an accessibility step).
+  if (category === 'seo' && scored.length > 0) return categoryScore(checks, category) ?? scored[0];
   if (scored.length <= 1) return scored[0];
   return categoryScore(checks, category) ?? Math.min(...scored);
 }

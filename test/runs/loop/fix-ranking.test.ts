@@ -24,20 +24,21 @@ describe('rankFixes: worked example (seo-audit on a bare page)', () => {
     // One finding per rule (analysis/finding-groups.ts): the two images are one image-alt-missing
     // finding, count 2, and the four og tags one meta-og-missing. Gains from the merged check
     // weights: accessibility 25 judged weight (image-alt-missing 10 of it, lang 3), best-practices
-    // 6.5 (viewport 2), seo 42 (h1 3, description 3, canonical 1, title length 1; the canonical's
-    // root and alternate checks pass at 3 each).
+    // 6.5 (viewport 2). SEO is scored per Lighthouse audit (seo-audits.ts): the meta description is
+    // one of five audits judged (+19.1 with the rest as they are); the h1, the canonical link and the
+    // title length are rules Lighthouse does not score, so each lifts it little.
     assert.deepEqual(
       ranked.map((f) => [f.rank, f.rule, f.expectedScoreGain, f.severity]),
       [
         [1, 'image-alt-missing', 40, 'medium'],
         [2, 'meta-viewport-missing', 30.8, 'medium'],
-        [3, 'meta-lang-missing', 12, 'medium'],
-        [4, 'heading-missing-h1', 7.1, 'medium'],
-        [5, 'meta-description-missing', 7.1, 'medium'],
+        [3, 'meta-description-missing', 19.1, 'medium'],
+        [4, 'meta-lang-missing', 12, 'medium'],
+        [5, 'heading-missing-h1', 1.6, 'medium'],
         [6, 'meta-charset-missing', 15.4, 'low'],
         [7, 'meta-og-missing', 15.4, 'low'],
-        [8, 'meta-canonical-missing', 2.4, 'low'],
-        [9, 'meta-title-too-short', 2.4, 'low'],
+        [8, 'meta-canonical-missing', 0.5, 'low'],
+        [9, 'meta-title-too-short', 0.5, 'low'],
         [10, 'meta-twitter-card-missing', 7.7, 'info'],
       ],
     );
