@@ -22,6 +22,8 @@ export const ROBOTS_RULES = {
   robotsSyntax: { id: 'robots-syntax-error', category: 'seo', weight: 2, severity: 'medium', title: 'A robots.txt line is not a valid rule' },
   pageDisallowed: { id: 'robots-page-disallowed', category: 'seo', weight: 5, severity: 'high', title: 'robots.txt blocks the page from crawlers' },
   siteDisallowed: { id: 'robots-site-disallowed', category: 'seo', weight: 5, severity: 'high', title: 'robots.txt blocks the whole site' },
+  // Googlebot has a group of its own that lets it in: the page stays in Google, other engines lose it.
+  othersDisallowed: { id: 'robots-crawlers-disallowed', category: 'seo', weight: 1, severity: 'low', title: 'robots.txt blocks crawlers other than Googlebot' },
   noSitemap: { id: 'robots-no-sitemap', category: 'seo', weight: 1, severity: 'low', title: 'robots.txt names no sitemap' },
   sitemapMissing: { id: 'sitemap-missing', category: 'seo', weight: 3, severity: 'medium', title: 'A sitemap cannot be fetched' },
   sitemapNotXml: { id: 'sitemap-not-xml', category: 'seo', weight: 3, severity: 'medium', title: 'A sitemap is not XML' },
@@ -231,7 +233,7 @@ export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
   // What crawlers may fetch. A missing robots.txt allows everything; an unreadable one is not guessed at.
   const groups: { userAgents: string[]; allow: string[]; disallow: string[] }[] = [];
   if (parsed === null && (facts === null || facts.status >= 500)) {
-    for (const rule of [R.pageDisallowed, R.siteDisallowed]) skip(rule, 'unknown');
+    for (const rule of [R.pageDisallowed, R.siteDisallowed, R.othersDisallowed]) skip(rule, 'unknown');
     for (const rule of [R.robotsSyntax, R.noSitemap]) skip(rule, 'not_applicable');
   } else if (parsed === null) {
     for (const rule of [R.robotsSyntax, R.noSitemap]) skip(rule, 'not_applicable');
@@ -255,6 +257,19 @@ export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
       const who = (crawlers: string[]) => crawlers.map((c) => (c === '*' ? 'all crawlers (*)' : c)).join(' and ');
       const parsedGroups = parsed.groups;
       const groupOf = (rule: RobotsRule) => `the group of "User-agent: ${parsedGroups.find((g) => g.rules.includes(rule))?.userAgents.join(', ') ?? '*'}"`;
+      // A line that blocks Googlebot keeps the page (or site) out of Google: that is the high
+      // finding, naming * too when the same line blocks it. A line blocking * alone while Googlebot
+      // has a group of its own that allows it costs the other search engines only: low.
+      const others = (map: Map<RobotsRule, string[]>, where: 'site' | 'page') => {
+        for (const [rule, crawlers] of map) {
+          if (crawlers.includes('Googlebot')) continue;
+          map.delete(rule);
+          const path = where === 'site' ? '/' : `${page.pathname}${page.search}`;
+          add(R.othersDisallowed, `robots:${where}:others:line:${rule.line}`, `"Disallow: ${rule.pattern}" (line ${rule.line}) in ${groupOf(rule)} blocks every crawler without a group of its own from ${where === 'site' ? "the site's home page" : path}; Googlebot has its own group and may crawl it, so the page can be in Google, but Bing, DuckDuckGo and other search engines leave it out.`, { url: where === 'site' ? robotsUrl : input.pageUrl, line: rule.line, snippet: `Disallow: ${rule.pattern}` }, `Remove "Disallow: ${rule.pattern}" (line ${rule.line}) from ${groupOf(rule)}, or give the crawlers that should index ${path} groups of their own, unless only Google should list it.`, `${path} is allowed for * in ${robotsUrl}.`);
+        }
+      };
+      others(site, 'site');
+      others(blocked, 'page');
       for (const [rule, crawlers] of site) {
         add(R.siteDisallowed, `robots:site:line:${rule.line}`, `"Disallow: ${rule.pattern}" (line ${rule.line}) blocks ${who(crawlers)} from the site's home page, so the site drops out of search results.`, { url: robotsUrl, line: rule.line, snippet: `Disallow: ${rule.pattern}` }, `Remove "Disallow: ${rule.pattern}" (line ${rule.line}) from ${groupOf(rule)} (or add "Allow: /"), unless the whole site should stay out of search.`, `/ is allowed for ${crawlers.join(' and ')} in ${robotsUrl}.`);
       }
@@ -263,7 +278,7 @@ export function analyzeRobotsSitemap(input: RobotsSitemapInput): Report {
       }
     } catch {
       notes.push(`robots.txt has too many wildcard rules to match within ${MATCH_BUDGET} steps: whether the page is allowed was not decided`);
-      for (const rule of [R.pageDisallowed, R.siteDisallowed]) skip(rule, 'unknown');
+      for (const rule of [R.pageDisallowed, R.siteDisallowed, R.othersDisallowed]) skip(rule, 'unknown');
     }
     if (parsed.sitemaps.length === 0) {
       add(R.noSitemap, 'robots:sitemap', 'robots.txt has no Sitemap line, so crawlers must find the sitemap on their own.', { url: robotsUrl }, `Add "Sitemap: ${page.origin}/sitemap.xml" (the sitemap's absolute URL) to robots.txt.`, 'robots.txt has a Sitemap line with an absolute URL.');

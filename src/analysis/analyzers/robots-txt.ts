@@ -7,7 +7,8 @@ export const ROBOTS_MAX_BYTES = 512 * 1024;
 /** Steps the rule matcher may take over all rules, so a robots.txt of adversarial `*` patterns stays bounded. */
 export const MATCH_BUDGET = 5_000_000;
 // Fields Google and others read without RFC 9309 naming them: not errors, just not rules.
-const TOLERATED = new Set(['crawl-delay', 'host', 'clean-param', 'request-rate', 'visit-time']);
+// content-signal: Cloudflare's managed robots.txt declares AI use with it (Lighthouse reads it too).
+const TOLERATED = new Set(['crawl-delay', 'host', 'clean-param', 'request-rate', 'visit-time', 'content-signal']);
 
 export interface RobotsRule {
   allow: boolean;
@@ -49,11 +50,17 @@ export function parseRobots(text: string): ParsedRobots {
         group = { userAgents: [], rules: [], line };
         parsed.groups.push(group);
       }
+      // an empty product token names no crawler: the group's rules reach nobody (Lighthouse's robots-txt fails it too)
+      if (value === '') problem('a user-agent line with no crawler name');
       group.userAgents.push(value);
     } else if (key === 'allow' || key === 'disallow') {
       if (group === null) return problem(`${key} before any user-agent line: no crawler reads it`);
       if (value === '') return; // an empty rule matches nothing (RFC 9309 2.2.2)
       if (!value.startsWith('/') && !value.startsWith('*')) return problem(`the path "${value.slice(0, 100)}" does not start with / or *, so it matches nothing`);
+      // Google reads an inner $ as a literal character, others as the end of the URL: crawlers
+      // disagree on the line, so it is reported (as Lighthouse's robots-txt does) and matched as Google does.
+      const dollar = value.indexOf('$');
+      if (dollar >= 0 && dollar < value.length - 1) problem(`"$" inside the pattern "${value.slice(0, 100)}": Google reads it as a literal $, other crawlers as the end of the URL; write it only at the end (or as %24)`);
       group.rules.push({ allow: key === 'allow', pattern: normalizePath(value), line });
     } else if (key === 'sitemap') {
       parsed.sitemaps.push({ url: value, line });

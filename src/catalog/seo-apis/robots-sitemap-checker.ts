@@ -52,8 +52,10 @@ export const robotsSitemapCheckerTool = defineUrlTool({
   title: 'robots.txt and sitemap checker',
   description:
     "Fetches the site's /robots.txt (at most 512 KB) and reads it the RFC 9309 way: missing (4xx), a server error (5xx), not " +
-    'text/plain, lines that are not rules (unknown fields, rules before any User-agent), and whether the given page and the ' +
-    "home page are disallowed for Googlebot or * (longest match wins, Allow wins a tie, * and $ patterns). Then the sitemaps " +
+    'text/plain, lines that are not rules (unknown fields, rules before any User-agent, an empty User-agent, a $ inside a ' +
+    "pattern), and whether the given page and the home page are disallowed for Googlebot (its own group, else *: high, the " +
+    "page cannot be in Google) or only for * while Googlebot has a group allowing it (low) (longest match wins, Allow wins " +
+    "a tie, * and $ patterns). Then the sitemaps " +
     'it names (a relative Sitemap URL is reported, as Google reads only absolute ones, and still read) or /sitemap.xml when ' +
     'it names none (missing: low when the page links at most 100 pages of its site, a small site per Google, else medium), ' +
     'at most 3 files including sitemap indexes: missing, not XML, not a ' +
@@ -88,6 +90,18 @@ export const robotsSitemapCheckerTool = defineUrlTool({
         },
       },
       expect: { fires: ['robots-syntax-error', 'robots-page-disallowed', 'sitemap-other-host', 'sitemap-invalid-lastmod'], passes: ['robots-site-disallowed', 'robots-no-sitemap'] },
+    },
+    {
+      title: 'A whole host under Disallow: /: the page and the site are blocked from every crawler',
+      input: { url: 'https://example.com/blog/launch' },
+      pages: { 'https://example.com/robots.txt': { headers: TEXT, body: 'User-agent: *\nDisallow: /\n\nSitemap: https://example.com/sitemap.xml\n' }, 'https://example.com/sitemap.xml': { headers: XML, body: SITEMAP_OK } },
+      expect: { fires: ['robots-page-disallowed', 'robots-site-disallowed'], passes: ['robots-crawlers-disallowed', 'robots-syntax-error'] },
+    },
+    {
+      title: 'Every crawler but Googlebot disallowed: Google may crawl the page, other search engines not (low)',
+      input: { url: 'https://example.com/shoes' },
+      pages: { 'https://example.com/robots.txt': { headers: TEXT, body: 'User-agent: Googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /\n\nSitemap: https://example.com/sitemap.xml\n' }, 'https://example.com/sitemap.xml': { headers: XML, body: SITEMAP_OK } },
+      expect: { fires: ['robots-crawlers-disallowed'], passes: ['robots-page-disallowed', 'robots-site-disallowed'] },
     },
     {
       title: 'No robots.txt and no sitemap on a small site: the missing sitemap is low',

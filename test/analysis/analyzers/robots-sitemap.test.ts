@@ -131,15 +131,21 @@ describe('robots-sitemap analyzer', () => {
     assert.deepEqual(report.details.groups, [{ userAgents: ['*'], allow: ['/cart/help'], disallow: ['/cart'] }]);
   });
 
-  it('the page and the site disallowed, syntax errors and no sitemap line', () => {
+  it('the page disallowed for Googlebot, the site for * only (Googlebot has its own group), syntax errors and no sitemap line', () => {
     const report = analyzeRobotsSitemap({ pageUrl: `${SITE}/private/report`, robots: robots('User-agent: *\nDisallow: /\nUser-agent: Googlebot\nDisallow: /private\nFoo: bar\n'), sitemaps: [], unfollowed: [] });
     assertValid(report);
-    assert.deepEqual(firedRules(report), ['robots-no-sitemap', 'robots-page-disallowed', 'robots-site-disallowed', 'robots-syntax-error']);
-    assert.equal(onlyFinding(report, 'robots-page-disallowed').count, 2);
-    const site = onlyFinding(report, 'robots-site-disallowed');
-    assert.equal(site.severity, 'high');
-    assert.equal(site.evidence.line, 2);
-    assert.match(site.detail, /all crawlers \(\*\)/);
+    assert.deepEqual(firedRules(report), ['robots-crawlers-disallowed', 'robots-no-sitemap', 'robots-page-disallowed', 'robots-syntax-error']);
+    const page = onlyFinding(report, 'robots-page-disallowed');
+    assert.equal(page.count, 1);
+    assert.equal(page.evidence.line, 4);
+    assert.match(page.detail, /blocks Googlebot from \/private\/report/);
+    // line 2 blocks * from the page and the home page; Googlebot's own group lets it crawl the home page
+    const others = onlyFinding(report, 'robots-crawlers-disallowed');
+    assert.equal(others.severity, 'low');
+    assert.equal(others.count, 2);
+    assert.equal(others.evidence.line, 2);
+    assert.match(others.detail, /Googlebot has its own group and may crawl it/);
+    assert.equal(checkResult(report, 'robots-site-disallowed'), 'pass');
     const syntax = onlyFinding(report, 'robots-syntax-error');
     assert.equal(syntax.evidence.line, 5);
     assert.equal(syntax.detail, 'Line 5: unknown field "foo".');
