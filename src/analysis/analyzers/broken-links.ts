@@ -1,12 +1,16 @@
 // Broken links: the pure half of the broken-links checker. It extracts what a page links to
 // (<a href>, stylesheets, <img src>, <script src>), reads a fetch result or a fetch error as an
 // outcome, and judges the outcomes as findings. The fetching itself is the tool's
-// (src/catalog/seo-apis/broken-links-checker.ts), through ctx.fetchPage only.
+// (src/catalog/seo-apis/broken-links-checker.ts), through ctx.fetchPage only. Links nothing can
+// fetch because their destination is in a script (javascript:, onclick-only) are not skipped in
+// silence: they fail the crawlable-anchors rule, the link audit's own (link-audit.ts), so a report
+// combining both analyzers holds one finding for them.
 import { makeFinding, type Category, type Check, type Finding, type Report, type Severity } from '../findings.ts';
 import { attr, snippetOf, type HtmlDocument } from '../html-document.ts';
 import type { PageFacts } from '../page-facts.ts';
 import { buildReport, failed, notApplicable, passed, unknown, type RuleDefinition } from '../scoring.ts';
 import { isServiceError } from '../../core/errors.ts';
+import { LINK_AUDIT_RULES, crawlableAnchorFindings, type UnfollowableLink } from './link-audit.ts';
 
 export const BROKEN_LINK_RULES = {
   brokenInternal: {
@@ -42,6 +46,7 @@ export const BROKEN_LINK_RULES = {
     },
   },
   privateAddress: { id: 'link-to-private-address', category: 'seo', weight: 1, severity: 'medium', title: 'A link points to a private or disallowed address' },
+  unfollowable: LINK_AUDIT_RULES.crawlableAnchors,
 } as const satisfies Record<string, RuleDefinition>;
 
 export const rules: readonly RuleDefinition[] = Object.values(BROKEN_LINK_RULES);
@@ -69,10 +74,18 @@ export interface LinkTarget {
   count: number;
 }
 
+/** The <a> elements a crawler cannot follow (the crawlable-anchors audit's instances). */
+export interface UnfollowableAnchors {
+  findings: Finding[];
+  listed: UnfollowableLink[];
+}
+
 export interface ExtractedLinks {
   links: LinkTarget[];
   /** references not checked: mailto:, tel:, javascript:, data:, fragment-only, other schemes, unparsable */
   skipped: number;
+  /** the links among them (and among <a> without href) that a crawler cannot follow */
+  unfollowable: UnfollowableAnchors;
 }
 
 export type LinkOutcomeKind = 'ok' | 'redirect' | 'broken' | 'refused' | 'failed';
@@ -132,7 +145,7 @@ export function extractLinks(doc: HtmlDocument, pageUrl: string): ExtractedLinks
     target.count++;
     if (target.elements.length < MAX_ELEMENTS_PER_LINK) target.elements.push({ selector: doc.locate(element), line: doc.lineOf(element), snippet: snippetOf(element) });
   }
-  return { links: [...byUrl.values()], skipped };
+  return { links: [...byUrl.values()], skipped, unfollowable: crawlableAnchorFindings(doc) };
 }
 
 /** A HEAD or GET that answered: ok, redirect (to another URL) or broken (4xx/5xx). */
@@ -184,6 +197,8 @@ export interface JudgeInput {
   notChecked: readonly LinkTarget[];
   skipped: number;
   notes: readonly string[];
+  /** the page's unfollowable <a> elements; absent when the page's anchors were not read (the rule is then not applicable) */
+  unfollowable?: UnfollowableAnchors;
 }
 
 /** The report on a page's checked links. */
@@ -215,6 +230,11 @@ export function judgeLinks(input: JudgeInput): Report {
   if (unjudgedCount > 0) notes.push(`${unjudgedCount} link${unjudgedCount === 1 ? '' : 's'} could not be judged (timed out or the fetcher was busy); see details.links`);
   if (input.notChecked.length > 0) notes.push(`${input.notChecked.length} link${input.notChecked.length === 1 ? ' was' : 's were'} not checked (over the link cap or the time budget); see details.notChecked`);
 
+  const unfollowable = input.unfollowable;
+  if (unfollowable !== undefined) {
+    findings.push(...unfollowable.findings);
+    mark(BROKEN_LINK_RULES.unfollowable, false);
+  }
   const checks: Check[] = rules.map((rule) => {
     const m = judged.get(rule.id);
     if (!m) return notApplicable(rule);
@@ -233,6 +253,9 @@ export function judgeLinks(input: JudgeInput): Report {
       found: input.checked.length + input.notChecked.length,
       checked: input.checked.length,
       skipped: input.skipped,
+      // how many <a> a crawler cannot follow (null: not read); each is in the crawlable-anchors finding
+      notFollowable: unfollowable === undefined ? null : unfollowable.findings.length,
+      unfollowableLinks: unfollowable?.listed ?? [],
       outcomes: counts,
       links: input.checked.map(({ link, outcome }) => ({ url: link.url, kinds: link.kinds, internal: link.internal, ...outcome, elements: link.elements, count: link.count })),
       notChecked: input.notChecked.map((l) => l.url),

@@ -41,11 +41,12 @@ export const brokenLinksCheckerTool = defineUrlTool({
   title: 'Broken links checker',
   description:
     'Fetches a page and checks every <a href>, stylesheet <link href>, <img src> and <script src> on it (deduplicated; mailto:, tel:, ' +
-    'javascript:, data: and fragment-only links skipped), up to maxLinks, with a HEAD request (GET when HEAD answers 405 or 501), at most 4 ' +
+    'javascript:, data: and fragment-only links not fetched), up to maxLinks, with a HEAD request (GET when HEAD answers 405 or 501), at most 4 ' +
     'at a time. Each link is ok, redirect (with its final URL), broken (4xx/5xx or unreachable), refused (a private or disallowed address, ' +
     'never fetched) or failed (the fetch phase). Findings: broken internal link (high), broken external link (medium), broken image, script ' +
-    'or stylesheet (high), internal link through a redirect (low), link to a private address (medium). details.links lists every checked ' +
-    'link with its outcome, status and the elements pointing to it; links over the cap are listed in details.notChecked.',
+    'or stylesheet (high), internal link through a redirect (low), link to a private address (medium), links a crawler cannot follow (crawlable-anchors: javascript:, onclick-only). ' +
+    'details.links lists every checked link with its outcome, status and the elements pointing to it; links over the cap are listed in ' +
+    'details.notChecked; details.notFollowable counts the unfollowable ones.',
   aliases: ['dead link checker', 'link checker', '404 checker', 'broken image checker', 'link validator'],
   credits: 5,
   input: z.object({
@@ -69,8 +70,24 @@ export const brokenLinksCheckerTool = defineUrlTool({
       },
       expect: {
         scores: { seo: 100, 'best-practices': 100, overall: 100 },
-        passes: ['broken-link-internal', 'broken-link-external', 'broken-resource', 'redirected-internal-link', 'link-to-private-address'],
-        result: { report: { details: { checked: 5, skipped: 1, outcomes: { ok: 5, redirect: 0, broken: 0, refused: 0, failed: 0 } } } },
+        passes: ['broken-link-internal', 'broken-link-external', 'broken-resource', 'redirected-internal-link', 'link-to-private-address', 'crawlable-anchors'],
+        result: { report: { details: { checked: 5, skipped: 1, notFollowable: 0, outcomes: { ok: 5, redirect: 0, broken: 0, refused: 0, failed: 0 } } } },
+      },
+    },
+    {
+      title: 'Links whose destination is only in a script: a javascript: href and an onclick without href',
+      input: { url: 'https://example.com/news' },
+      pages: {
+        'https://example.com/news': {
+          body: page('<a href="/news/storm">Storm closes the harbour</a> <a href="javascript:void(0)" onclick="location.href=\'/news?page=2\'">More stories</a> <a onclick="openLive()">Live blog</a>'),
+        },
+        'https://example.com/news/storm': OK,
+        'https://example.com/style.css': OK,
+      },
+      expect: {
+        fires: ['crawlable-anchors'],
+        passes: ['broken-link-internal', 'broken-resource'],
+        result: { report: { details: { checked: 2, skipped: 1, notFollowable: 2 } } },
       },
     },
     {
@@ -97,7 +114,7 @@ export const brokenLinksCheckerTool = defineUrlTool({
     const notes = pageNotes(facts);
     const doc = parseHtml(isHtmlResponse(facts) ? facts.text : '', facts.finalUrl);
     notes.push(...doc.notes);
-    const { links, skipped } = extractLinks(doc, facts.finalUrl);
+    const { links, skipped, unfollowable } = extractLinks(doc, facts.finalUrl);
     const eligible = includeExternal ? links : links.filter((l) => l.internal);
     if (!includeExternal && eligible.length < links.length) notes.push(`${links.length - eligible.length} links to other sites were left out (includeExternal=false)`);
     const queue = eligible.slice(0, maxLinks);
@@ -117,6 +134,6 @@ export const brokenLinksCheckerTool = defineUrlTool({
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, queue.length) }, worker));
     const checked = results.filter((r) => r !== undefined);
-    return { url, finalUrl: facts.finalUrl, status: facts.status, report: judgeLinks({ checked, notChecked, skipped, notes }) };
+    return { url, finalUrl: facts.finalUrl, status: facts.status, report: judgeLinks({ checked, notChecked, skipped, notes, unfollowable }) };
   },
 });

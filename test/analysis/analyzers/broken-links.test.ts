@@ -42,6 +42,36 @@ describe('broken-links: extraction', () => {
     assert.deepEqual(links[1]?.elements.map((e) => e.selector), ['a[href="/a#top"]', 'a[href="/a"]', 'img[src="/a"]']);
     assert.equal(links[1]?.elements[0]?.line, 3);
   });
+
+  it('links whose destination is in a script are not fetched, and not skipped in silence: they are crawlable-anchors instances', () => {
+    const html = page(
+      '<a href="/news/storm">Storm</a>\n<a href="javascript:void(0)" onclick="location.href=\'/news?page=2\'">More stories</a>\n' +
+        '<a onclick="openLive(\'/live\')">Live</a>\n<a href="#" onclick="share()">Share</a>\n<a href="#top">Top</a>\n<a>placeholder</a>\n<a href="mailto:x@shop.test">Mail</a>',
+    );
+    const { links, skipped, unfollowable } = extractLinks(parseHtml(html, 'https://shop.test/news'), 'https://shop.test/news');
+    assert.deepEqual(links.map((l) => l.url), ['https://shop.test/news/storm']);
+    assert.equal(skipped, 4, 'javascript:, the two fragments and mailto:');
+    assert.deepEqual(unfollowable.listed.map((l) => [l.text, l.problem, l.suggestedHref, l.line]), [
+      ['More stories', 'javascript', '/news?page=2', 4],
+      ['Live', 'script-only', '/live', 5],
+      ['Share', 'placeholder-href', null, 6],
+    ]);
+    const report = judgeLinks({ checked: [{ link: links[0] as LinkTarget, outcome: ok() }], notChecked: [], skipped, notes: [], unfollowable });
+    assertValid(report);
+    assert.deepEqual(firedRules(report), ['crawlable-anchors']);
+    const finding = onlyFinding(report, 'crawlable-anchors');
+    assert.equal(finding.count, 3);
+    assert.equal(finding.severity, 'medium');
+    assert.equal(finding.title, '3 links cannot be followed by search engines');
+    assert.match(finding.fix.change, /Set href="\/news\?page=2"/);
+    assert.equal(report.details.notFollowable, 3);
+    assert.equal(checkResult(report, 'broken-link-internal'), 'pass');
+    // the same page with real hrefs passes the rule
+    const fixed = extractLinks(parseHtml(page('<a href="/news/storm">Storm</a><a href="/news?page=2">More stories</a>'), 'https://shop.test/news'), 'https://shop.test/news');
+    const passing = judgeLinks({ checked: [], notChecked: [], skipped: 0, notes: [], unfollowable: fixed.unfollowable });
+    assert.equal(checkResult(passing, 'crawlable-anchors'), 'pass');
+    assert.equal(passing.details.notFollowable, 0);
+  });
 });
 
 describe('broken-links: judging outcomes', () => {
@@ -88,7 +118,8 @@ describe('broken-links: judging outcomes', () => {
     assert.equal(checkResult(report, 'broken-link-external'), 'unknown');
     assert.equal(checkResult(report, 'broken-link-internal'), 'not_applicable');
     const empty = judgeLinks({ checked: [], notChecked: [], skipped: 0, notes: [] });
-    assert.deepEqual(empty.checks.map((c) => c.result), ['not_applicable', 'not_applicable', 'not_applicable', 'not_applicable', 'not_applicable']);
+    assert.deepEqual(empty.checks.map((c) => c.result), ['not_applicable', 'not_applicable', 'not_applicable', 'not_applicable', 'not_applicable', 'not_applicable']);
+    assert.equal(empty.details.notFollowable, null, 'anchors not read: not applicable, not a pass');
     assert.equal(empty.statuses.overall, 'unknown');
   });
 
