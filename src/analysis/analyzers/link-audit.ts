@@ -84,27 +84,24 @@ export function analyzeDocument(doc: HtmlDocument, _facts: PageFacts | null, url
 /** The link-text audit: one finding instance per link whose text is generic. */
 export function genericLinkFindings(doc: HtmlDocument, pageUrl: string): { findings: Finding[]; listed: GenericLink[] } {
   const page = resolveUrl(pageUrl, null);
+  const pageKey = page === null ? null : withoutFragment(page.href);
   const findings: Finding[] = [];
   const listed: GenericLink[] = [];
-  const anchors = doc.byTag('a');
   const singleLang = documentLanguage(doc);
-  const textsByHref = descriptiveTextsByHref(anchors, doc, singleLang);
-  for (const link of anchors) {
-    const rawHref = attr(link, 'href');
+  const anchors = readAnchors(doc, singleLang);
+  const textsByHref = descriptiveTextsByHref(anchors);
+  const headings = new Map<Element, Element | null>();
+  for (const { link, href, target, text, generic } of anchors) {
     // As Lighthouse: a link without href goes nowhere, nofollow ones are not vouched for, and
     // javascript:, mailto: and links to this same page (fragments) are not about a destination.
-    if (rawHref === undefined) continue;
+    if (href === null || !generic) continue;
     if ((attr(link, 'rel') ?? '').toLowerCase().includes('nofollow')) continue;
-    const target = resolveUrl(rawHref, doc.baseUrl);
-    const href = target?.href ?? rawHref.trim();
     if (/^(javascript|mailto):/i.test(href)) continue;
-    if (target !== null && page !== null && sameDocument(target, page)) continue;
-    const text = accessibleText(link);
-    if (!isGenericLinkText(text, linkLanguage(link, singleLang))) continue;
+    if (target !== null && withoutFragment(target.href) === pageKey) continue;
     const selector = doc.locate(link);
     const line = doc.lineOf(link);
     const shown = text.slice(0, MAX_TEXT);
-    const suggestedText = suggestText(link, href, textsByHref, singleLang);
+    const suggestedText = suggestText(link, href, target, textsByHref, singleLang, headings);
     if (listed.length < MAX_LISTED) listed.push({ selector, line, text: shown, href, suggestedText });
     const instead = suggestedText === null ? 'words that name the page it leads to' : `words that name where it goes, for example "${suggestedText}"`;
     findings.push(
@@ -162,14 +159,10 @@ export function crawlableAnchorFindings(doc: HtmlDocument): { findings: Finding[
   return { findings, listed };
 }
 
-/** Same address but for the fragment: a link to a place on this page. */
-function sameDocument(a: URL, b: URL): boolean {
-  const strip = (u: URL) => {
-    const copy = new URL(u.href);
-    copy.hash = '';
-    return copy.href;
-  };
-  return strip(a) === strip(b);
+/** The address without its fragment: a link whose address is the page's goes to a place on this page. */
+function withoutFragment(href: string): string {
+  const hash = href.indexOf('#');
+  return hash === -1 ? href : href.slice(0, hash);
 }
 
 /**
@@ -177,8 +170,7 @@ function sameDocument(a: URL, b: URL): boolean {
  * else the alt of an image in it. Lighthouse reads innerText alone, so a "more" icon link labelled
  * only by aria-label passes there; a screen reader and a search engine read that label, so we judge it.
  */
-export function accessibleText(link: Element): string {
-  const read = readLink(link);
+export function accessibleText(link: Element, read: LinkReading = readLink(link)): string {
   if (read.visible !== '') return read.visible;
   const label = (attr(link, 'aria-label') ?? '').trim();
   if (label !== '') return label.replace(/\s+/g, ' ');
@@ -213,7 +205,7 @@ function readLink(link: Element): LinkReading {
       visible += node.data;
       if (inherited !== null && node.data.trim() !== '') {
         if (lang === null) lang = inherited;
-        else if (primaryLanguage(lang) !== primaryLanguage(inherited)) mixed = true;
+        else if (inherited !== lang && primaryLanguage(lang) !== primaryLanguage(inherited)) mixed = true;
       }
     } else if (isTag(node)) {
       if (node.name === 'script' || node.name === 'style' || node.name === 'template' || isHidden(node)) continue;
@@ -242,9 +234,25 @@ function documentLanguage(doc: HtmlDocument): string | null {
   return only !== undefined && (only.name === 'html' || only.name === 'body') ? (attr(only, 'lang') ?? null) : null;
 }
 
-/** The language a link's text is judged in. */
-function linkLanguage(link: Element, singleLang: string | null): string | null {
-  return singleLang ?? readLink(link).lang;
+interface ReadAnchor {
+  link: Element;
+  /** null without an href attribute */
+  href: string | null;
+  target: URL | null;
+  text: string;
+  /** its text is generic in its language */
+  generic: boolean;
+}
+
+/** Every <a>, read once: where it goes, what it says, and whether that is generic. */
+function readAnchors(doc: HtmlDocument, singleLang: string | null): ReadAnchor[] {
+  return doc.byTag('a').map((link) => {
+    const raw = attr(link, 'href');
+    const target = raw === undefined ? null : resolveUrl(raw, doc.baseUrl);
+    const reading = readLink(link);
+    const text = accessibleText(link, reading);
+    return { link, href: raw === undefined ? null : (target?.href ?? raw.trim()), target, text, generic: isGenericLinkText(text, singleLang ?? reading.lang) };
+  });
 }
 
 function nearestLang(element: Element): string | null {
@@ -257,15 +265,11 @@ function nearestLang(element: Element): string | null {
 }
 
 /** For each destination, the first text another link to it gives that is not generic. */
-function descriptiveTextsByHref(anchors: readonly Element[], doc: HtmlDocument, singleLang: string | null): Map<string, string> {
+function descriptiveTextsByHref(anchors: readonly ReadAnchor[]): Map<string, string> {
   const byHref = new Map<string, string>();
-  for (const link of anchors) {
-    const raw = attr(link, 'href');
-    if (raw === undefined) continue;
-    const href = resolveUrl(raw, doc.baseUrl)?.href ?? raw.trim();
-    if (byHref.has(href)) continue;
-    const text = accessibleText(link);
-    if (text !== '' && !isGenericLinkText(text, linkLanguage(link, singleLang))) byHref.set(href, text.slice(0, MAX_TEXT));
+  for (const { href, text, generic } of anchors) {
+    if (href === null || generic || text === '' || byHref.has(href)) continue;
+    byHref.set(href, text.slice(0, MAX_TEXT));
   }
   return byHref;
 }
@@ -275,13 +279,25 @@ function descriptiveTextsByHref(anchors: readonly Element[], doc: HtmlDocument, 
  * "Read more"), the heading of the block the link sits in (a card, a list item, an article), the
  * link's own title, else the last words of its URL's path.
  */
-function suggestText(link: Element, href: string, textsByHref: ReadonlyMap<string, string>, lang: string | null): string | null {
+function suggestText(
+  link: Element,
+  href: string,
+  target: URL | null,
+  textsByHref: ReadonlyMap<string, string>,
+  lang: string | null,
+  headings: Map<Element, Element | null>,
+): string | null {
   const same = textsByHref.get(href);
   if (same !== undefined) return same;
   const usable = (text: string) => text !== '' && !isGenericLinkText(text, lang) && normaliseLinkText(text) !== '';
   let block: AnyNode | null = link.parent;
   for (let depth = 0; depth < 4 && block !== null && isTag(block) && block.name !== 'body'; depth++) {
-    const heading = firstHeading(block);
+    // Many links in one block (a list of 500 "more") look its heading up once.
+    let heading = headings.get(block);
+    if (heading === undefined) {
+      heading = firstHeading(block);
+      headings.set(block, heading);
+    }
     if (heading !== null) {
       const text = textOf(heading, { includeAlt: true, max: MAX_TEXT });
       if (usable(text)) return text;
@@ -290,7 +306,7 @@ function suggestText(link: Element, href: string, textsByHref: ReadonlyMap<strin
   }
   const title = (attr(link, 'title') ?? '').trim().replace(/\s+/g, ' ');
   if (usable(title)) return title.slice(0, MAX_TEXT);
-  return slugWords(href);
+  return target === null ? null : slugWords(target);
 }
 
 function firstHeading(block: Element): Element | null {
@@ -305,9 +321,8 @@ function firstHeading(block: Element): Element | null {
 }
 
 /** "/news/storm-closes-harbour.html" -> "Storm closes harbour"; null for ids and empty paths. */
-function slugWords(href: string): string | null {
-  if (!URL.canParse(href)) return null;
-  const segments = new URL(href).pathname.split('/').filter((s) => s !== '');
+function slugWords(target: URL): string | null {
+  const segments = target.pathname.split('/').filter((s) => s !== '');
   const last = segments.at(-1);
   if (last === undefined) return null;
   let words: string;
