@@ -13,7 +13,7 @@ import { crawlFix, crawlProblemOf, type CrawlProblem } from './link-crawlability
 
 export const LINK_AUDIT_RULES = {
   linkText: {
-    id: 'link-text', category: 'seo', weight: 2, severity: 'low', title: 'A link\'s text does not say where it goes',
+    id: 'link-text', category: 'seo', weight: 2, severity: 'low', title: 'A link\'s text does not say where it goes', audit: 'link-text',
     many: {
       title: '{count} links have text that does not say where they go',
       change: 'Rewrite the text of each of the {count} links so it names what the link leads to (the article, product or page), not "read more" or "click here"; the genericLinks list in details gives each link a suggested text.',
@@ -21,7 +21,7 @@ export const LINK_AUDIT_RULES = {
     },
   },
   crawlableAnchors: {
-    id: 'crawlable-anchors', category: 'seo', weight: 3, severity: 'medium', title: 'A link cannot be followed by search engines',
+    id: 'crawlable-anchors', category: 'seo', weight: 3, severity: 'medium', title: 'A link cannot be followed by search engines', audit: 'crawlable-anchors',
     many: {
       title: '{count} links cannot be followed by search engines',
       change: 'Give each of the {count} links a real URL in href (the page its script opens), keeping any script as a click handler; an element that opens no page (a menu, a dialog) becomes a <button type="button">. the unfollowableLinks list in details gives each link the URL found in its script.',

@@ -68,6 +68,9 @@ describe('link audit: a news front page', () => {
     assert.deepEqual(firedRules(report), ['crawlable-anchors', 'link-text']);
     assert.equal(checkResult(report, 'link-text'), 'fail');
     assert.equal(checkResult(report, 'crawlable-anchors'), 'fail');
+    // each rule stands for the Lighthouse SEO audit of its name, so the SEO score counts it as one
+    assert.deepEqual(report.checks.map((c) => [c.rule, c.audit]), [['link-text', 'link-text'], ['crawlable-anchors', 'crawlable-anchors']]);
+    assert.ok((report.scores.seo ?? 100) < 70, 'both audits failing: below 70, as Lighthouse with them failing');
   });
 
   it('link-text: 8 instances, each the "Read more" of a story, with its headline as the suggested text', () => {
@@ -264,6 +267,7 @@ describe('link audit beside the other analyzers', () => {
     const audit = analyze(html, null, URL);
     assert.equal(onlyFinding(links, 'crawlable-anchors').findingId, onlyFinding(audit, 'crawlable-anchors').findingId);
     assert.equal(links.details.notFollowable, 2);
+    assert.equal(links.checks.find((c) => c.rule === 'crawlable-anchors')?.audit, 'crawlable-anchors');
     const combined = combineReports([links, audit], ['broken-links', 'link-audit']);
     assert.equal(onlyFinding(combined, 'crawlable-anchors').count, 2);
     assert.equal(combined.checks.filter((c) => c.rule === 'crawlable-anchors').length, 1);
