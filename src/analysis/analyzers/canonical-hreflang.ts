@@ -7,6 +7,7 @@ import { makeFinding, type Check, type Finding, type Report } from '../findings.
 import { attr, parseHtml, snippetOf, type HtmlDocument } from '../html-document.ts';
 import type { PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, notApplicable, unknown, type Analyzer, type RuleDefinition } from '../scoring.ts';
+import { indexingVerdict } from './robots-directives.ts';
 import type { FetchOutcome } from './robots-sitemap.ts';
 
 /** Alternates fetched to check their return links; the rest are listed in a note. */
@@ -31,8 +32,8 @@ const REGIONS = new Set(
 
 // Lighthouse's canonical audit fails these two (meta-tags.ts judges them under the same ids, so a
 // report of both analyzers holds one finding): each asks search engines to index another page.
-export const CANONICAL_TO_ROOT = { id: 'canonical-points-to-root', category: 'seo', weight: 3, severity: 'high', title: "The canonical URL points to the site's home page" } as const satisfies RuleDefinition;
-export const CANONICAL_TO_ALTERNATE = { id: 'canonical-points-to-alternate', category: 'seo', weight: 3, severity: 'high', title: "The canonical URL points to another language's version of the page" } as const satisfies RuleDefinition;
+export const CANONICAL_TO_ROOT = { id: 'canonical-points-to-root', audit: 'canonical', category: 'seo', weight: 3, severity: 'high', title: "The canonical URL points to the site's home page" } as const satisfies RuleDefinition;
+export const CANONICAL_TO_ALTERNATE = { id: 'canonical-points-to-alternate', audit: 'canonical', category: 'seo', weight: 3, severity: 'high', title: "The canonical URL points to another language's version of the page" } as const satisfies RuleDefinition;
 
 /**
  * How a canonical misdirects, as Lighthouse's canonical audit reads it: a deeper page naming its
@@ -53,16 +54,16 @@ export function canonicalMisdirection(canonical: string, pageUrl: string, altern
 
 export const CANONICAL_RULES = {
   canonicalMissing: { id: 'canonical-missing', category: 'seo', weight: 1, severity: 'low', title: 'The page names no canonical URL' },
-  canonicalInvalid: { id: 'canonical-invalid', category: 'seo', weight: 3, severity: 'high', title: 'The canonical URL is not a valid http(s) URL' },
-  canonicalRelative: { id: 'canonical-relative', category: 'seo', weight: 1, severity: 'low', title: 'The canonical URL is relative' },
-  canonicalMultiple: { id: 'canonical-multiple', category: 'seo', weight: 2, severity: 'medium', title: 'The page names conflicting canonical URLs' },
-  canonicalOtherHost: { id: 'canonical-other-host', category: 'seo', weight: 2, severity: 'medium', title: 'The canonical URL is on another host' },
+  canonicalInvalid: { id: 'canonical-invalid', audit: 'canonical', category: 'seo', weight: 3, severity: 'high', title: 'The canonical URL is not a valid http(s) URL' },
+  canonicalRelative: { id: 'canonical-relative', audit: 'canonical', category: 'seo', weight: 1, severity: 'low', title: 'The canonical URL is relative' },
+  canonicalMultiple: { id: 'canonical-multiple', audit: 'canonical', category: 'seo', weight: 2, severity: 'medium', title: 'The page names conflicting canonical URLs' },
+  canonicalOtherHost: { id: 'canonical-other-host', audit: 'canonical', category: 'seo', weight: 2, severity: 'medium', title: 'The canonical URL is on another host' },
   canonicalTargetError: { id: 'canonical-target-error', category: 'seo', weight: 3, severity: 'high', title: 'The canonical URL does not answer 200' },
   canonicalTargetRedirects: { id: 'canonical-target-redirects', category: 'seo', weight: 2, severity: 'medium', title: 'The canonical URL redirects' },
   canonicalTargetNoindex: { id: 'canonical-target-noindex', category: 'seo', weight: 3, severity: 'high', title: 'The canonical URL is noindex' },
   canonicalRoot: CANONICAL_TO_ROOT,
   canonicalOtherLanguage: CANONICAL_TO_ALTERNATE,
-  hreflangInvalid: { id: 'hreflang-invalid-code', category: 'seo', weight: 2, severity: 'medium', title: 'An hreflang code is not a language(-region) code' },
+  hreflangInvalid: { id: 'hreflang-invalid-code', audit: 'hreflang', category: 'seo', weight: 2, severity: 'medium', title: 'An hreflang code is not a language(-region) code' },
   hreflangNoSelf: { id: 'hreflang-missing-self', category: 'seo', weight: 2, severity: 'medium', title: 'The hreflang set does not include the page itself' },
   hreflangNoDefault: { id: 'hreflang-missing-x-default', category: 'seo', weight: 1, severity: 'low', title: 'The hreflang set has no x-default' },
   hreflangDuplicate: { id: 'hreflang-duplicate', category: 'seo', weight: 2, severity: 'medium', title: 'An hreflang code is listed more than once' },
@@ -160,15 +161,15 @@ export function validHreflang(code: string): boolean {
   return region === undefined || /^\d{3}$/.test(region) || REGIONS.has(region.toUpperCase());
 }
 
+/** What keeps the target out of Google's index (robots-directives.ts: per crawler, unavailable_after read), or null. */
 function isNoindex(facts: PageFacts): string | null {
-  const header = facts.headers['x-robots-tag'] ?? '';
-  if (/\b(noindex|none)\b/i.test(header)) return `X-Robots-Tag: ${header.slice(0, 100)}`;
+  const header = facts.headers['x-robots-tag'] ?? null;
+  if (header !== null && indexingVerdict({ metas: [], header }).blocking.length > 0) return `X-Robots-Tag: ${header.slice(0, 100)}`;
   if (!isHtml(facts)) return null;
   const doc = parseHtml(facts.text, facts.finalUrl);
   for (const meta of doc.byTag('meta')) {
-    const name = (attr(meta, 'name') ?? '').toLowerCase();
-    const content = attr(meta, 'content') ?? '';
-    if ((name === 'robots' || name === 'googlebot') && /\b(noindex|none)\b/i.test(content)) return snippetOf(meta);
+    const tag = { name: attr(meta, 'name') ?? '', content: attr(meta, 'content') ?? '' };
+    if (indexingVerdict({ metas: [tag], header: null }).blocking.length > 0) return snippetOf(meta);
   }
   return null;
 }

@@ -8,6 +8,7 @@ import { attr, closest, parseHtml, rawTextOf, resolveUrl, snippetOf, type HtmlDo
 import type { PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, type Analyzer, type RuleDefinition } from '../scoring.ts';
 import { isLocalPage } from '../local-page.ts';
+import { CRAWLER_META_NAMES, describeBlock, indexingVerdict, type IndexingVerdict, type RobotsBlock } from './robots-directives.ts';
 import { CANONICAL_TO_ALTERNATE, CANONICAL_TO_ROOT, canonicalMisdirection } from './canonical-hreflang.ts';
 import {
   DESCRIPTION_MAX,
@@ -37,20 +38,23 @@ export const META_RULES = {
   descriptionLong: { id: 'meta-description-too-long', category: 'seo', weight: 1, severity: 'low', title: 'The meta description is too long' },
   descriptionMultiple: { id: 'meta-description-multiple', category: 'seo', weight: 1, severity: 'medium', title: 'The page has more than one meta description' },
   canonicalMissing: { id: 'meta-canonical-missing', category: 'seo', weight: 1, severity: 'low', title: 'The page has no canonical link' },
-  canonicalRelative: { id: 'meta-canonical-relative', category: 'seo', weight: 1, severity: 'low', title: 'The canonical URL is not absolute' },
-  canonicalOtherHost: { id: 'meta-canonical-other-host', category: 'seo', weight: 2, severity: 'medium', title: 'The canonical URL points to another host' },
-  canonicalMultiple: { id: 'meta-canonical-multiple', category: 'seo', weight: 2, severity: 'medium', title: 'The page has more than one canonical link' },
+  canonicalRelative: { id: 'meta-canonical-relative', audit: 'canonical', category: 'seo', weight: 1, severity: 'low', title: 'The canonical URL is not absolute' },
+  canonicalOtherHost: { id: 'meta-canonical-other-host', audit: 'canonical', category: 'seo', weight: 2, severity: 'medium', title: 'The canonical URL points to another host' },
+  canonicalMultiple: { id: 'meta-canonical-multiple', audit: 'canonical', category: 'seo', weight: 2, severity: 'medium', title: 'The page has more than one canonical link' },
   canonicalRoot: CANONICAL_TO_ROOT,
   canonicalOtherLanguage: CANONICAL_TO_ALTERNATE,
-  noindex: { id: 'meta-robots-noindex', category: 'seo', weight: 5, severity: 'high', title: 'The page is blocked from indexing' },
+  // Lighthouse's is-crawlable: the page's robots directives keep it out of Google.
+  noindex: { id: 'meta-robots-noindex', audit: 'is-crawlable', category: 'seo', weight: 5, severity: 'high', title: 'The page is blocked from indexing' },
+  // Lighthouse passes is-crawlable while one known crawler may index; Bing alone is not Google.
+  otherCrawler: { id: 'meta-robots-crawler-blocked', category: 'seo', weight: 1, severity: 'low', title: 'A robots directive keeps one crawler from indexing the page' },
   viewportMissing: { id: 'meta-viewport-missing', category: 'best-practices', weight: 2, severity: 'medium', title: 'The page has no viewport meta tag' },
   viewportZoom: { id: 'meta-viewport-zoom-disabled', category: 'accessibility', weight: 3, severity: 'medium', title: 'The viewport blocks zooming' },
   charsetMissing: { id: 'meta-charset-missing', category: 'best-practices', weight: 1, severity: 'low', title: 'No character encoding is declared' },
   charsetNotUtf8: { id: 'meta-charset-not-utf8', category: 'best-practices', weight: 1, severity: 'low', title: 'The character encoding is not UTF-8' },
   langMissing: { id: 'meta-lang-missing', category: 'accessibility', weight: 3, severity: 'medium', title: 'The <html> element has no lang' },
   hreflangNoDefault: { id: 'meta-hreflang-no-x-default', category: 'seo', weight: 1, severity: 'low', title: 'The hreflang alternates have no x-default' },
-  hreflangInvalid: { id: 'meta-hreflang-invalid-code', category: 'seo', weight: 1, severity: 'medium', title: 'An hreflang code is not a valid language' },
-  hreflangRelative: { id: 'meta-hreflang-relative', category: 'seo', weight: 1, severity: 'medium', title: 'An hreflang URL is not absolute' },
+  hreflangInvalid: { id: 'meta-hreflang-invalid-code', audit: 'hreflang', category: 'seo', weight: 1, severity: 'medium', title: 'An hreflang code is not a valid language' },
+  hreflangRelative: { id: 'meta-hreflang-relative', audit: 'hreflang', category: 'seo', weight: 1, severity: 'medium', title: 'An hreflang URL is not absolute' },
   ogMissing: { id: 'meta-og-missing', category: 'best-practices', weight: 1, severity: 'low', title: 'An Open Graph property is missing' },
   ogImageRelative: { id: 'meta-og-image-relative', category: 'best-practices', weight: 1, severity: 'low', title: 'og:image is not an absolute URL' },
   twitterCardMissing: { id: 'meta-twitter-card-missing', category: 'best-practices', weight: 0.5, severity: 'info', title: 'The page has no twitter:card' },
@@ -180,19 +184,48 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
       at(extra), `Remove the canonical link at ${doc.locate(extra)}, keeping one.`, 'The page has exactly one canonical link.');
   }
 
-  // Robots: meta robots/googlebot, and the X-Robots-Tag header when the response is known.
-  const robotsMetas = [...metaNamed('robots'), ...metaNamed('googlebot')];
-  for (const meta of robotsMetas) {
-    if (!blocksIndexing(content(meta) ?? '')) continue;
-    add(META_RULES.noindex, doc.locate(meta), `<meta name="${attr(meta, 'name') ?? ''}" content="${content(meta)}"> keeps search engines from indexing the page.`,
-      at(meta), 'Remove noindex (or none) from the robots meta tag if the page should appear in search results.', 'No robots meta tag on the page says noindex or none.');
-  }
+  // Robots: meta robots and crawler metas, and the X-Robots-Tag header when the response is known,
+  // read per crawler (robots-directives.ts): what blocks every crawler or Googlebot keeps the page
+  // out of search; what blocks another crawler only is that crawler's loss, reported low.
+  const robotsMetas = metas.filter((m) => {
+    const name = (attr(m, 'name') ?? '').trim().toLowerCase();
+    return name === 'robots' || CRAWLER_META_NAMES.has(name);
+  });
   const robotsHeader = facts?.headers['x-robots-tag'] ?? null;
-  if (robotsHeader !== null && blocksIndexing(robotsHeader)) {
-    add(META_RULES.noindex, 'header:x-robots-tag', `The X-Robots-Tag response header "${robotsHeader}" keeps search engines from indexing the page.`,
-      { header: 'x-robots-tag', value: robotsHeader.slice(0, 200) }, 'Remove noindex (or none) from the X-Robots-Tag header the server sends for this page.',
-      'The response has no X-Robots-Tag saying noindex or none.', 'http-header');
+  // Each source is judged alone so a finding points at the tag or header that says it; a directive
+  // blocks whatever else says, so judging them apart gives the same verdict as judging them together.
+  const sources: { meta: Element | null; verdict: IndexingVerdict }[] = robotsMetas.map((m) => ({
+    meta: m,
+    verdict: indexingVerdict({ metas: [{ name: attr(m, 'name') ?? '', content: content(m) ?? '' }], header: null }),
+  }));
+  if (robotsHeader !== null) sources.push({ meta: null, verdict: indexingVerdict({ metas: [], header: robotsHeader }) });
+  const blocked = (rule: RuleDefinition, meta: Element | null, block: RobotsBlock) => {
+    const google = rule === META_RULES.noindex;
+    const says = `"${describeBlock(block)}"${block.date === undefined ? '' : ` (the date passed: ${block.date})`}`;
+    const whom = !google ? `${block.agent ?? ''} leaves the page out of its index; other search engines, Google included, may still list it`
+      : block.agent === null ? 'every search engine leaves the page out of its results' : 'Google leaves the page out of its results';
+    const unless = google ? ' if the page should appear in search results' : `, unless ${block.agent ?? 'that crawler'} should not list the page`;
+    if (meta === null) {
+      add(rule, `header:x-robots-tag:${block.agent ?? '*'}`, `The X-Robots-Tag response header "${block.origin.slice(0, 200)}" says ${says}: ${whom}.`,
+        { header: 'x-robots-tag', value: block.origin.slice(0, 200) }, `Remove ${says} from the X-Robots-Tag header the server sends for this page${unless}.`,
+        google ? 'No X-Robots-Tag keeps every crawler or Googlebot from indexing the page.' : 'No X-Robots-Tag keeps a crawler from indexing the page.', 'http-header');
+    } else {
+      const name = attr(meta, 'name') ?? 'robots';
+      add(rule, doc.locate(meta), `<meta name="${name}" content="${block.origin.slice(0, 200)}"> says ${says}: ${whom}.`, at(meta),
+        `Remove ${block.name} from <meta name="${name}">${unless}.`,
+        google ? 'No robots or googlebot meta tag keeps the page from being indexed.' : 'No crawler meta tag keeps the page from being indexed.');
+    }
+  };
+  for (const { meta, verdict } of sources) {
+    for (const block of verdict.blocking) blocked(META_RULES.noindex, meta, block);
+    for (const block of verdict.otherCrawlers) blocked(META_RULES.otherCrawler, meta, block);
   }
+  const robots = {
+    blocking: sources.flatMap((s) => s.verdict.blocking),
+    others: sources.flatMap((s) => s.verdict.otherCrawlers),
+    scheduled: sources.flatMap((s) => s.verdict.scheduled),
+    ignored: sources.flatMap((s) => s.verdict.ignored),
+  };
 
   // Viewport.
   const viewportMeta = metaNamed('viewport')[0];
@@ -288,7 +321,14 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
       title,
       description,
       canonical: canonicalHref,
-      robots: { meta: robotsMetas.map((m) => content(m) ?? ''), header: robotsHeader },
+      robots: {
+        meta: robotsMetas.map((m) => content(m) ?? ''),
+        header: robotsHeader,
+        indexable: robots.blocking.length === 0,
+        blockedFor: [...new Set([...robots.blocking, ...robots.others].map((b) => b.agent ?? '*'))],
+        unavailableAfter: robots.scheduled.map((b) => b.date ?? null),
+        ignored: robots.ignored.map((b) => describeBlock(b)),
+      },
       viewport,
       charset,
       lang: lang === '' ? null : lang,
@@ -307,15 +347,6 @@ function relTokens(link: Element): string[] {
 function absoluteUrl(ref: string): URL | null {
   const parsed = resolveUrl(ref, null);
   return parsed && (parsed.protocol === 'http:' || parsed.protocol === 'https:') ? parsed : null;
-}
-
-/** noindex or none among the directives, with or without a user-agent prefix ("googlebot: noindex"). */
-function blocksIndexing(value: string): boolean {
-  return value
-    .toLowerCase()
-    .split(/[,;]/)
-    .map((d) => d.replace(/^[^:]*:/, '').trim())
-    .some((d) => d === 'noindex' || d === 'none');
 }
 
 function viewportSettings(value: string): Map<string, string> {

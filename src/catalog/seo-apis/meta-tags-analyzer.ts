@@ -21,7 +21,9 @@ export const metaTagsAnalyzerTool = defineUrlTool({
   title: 'Meta tags analyzer',
   description:
     'Fetches a page and checks its head: title and meta description (present, one each, length within 10-60 and ' +
-    '50-160 characters), canonical (present, absolute, same host, one), robots (meta and X-Robots-Tag noindex), viewport ' +
+    '50-160 characters), canonical (present, absolute, same host, one), robots directives per crawler as Google reads them ' +
+    '(meta robots and crawler metas, X-Robots-Tag with an optional "<crawler>:" prefix; noindex, none, unavailable_after ' +
+    'with a past date: blocking every crawler or Googlebot is high, another crawler only low), viewport ' +
     '(present, zoom not disabled), charset (declared, UTF-8), the html lang attribute, hreflang alternates (valid codes, ' +
     'absolute, an x-default), Open Graph (og:title, og:description, og:image absolute, og:url) and the Twitter card. ' +
     'details holds every extracted value.',
@@ -41,6 +43,18 @@ export const metaTagsAnalyzerTool = defineUrlTool({
       input: { url: 'https://example.com/bare' },
       pages: { 'https://example.com/bare': { headers: { 'x-robots-tag': 'noindex' }, body: '<!doctype html><html><head></head><body><p>Hi</p></body></html>' } },
       expect: { fires: ['meta-title-missing', 'meta-description-missing', 'meta-canonical-missing', 'meta-robots-noindex', 'meta-viewport-missing', 'meta-lang-missing'] },
+    },
+    {
+      title: 'A complete head whose unavailable_after date has passed (RFC 850, as Google reads it)',
+      input: { url: 'https://example.com/shoes' },
+      pages: { 'https://example.com/shoes': { headers: { 'x-robots-tag': 'unavailable_after: Friday, 25-Jun-10 15:00:00 PST' }, body: COMPLETE } },
+      expect: { fires: ['meta-robots-noindex'], passes: ['meta-robots-crawler-blocked', 'meta-title-missing'] },
+    },
+    {
+      title: 'A complete head served with X-Robots-Tag: bingbot: noindex: Bing only, Google may index it',
+      input: { url: 'https://example.com/shoes' },
+      pages: { 'https://example.com/shoes': { headers: { 'x-robots-tag': 'bingbot: noindex' }, body: COMPLETE } },
+      expect: { fires: ['meta-robots-crawler-blocked'], passes: ['meta-robots-noindex'] },
     },
   ],
   htmlAnalyzers: [metaTagsAnalyzer],

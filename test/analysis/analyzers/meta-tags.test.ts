@@ -46,7 +46,7 @@ describe('meta-tags analyzer', () => {
     assert.equal(d.title, TITLE);
     assert.equal(d.description, DESCRIPTION);
     assert.equal(d.canonical, URL);
-    assert.deepEqual(d.robots, { meta: ['index, follow'], header: null });
+    assert.deepEqual(d.robots, { meta: ['index, follow'], header: null, indexable: true, blockedFor: [], unavailableAfter: [], ignored: [] });
     assert.equal(d.viewport, 'width=device-width, initial-scale=1');
     assert.equal(d.charset, 'utf-8');
     assert.equal(d.lang, 'en');
@@ -155,7 +155,7 @@ describe('meta-tags analyzer', () => {
     const finding = onlyFinding(header, 'meta-robots-noindex');
     assert.deepEqual(finding.evidence, { header: 'x-robots-tag', value: 'googlebot: noindex' });
     assert.equal(finding.fix.patchType, 'http-header');
-    assert.deepEqual(header.details.robots, { meta: ['index, follow'], header: 'googlebot: noindex' });
+    assert.deepEqual(header.details.robots, { meta: ['index, follow'], header: 'googlebot: noindex', indexable: false, blockedFor: ['googlebot'], unavailableAfter: [], ignored: [] });
     assert.deepEqual(analyze(page(), factsFor(URL, { headers: { 'x-robots-tag': 'max-snippet:-1' } }), URL).findings, []);
   });
 
