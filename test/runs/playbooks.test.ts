@@ -86,6 +86,7 @@ describe('shipped playbooks', () => {
       'seo_apis_image_alt_audit',
       'seo_apis_structured_data_validator',
       'seo_apis_serp_snippet_preview',
+      'seo_apis_robots_sitemap_checker',
     ]);
     assert.deepEqual(registry.get('security-baseline')?.steps.map((s) => s.operationId), [
       'security_apis_security_headers_grader',
@@ -124,8 +125,8 @@ describe('load_skill', () => {
         assert.ok(tool?.description.startsWith(view.toolSummary.replace(/\.\.\.$/, '')));
       });
     }
-    // today's prices: five 2-credit tools; four 2-credit tools and CORS at 3; two 1-credit tools
-    assert.equal(registry.load('seo-audit').estimatedCredits.total, 10);
+    // today's prices: five 2-credit tools and robots-sitemap at 3; four 2-credit tools and CORS at 3; two 1-credit tools
+    assert.equal(registry.load('seo-audit').estimatedCredits.total, 13);
     assert.equal(registry.load('security-baseline').estimatedCredits.total, 11);
     assert.equal(registry.load('ship-check').estimatedCredits.total, 10);
     assert.equal(registry.load('test-word-stats').estimatedCredits.total, 2);

@@ -16,11 +16,13 @@ const CRAWLERS = ['Googlebot', '*'] as const;
 
 export const ROBOTS_RULES = {
   robotsMissing: { id: 'robots-missing', category: 'seo', weight: 1, severity: 'low', title: 'The site has no robots.txt' },
-  robotsError: { id: 'robots-server-error', category: 'seo', weight: 5, severity: 'high', title: 'robots.txt answers a server error' },
+  // robots-txt (a 5xx or unreadable robots.txt, lines it calls invalid) and is-crawlable (the page disallowed
+  // for Googlebot) are Lighthouse's audits; the home page blocked is not the page's own verdict there.
+  robotsError: { id: 'robots-server-error', audit: 'robots-txt', category: 'seo', weight: 5, severity: 'high', title: 'robots.txt answers a server error' },
   robotsNotText: { id: 'robots-not-text', category: 'seo', weight: 1, severity: 'low', title: 'robots.txt is not served as text/plain' },
   robotsTooLarge: { id: 'robots-too-large', category: 'seo', weight: 2, severity: 'medium', title: 'robots.txt is over 512 KB' },
-  robotsSyntax: { id: 'robots-syntax-error', category: 'seo', weight: 2, severity: 'medium', title: 'A robots.txt line is not a valid rule' },
-  pageDisallowed: { id: 'robots-page-disallowed', category: 'seo', weight: 5, severity: 'high', title: 'robots.txt blocks the page from crawlers' },
+  robotsSyntax: { id: 'robots-syntax-error', audit: 'robots-txt', category: 'seo', weight: 2, severity: 'medium', title: 'A robots.txt line is not a valid rule' },
+  pageDisallowed: { id: 'robots-page-disallowed', audit: 'is-crawlable', category: 'seo', weight: 5, severity: 'high', title: 'robots.txt blocks the page from crawlers' },
   siteDisallowed: { id: 'robots-site-disallowed', category: 'seo', weight: 5, severity: 'high', title: 'robots.txt blocks the whole site' },
   // Googlebot has a group of its own that lets it in: the page stays in Google, other engines lose it.
   othersDisallowed: { id: 'robots-crawlers-disallowed', category: 'seo', weight: 1, severity: 'low', title: 'robots.txt blocks crawlers other than Googlebot' },

@@ -11,6 +11,7 @@ import {
   type FetchOutcome,
   type SitemapFetch,
 } from '../../analysis/analyzers/robots-sitemap.ts';
+import { robotsSitemapLocalAnalyzer } from '../../analysis/analyzers/robots-sitemap-local.ts';
 
 const REPORTED_PHASES = new Set(['size', 'redirects', 'http']);
 /** Sitemaps and sitemap indexes fetched in one run, robots.txt's first. */
@@ -114,6 +115,8 @@ export const robotsSitemapCheckerTool = defineUrlTool({
       },
     },
   ],
+  // HTML passed in has no site, so no robots.txt: a playbook on local HTML reports these rules not applicable.
+  htmlAnalyzers: [robotsSitemapLocalAnalyzer],
   run: async ({ url }, ctx) => {
     const page = parseTargetUrl(url);
     const robotsUrl = `${page.origin}/robots.txt`;
@@ -145,12 +148,14 @@ export const robotsSitemapCheckerTool = defineUrlTool({
     // No sitemap at all: how much a sitemap matters depends on the site's size, read from how many
     // of its pages this page links (the analyzer's SMALL_SITE_INTERNAL_LINKS), so the page is read.
     let internalLinks: number | null = null;
+    let pageFacts: FetchOutcome['facts'] = null;
     if (sitemaps.some((s) => s.source === 'default' && s.outcome.facts?.status !== 200)) {
-      const pageOutcome = await fetchOutcome(ctx.fetchPage, page.href, { limits: { totalTimeoutMs: SITEMAP_TIMEOUT_MS } });
-      const pageFacts = pageOutcome.facts;
+      pageFacts = (await fetchOutcome(ctx.fetchPage, page.href, { limits: { totalTimeoutMs: SITEMAP_TIMEOUT_MS } })).facts;
       if (pageFacts !== null && pageFacts.status < 400 && /html/.test(pageFacts.mediaType ?? 'text/html')) internalLinks = countInternalLinks(pageFacts.text, pageFacts.finalUrl);
     }
     const report = analyzeRobotsSitemap({ pageUrl: page.href, robots, sitemaps, unfollowed: queue.map((q) => q.url), internalLinks });
-    return { url, finalUrl: facts?.finalUrl ?? robotsUrl, status: facts?.status ?? null, report };
+    // status and finalUrl are the page's, as every URL tool's are (a playbook stops on an error
+    // page by them), known only when the page was read; robots.txt's are details.robotsStatus.
+    return { url, finalUrl: pageFacts?.finalUrl ?? page.href, status: pageFacts?.status ?? null, report };
   },
 });

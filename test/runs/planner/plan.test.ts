@@ -140,7 +140,7 @@ describe('need_input', () => {
 });
 
 describe('planned', () => {
-  it('an SEO audit of a public URL: the skill, its five tools and an estimate of exactly 10 credits', () => {
+  it('an SEO audit of a public URL: the skill, its six tools and an estimate of exactly 13 credits', () => {
     const a = expectStatus(planTask("chek my sito's seo https://example.com", undefined, registries), 'planned');
     assert.equal(a.job.id, 'seo-audit');
     assert.equal(a.confidence, 1);
@@ -151,8 +151,10 @@ describe('planned', () => {
       ['image-alt', 'seo_apis_image_alt_audit', 2, 'html', true],
       ['structured-data', 'seo_apis_structured_data_validator', 2, 'html', true],
       ['serp-snippet', 'seo_apis_serp_snippet_preview', 2, 'html', true],
+      // on HTML passed in no robots.txt applies (robots-sitemap-local.ts), so it too runs free locally
+      ['crawlability', 'seo_apis_robots_sitemap_checker', 3, 'html', true],
     ]);
-    assert.equal(a.estimatedCredits.total, 10);
+    assert.equal(a.estimatedCredits.total, 13);
     assert.equal(a.estimatedCredits.estimate, true);
     assert.match(a.estimatedCredits.note, /^An estimate, not a charge/);
     assert.deepEqual(a.input, { url: 'https://example.com/' });
@@ -175,7 +177,7 @@ describe('planned', () => {
     assert.ok(free.tools.every((t) => !t.billed));
     assert.deepEqual(free.nextActions[0]?.arguments, { skillId: 'seo-audit', input: { html } });
     const enhanced = expectStatus(planTask('seo audit', { html }, registries, { enhance: true }), 'planned');
-    assert.equal(enhanced.estimatedCredits.total, 10);
+    assert.equal(enhanced.estimatedCredits.total, 13);
   });
 
   it('input.html for a playbook that reads the live page still needs a URL', () => {
