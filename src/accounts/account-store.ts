@@ -262,6 +262,17 @@ export class AccountStore {
     return row ? rowToAccount(row) : undefined;
   }
 
+  /** Accounts oldest first, for the operator's CLI (accounts list). */
+  async listAccounts(options: { limit: number; offset?: number }): Promise<Account[]> {
+    const rows = await this.#db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').limit(options.limit).offset(options.offset ?? 0).execute();
+    return rows.map(rowToAccount);
+  }
+
+  async findAccountByEmail(email: string): Promise<Account | undefined> {
+    const row = await this.#db.selectFrom('accounts').selectAll().where('email', '=', normalizeEmail(email)).executeTakeFirst();
+    return row ? rowToAccount(row) : undefined;
+  }
+
   async setPlan(accountId: string, plan: string): Promise<Account> {
     if (!getPlan(plan)) throw invalidInput('Unknown plan', [{ field: 'plan', message: `must be one of: ${PLAN_IDS.join(', ')}`, allowed: PLAN_IDS }]);
     const result = await this.#changing(() => this.#db.updateTable('accounts').set({ plan }).where('id', '=', accountId).executeTakeFirst());

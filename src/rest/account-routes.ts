@@ -1,3 +1,4 @@
+import { accountEmail, accountPassword } from '../accounts/account-input.ts';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AccountStore, Account, ApiKey, Caller } from '../accounts/account-store.ts';
@@ -25,8 +26,8 @@ export interface AccountRouteDeps {
 }
 
 const signupBody = z.object({
-  email: z.email().max(254).describe('Your e-mail address; a verification link is sent to it'),
-  password: z.string().min(10).max(200).describe('At least 10 characters'),
+  email: accountEmail.describe('Your e-mail address; a verification link is sent to it'),
+  password: accountPassword.describe('At least 10 characters'),
 });
 
 const credentials = {
