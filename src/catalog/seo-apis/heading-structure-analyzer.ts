@@ -16,7 +16,7 @@ export const headingStructureAnalyzerTool = defineUrlTool({
     'Lighthouse\'s link-text (generic text such as "Read more", "click here") and crawlable-anchors (javascript: href, onclick ' +
     'without a real href) audits. Fixes name the element, a suggested link text taken from the page and the URL found in a ' +
     'link\'s script. details["heading-structure"].outline lists the headings; details["link-audit"] the failing links.',
-  aliases: ['heading checker', 'h1 checker', 'outline checker', 'heading hierarchy', 'h1 h2 structure', 'link text checker', 'crawlable links', 'read more links', 'javascript links seo'],
+  aliases: ['heading checker', 'h1 checker', 'outline checker', 'heading hierarchy', 'h1 h2 structure', 'link text checker', 'crawlable links', 'read more links', 'uncrawlable anchors'],
   credits: 2,
   input: z.object({ url: urlField }),
   output: urlReportResultSchema,

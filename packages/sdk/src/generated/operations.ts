@@ -327,7 +327,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec & { readon
   seo_apis_broken_links_checker: { operationId: 'seo_apis_broken_links_checker', path: '/api/v1/seo-apis/broken-links-checker', method: 'GET', kind: 'url', credits: 5, title: 'Broken links checker' },
   seo_apis_canonical_hreflang_checker: { operationId: 'seo_apis_canonical_hreflang_checker', path: '/api/v1/seo-apis/canonical-hreflang-checker', method: 'GET', kind: 'url', credits: 4, title: 'Canonical and hreflang checker' },
   seo_apis_competitor_page_compare: { operationId: 'seo_apis_competitor_page_compare', path: '/api/v1/seo-apis/competitor-page-compare', method: 'POST', kind: 'url', credits: 4, title: 'Competitor page comparison' },
-  seo_apis_heading_structure_analyzer: { operationId: 'seo_apis_heading_structure_analyzer', path: '/api/v1/seo-apis/heading-structure-analyzer', method: 'GET', kind: 'url', credits: 2, title: 'Heading structure analyzer' },
+  seo_apis_heading_structure_analyzer: { operationId: 'seo_apis_heading_structure_analyzer', path: '/api/v1/seo-apis/heading-structure-analyzer', method: 'GET', kind: 'url', credits: 2, title: 'Headings and links analyzer' },
   seo_apis_image_alt_audit: { operationId: 'seo_apis_image_alt_audit', path: '/api/v1/seo-apis/image-alt-audit', method: 'GET', kind: 'url', credits: 2, title: 'Image alt text audit' },
   seo_apis_meta_tags_analyzer: { operationId: 'seo_apis_meta_tags_analyzer', path: '/api/v1/seo-apis/meta-tags-analyzer', method: 'GET', kind: 'url', credits: 2, title: 'Meta tags analyzer' },
   seo_apis_mixed_content_checker: { operationId: 'seo_apis_mixed_content_checker', path: '/api/v1/seo-apis/mixed-content-checker', method: 'GET', kind: 'url', credits: 2, title: 'Mixed content checker' },
@@ -611,6 +611,7 @@ export type UrlReportResult = {
       weight: number;
       result: 'pass' | 'fail' | 'unknown' | 'not_applicable';
       score: number | null;
+      audit?: 'is-crawlable' | 'document-title' | 'meta-description' | 'http-status-code' | 'link-text' | 'crawlable-anchors' | 'robots-txt' | 'image-alt' | 'hreflang' | 'canonical';
     }[];
     summary: {
       findings: number;
@@ -1934,6 +1935,7 @@ export type SeoApisCompetitorPageCompareResult = {
         weight: number;
         result: 'pass' | 'fail' | 'unknown' | 'not_applicable';
         score: number | null;
+        audit?: 'is-crawlable' | 'document-title' | 'meta-description' | 'http-status-code' | 'link-text' | 'crawlable-anchors' | 'robots-txt' | 'image-alt' | 'hreflang' | 'canonical';
       }[];
       summary: {
         findings: number;
@@ -1998,6 +2000,7 @@ export type SeoApisCompetitorPageCompareResult = {
         weight: number;
         result: 'pass' | 'fail' | 'unknown' | 'not_applicable';
         score: number | null;
+        audit?: 'is-crawlable' | 'document-title' | 'meta-description' | 'http-status-code' | 'link-text' | 'crawlable-anchors' | 'robots-txt' | 'image-alt' | 'hreflang' | 'canonical';
       }[];
       summary: {
         findings: number;
@@ -2030,7 +2033,7 @@ export type SeoApisCompetitorPageCompareResult = {
   };
 };
 
-/** Heading structure analyzer: GET /api/v1/seo-apis/heading-structure-analyzer (2 credits) */
+/** Headings and links analyzer: GET /api/v1/seo-apis/heading-structure-analyzer (2 credits) */
 export type SeoApisHeadingStructureAnalyzerInput = SecurityApisCookieFlagsCheckerInput;
 
 export type SeoApisHeadingStructureAnalyzerResult = UrlReportResult;
@@ -2108,6 +2111,7 @@ export type SeoApisPageSpeedAnalyzerResult = {
       weight: number;
       result: 'pass' | 'fail' | 'unknown' | 'not_applicable';
       score: number | null;
+      audit?: 'is-crawlable' | 'document-title' | 'meta-description' | 'http-status-code' | 'link-text' | 'crawlable-anchors' | 'robots-txt' | 'image-alt' | 'hreflang' | 'canonical';
     }[];
     summary: {
       findings: number;
@@ -2124,7 +2128,7 @@ export type SeoApisPageSpeedAnalyzerResult = {
     notes: string[];
     details: Record<string, unknown>;
   };
-  /** mode=lab only: the page loaded in headless Chromium (1350x940, no throttling), every request through the egress-safe fetcher */
+  /** mode=lab only: the page loaded in headless Chromium (1350x940, no throttling), every request through the egress-safe fetcher; its estimate (Lighthouse's desktop simulation) is the report's performance score */
   lab?: {
     /** First Contentful Paint in ms from navigation start; null when the page never painted content */
     fcpMs: number | null;
@@ -2158,6 +2162,31 @@ export type SeoApisPageSpeedAnalyzerResult = {
       /** Why it was not served */
       reason: string;
     }[];
+    /** What the largest contentful paint painted, when the browser named it */
+    lcpElement: {
+      /** The element, as tag#id or tag.class */
+      element: string | null;
+      /** An image's URL */
+      url: string | null;
+    } | null;
+    /** Elements that moved in the largest layout-shift window (at most 5) */
+    shiftedElements: string[];
+    /** The scripts the long tasks ran, longest first (at most 5), where the browser attributes them */
+    blockingScripts: {
+      /** Script URL, or what invoked it */
+      script: string;
+      /** Time it ran in frames that blocked input */
+      ms: number;
+    }[];
+    /** The metrics as Lighthouse's desktop preset would report them: the requests on each metric's critical path replayed on its simulated link (40 ms RTT, 10 Mbps, CPU 1x), the measured CPU time kept; CLS and TBT as measured. The report's performance score is this score */
+    estimate: {
+      fcpMs: number | null;
+      lcpMs: number | null;
+      tbtMs: number;
+      cls: number;
+      /** 0-100 on Lighthouse's desktop curves; null when the page painted nothing */
+      score: number | null;
+    } | null;
     /** Wall time of the lab run, from opening the browser context to reading the figures */
     durationMs: number;
     /** What could not be measured, or was cut short, and why */
@@ -2503,6 +2532,7 @@ export type TextUtilitiesTextContainsCheckResult = {
       weight: number;
       result: 'pass' | 'fail' | 'unknown' | 'not_applicable';
       score: number | null;
+      audit?: 'is-crawlable' | 'document-title' | 'meta-description' | 'http-status-code' | 'link-text' | 'crawlable-anchors' | 'robots-txt' | 'image-alt' | 'hreflang' | 'canonical';
     }[];
     summary: {
       findings: number;
