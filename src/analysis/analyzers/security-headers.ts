@@ -4,6 +4,7 @@
 // first and bonuses only when the score is still 90 or more. COOP is checked beside them with no
 // modifier (the Observatory does not grade it). Everything but SRI reads the response, so without
 // facts (HTML passed directly) every test is unknown rather than guessed.
+import { getDomain } from 'tldts';
 import { makeFinding, type Evidence, type Finding, type Fix, type Report, type Severity } from '../findings.ts';
 import { attr, parseHtml, resolveUrl, snippetOf, type HtmlDocument } from '../html-document.ts';
 import type { PageFacts } from '../page-facts.ts';
@@ -264,52 +265,82 @@ function coopOutcome(value: string | undefined): Outcome {
   };
 }
 
-/** External scripts: loaded over https, and pinned with integrity. Findings are per script. */
+// The Observatory's SRI results from best to worst (its `goodness` list): a later script only
+// ever makes the result worse. Note its order puts "https without integrity" below "integrity
+// over http", and we keep it, since the grade is its grade.
+const SRI_ORDER = [
+  'sri-implemented-and-all-scripts-loaded-securely',
+  'sri-implemented-and-external-scripts-loaded-securely',
+  'sri-implemented-but-external-scripts-not-loaded-securely',
+  'sri-not-implemented-but-external-scripts-loaded-securely',
+  'sri-not-implemented-and-external-scripts-not-loaded-securely',
+] as const;
+type SriResult = (typeof SRI_ORDER)[number];
+const SRI_OUTCOMES: Record<SriResult, { modifier: number; description: string }> = {
+  'sri-implemented-and-all-scripts-loaded-securely': { modifier: 5, description: 'Scripts carry integrity and load over https.' },
+  'sri-implemented-and-external-scripts-loaded-securely': { modifier: 5, description: 'External scripts load over https with integrity.' },
+  'sri-implemented-but-external-scripts-not-loaded-securely': { modifier: -20, description: 'External scripts have integrity but load over http or protocol-relative URLs.' },
+  'sri-not-implemented-but-external-scripts-loaded-securely': { modifier: -5, description: 'External scripts load over https without integrity.' },
+  'sri-not-implemented-and-external-scripts-not-loaded-securely': { modifier: -50, description: 'External scripts load over http or protocol-relative URLs without integrity.' },
+};
+
+/**
+ * External scripts: loaded over https, and pinned with integrity, judged as the Observatory's
+ * subresource-integrity test does: a script on the page's registrable domain (cdn.example.com
+ * for www.example.com, by the public suffix list) is the site's own, whatever its scheme; a
+ * protocol-relative src is foreign and not secure. Findings are per foreign script.
+ */
 function sriOutcome(doc: HtmlDocument, pageUrl: URL | null, findings: Finding[]): Outcome {
   const base = { rule: SECURITY_RULES.sri };
-  const scripts = doc.byTag('script').filter((s) => attr(s, 'src') !== undefined);
-  if (scripts.length === 0) return { ...base, result: 'sri-not-implemented-but-no-scripts-loaded', modifier: 0, description: 'No external script tags.' };
-  let insecure = false;
-  let missing = false;
-  let external = 0;
+  const scripts = doc.byTag('script');
+  if (scripts.length === 0) return { ...base, result: 'sri-not-implemented-but-no-scripts-loaded', modifier: 0, description: 'No script tags.' };
+  const pageDomain = pageUrl ? getDomain(pageUrl.hostname) : null;
+  let result: SriResult | null = null;
+  let foreign = false;
+  const worse = (next: SriResult) => {
+    if (result === null || SRI_ORDER.indexOf(next) > SRI_ORDER.indexOf(result)) result = next;
+  };
   for (const script of scripts) {
-    const src = attr(script, 'src') ?? '';
+    const src = (attr(script, 'src') ?? '').trim();
+    if (src === '') continue;
+    const relativeProtocol = /^\/\/[^/]/.test(src);
+    const fullUrl = /^https?:\/\//i.test(src);
     const target = resolveUrl(src, doc.baseUrl);
-    if (!target || (pageUrl && target.origin === pageUrl.origin)) continue;
-    external++;
-    const clear = target.protocol !== 'https:' || src.trim().startsWith('//');
+    const sameSite = relativeProtocol || !fullUrl || (target !== null && getDomain(target.hostname) === pageDomain);
+    const ownOrigin = !fullUrl && !relativeProtocol ? true : sameSite && !relativeProtocol;
+    const secureScheme = fullUrl ? target?.protocol === 'https:' : !relativeProtocol && pageUrl?.protocol === 'https:';
     const pinned = (attr(script, 'integrity') ?? '').trim() !== '';
-    insecure ||= clear;
-    missing ||= !pinned;
-    if (pinned && !clear) continue;
+    if (ownOrigin) {
+      if (pinned && secureScheme && result === null) result = 'sri-implemented-and-all-scripts-loaded-securely';
+      continue;
+    }
+    foreign = true;
+    if (pinned && secureScheme) continue;
+    worse(pinned ? 'sri-implemented-but-external-scripts-not-loaded-securely' : secureScheme ? 'sri-not-implemented-but-external-scripts-loaded-securely' : 'sri-not-implemented-and-external-scripts-not-loaded-securely');
     const location = doc.locate(script);
+    const shown = target?.href ?? src;
     findings.push(
       makeFinding({
         rule: SECURITY_RULES.sri.id,
         category: 'security-headers',
-        severity: clear ? 'high' : 'low',
+        severity: secureScheme ? 'low' : 'high',
         location,
-        title: clear ? 'External script loaded without https' : 'External script without integrity',
-        detail: `The script from ${target.origin} ${clear ? 'is not loaded over https' : 'has no integrity attribute'}; whoever controls it controls the page.`,
-        evidence: { selector: location, snippet: snippetOf(script), line: doc.lineOf(script), url: target.href },
+        title: secureScheme ? 'External script without integrity' : 'External script loaded without https',
+        detail: `The script from ${target?.origin ?? src} ${secureScheme ? 'has no integrity attribute' : 'is not loaded over https'}; whoever controls it controls the page.`,
+        evidence: { selector: location, snippet: snippetOf(script), line: doc.lineOf(script), url: shown },
         fix: {
           patchType: 'html',
-          change: `Load ${target.href.replace(/^http:/, 'https:')} over https with integrity="sha384-…" and crossorigin="anonymous".`,
+          change: `Load ${shown.replace(/^http:/, 'https:').replace(/^\/\//, 'https://')} over https with integrity="sha384-…" and crossorigin="anonymous".`,
           acceptance: `The script at ${location} has an https src and an integrity attribute.`,
           roleHint: 'edit',
         },
       }),
     );
   }
-  if (external === 0) return { ...base, result: 'sri-not-implemented-but-all-scripts-loaded-from-secure-origin', modifier: 0, description: 'All scripts come from the page origin.' };
-  if (insecure) {
-    return missing
-      ? { ...base, result: 'sri-not-implemented-and-external-scripts-not-loaded-securely', modifier: -50, description: 'External scripts load over http or protocol-relative URLs without integrity.' }
-      : { ...base, result: 'sri-implemented-but-external-scripts-not-loaded-securely', modifier: -20, description: 'External scripts have integrity but load over http or protocol-relative URLs.' };
-  }
-  return missing
-    ? { ...base, result: 'sri-not-implemented-but-external-scripts-loaded-securely', modifier: -5, description: 'External scripts load over https without integrity.' }
-    : { ...base, result: 'sri-implemented-and-external-scripts-loaded-securely', modifier: 5, description: 'External scripts load over https with integrity.' };
+  const final: SriResult | 'sri-not-implemented-but-all-scripts-loaded-from-secure-origin' =
+    result ?? (foreign ? 'sri-implemented-and-external-scripts-loaded-securely' : 'sri-not-implemented-but-all-scripts-loaded-from-secure-origin');
+  if (final === 'sri-not-implemented-but-all-scripts-loaded-from-secure-origin') return { ...base, result: final, modifier: 0, description: 'All scripts come from the site itself.' };
+  return { ...base, result: final, ...SRI_OUTCOMES[final] };
 }
 
 export const securityHeadersAnalyzer: Analyzer = {

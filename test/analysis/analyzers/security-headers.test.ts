@@ -259,6 +259,29 @@ describe('security-headers analyzer', () => {
     assert.equal(test(analyze('<script src="//cdn.test/a.js" integrity="sha384-abc"></script>', withHeaders({}), URL), 'security-sri'), 'sri-implemented-but-external-scripts-not-loaded-securely -20');
   });
 
+  it('judges a script host by registrable domain as the Observatory does: the site\'s own CDN is not foreign, the worst result in its order wins', () => {
+    // The agreement bench's sri-same-site-cdn header set: a shop on www.shop.co.uk loading its
+    // own cdn.shop.co.uk without integrity. The Observatory takes nothing off for it (130 A+ with
+    // these headers); an origin-only comparison took 5 (125).
+    const page = 'https://www.shop.co.uk/';
+    const own = analyze('<script src="https://cdn.shop.co.uk/app.js"></script><script src="http://img.shop.co.uk/legacy.js"></script>', factsFor(page, { headers: STRONG_HEADERS }), page);
+    assert.equal(test(own, 'security-sri'), 'sri-not-implemented-but-all-scripts-loaded-from-secure-origin 0');
+    assert.deepEqual([observatory(own).score, observatory(own).grade], [130, 'A+']);
+    assert.ok(!firedRules(own).includes('security-sri'));
+    // Another registrable domain under the same public suffix is foreign: co.uk is a suffix, not a site.
+    const other = analyze('<script src="https://cdn.other.co.uk/app.js"></script>', factsFor(page, { headers: STRONG_HEADERS }), page);
+    assert.equal(test(other, 'security-sri'), 'sri-not-implemented-but-external-scripts-loaded-securely -5');
+    assert.deepEqual([observatory(other).score, observatory(other).grade], [125, 'A+']);
+    // A protocol-relative src is foreign and not secure even on the page's own host.
+    assert.equal(test(analyze('<script src="//www.shop.co.uk/a.js"></script>', factsFor(page, { headers: STRONG_HEADERS }), page), 'security-sri'), 'sri-not-implemented-and-external-scripts-not-loaded-securely -50');
+    // Its order ranks "https without integrity" (-5) worse than "integrity over http" (-20): the grade follows it.
+    const both = analyze('<script src="http://cdn.other.test/a.js" integrity="sha384-abc"></script><script src="https://cdn.other.test/b.js"></script>', factsFor(page, { headers: STRONG_HEADERS }), page);
+    assert.equal(test(both, 'security-sri'), 'sri-not-implemented-but-external-scripts-loaded-securely -5');
+    // Integrity on the site's own https scripts earns the bonus; inline scripts alone are the site's own.
+    assert.equal(test(analyze('<script src="/app.js" integrity="sha384-abc"></script>', factsFor(page, { headers: STRONG_HEADERS }), page), 'security-sri'), 'sri-implemented-and-all-scripts-loaded-securely 5');
+    assert.equal(test(analyze('<script>window.x = 1</script>', factsFor(page, { headers: STRONG_HEADERS }), page), 'security-sri'), 'sri-not-implemented-but-all-scripts-loaded-from-secure-origin 0');
+  });
+
   it('findingIds are stable across runs, unrelated headers and page edits', () => {
     const html = '<html><head><script src="https://cdn.test/a.js"></script></head><body></body></html>';
     const facts = factsFor(URL, { setCookies: ['sessionid=abc'] });
