@@ -61,7 +61,17 @@ export class Ours {
   async seo(url: string): Promise<OurSeo> {
     if (this.#client === null) throw new Error('not connected');
     const answer = await this.#client.callTool({ name: 'solve_task', arguments: { goal: `Audit the SEO of ${url}`, input: { url }, responseMode: 'full' } }, undefined, { timeout: 180_000 });
-    const a = answer.structuredContent as { status?: string; code?: string; pageStatus?: number; job?: { id?: string }; jobReport?: ReportLike } | undefined;
+    type Answer = { status?: string; code?: string; pageStatus?: number; job?: { id?: string }; jobReport?: ReportLike };
+    // A failed job is a tool result with isError whose text is the JSON answer (no structured content).
+    const text = (answer.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text;
+    let a = answer.structuredContent as Answer | undefined;
+    if (a === undefined && text !== undefined) {
+      try {
+        a = JSON.parse(text) as Answer;
+      } catch {
+        a = undefined;
+      }
+    }
     const empty = { failing: new Set<string>(), failingAudits: new Set<string>(), refused: null };
     // An error page stops the job with page_error: the verdict a user reads is that failure.
     if (a?.code === 'page_error') return { score: null, ...empty, failing: new Set(['http-status-code']), refused: `page_error ${a.pageStatus ?? ''}`.trim(), error: null };
