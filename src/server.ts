@@ -1,3 +1,4 @@
+import { searchTools } from './mcp/tool-search.ts';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,7 +65,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     app.log.warn({ method: request.method, url: redactUrl(request.url ?? ''), bytesInWindow: bytes }, 'request body too slow; connection closed');
   });
   app.addHook('onClose', () => services.close());
-  installErrorHandlers(app, config.bodyLimitBytes);
+  installErrorHandlers(app, config.bodyLimitBytes, (family, slug) =>
+    searchTools(catalog.tools, { query: `${family} ${slug}`.replace(/[-_]/g, ' '), pageSize: 3 })
+      .tools.flatMap((t) => {
+        const tool = catalog.get(t.operationId);
+        return tool === undefined ? [] : [`/api/v1/${tool.family}/${tool.slug}`];
+      }),
+  );
   installBodyParsers(app);
 
   const attempts = new AttemptLimiter(services.db, config.attemptLimits);

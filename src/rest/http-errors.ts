@@ -112,7 +112,12 @@ function shorten(text: string): string {
 
 const KNOWN_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-export function installErrorHandlers(app: FastifyInstance, bodyLimit: number): void {
+/** The near tools to name when a tool path matches none: `/api/v1/<family>/<slug>` -> their paths. */
+export type ToolSuggester = (family: string, slug: string) => string[];
+
+const TOOL_PATH = /^\/api\/v1\/([^/]{1,100})\/([^/]{1,200})\/?$/;
+
+export function installErrorHandlers(app: FastifyInstance, bodyLimit: number, suggestTools?: ToolSuggester): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const serviceError = err instanceof ServiceError ? toServiceError(err, request.log) : fromFastifyError(err, request, bodyLimit);
     return sendError(reply, serviceError);
@@ -126,6 +131,21 @@ export function installErrorHandlers(app: FastifyInstance, bodyLimit: number): v
       reply.header('Allow', allowed.join(', '));
       return sendError(reply, new ServiceError(405, 'method_not_allowed', `${request.method} is not allowed on ${url}`, { detail: `Allowed: ${allowed.join(', ')}` }));
     }
+    // A mistyped tool answers as MCP's unknown_tool does: with the nearest tools' paths.
+    const tool = TOOL_PATH.exec(url);
+    if (tool !== null && suggestTools !== undefined) {
+      const suggestions = suggestTools(decodeSegment(tool[1] ?? ''), decodeSegment(tool[2] ?? ''));
+      const hint = suggestions.length > 0 ? `Did you mean ${suggestions.join(', ')}? ` : '';
+      return sendError(reply, new ServiceError(404, 'unknown_tool', `No tool at ${url}`, { detail: `${hint}GET /api/v1/tools lists the tools`, extra: { suggestions } }));
+    }
     return sendError(reply, new ServiceError(404, 'not_found', `No route ${request.method} ${url}`, { detail: 'GET /api/v1/tools lists the tools; /docs documents the API' }));
   });
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
