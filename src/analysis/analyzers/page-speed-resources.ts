@@ -267,3 +267,84 @@ export function domShape(doc: HtmlDocument): DomShape {
   }
   return shape;
 }
+
+/** Below this declared area (px) an image is an icon or a logo, not a candidate for LCP. */
+const LCP_MIN_AREA = 60_000;
+const SMALL_IMAGE_NAME = /logo|icon|avatar|sprite|badge|spinner|pixel/i;
+
+/** The image's declared size in CSS pixels (attributes only), or null when it does not say. */
+export function declaredSize(img: Element): { width: number; height: number } | null {
+  const width = Number.parseInt(attr(img, 'width') ?? '', 10);
+  const height = Number.parseInt(attr(img, 'height') ?? '', 10);
+  return Number.isFinite(width) && Number.isFinite(height) && width > 0 && height > 0 ? { width, height } : null;
+}
+
+/**
+ * The image most likely to be the page's Largest Contentful Paint: the first large image among
+ * those presumed in the first viewport (the first EAGER_IMAGE_BUDGET loaded images). Large means a
+ * declared area of at least LCP_MIN_AREA, or no declared size and nothing marking it small (in the
+ * header or nav, or named like a logo or an icon). Null when the page's LCP is presumably text.
+ */
+export function likelyLcpImage(doc: HtmlDocument, images: readonly Element[]): Element | null {
+  for (const img of images.slice(0, EAGER_IMAGE_BUDGET)) {
+    const size = declaredSize(img);
+    if (size !== null) {
+      if (size.width * size.height >= LCP_MIN_AREA) return img;
+      continue;
+    }
+    const named = `${attr(img, 'src') ?? ''} ${attr(img, 'alt') ?? ''} ${attr(img, 'class') ?? ''} ${attr(img, 'id') ?? ''}`;
+    if (closest(img, 'header') !== null || closest(img, 'nav') !== null || SMALL_IMAGE_NAME.test(named)) continue;
+    if (imageUrl(doc, img) !== '') return img;
+  }
+  return null;
+}
+
+export function isLazy(img: Element): boolean {
+  return lower(img, 'loading') === 'lazy';
+}
+
+export interface PageScript {
+  /** null for an inline script */
+  url: string | null;
+  element: Element;
+  /** blocks the first render (a classic script in the head without async or defer) */
+  blocking: boolean;
+  /** the inline script's length; null for an external one */
+  inlineBytes: number | null;
+}
+
+/** Every script the browser runs: external ones (classic or module) and inline classic ones, in document order. */
+export function pageScripts(doc: HtmlDocument, blocking: readonly BlockingResource[]): PageScript[] {
+  const blockingElements = new Set(blocking.filter((b) => b.kind === 'script').map((b) => b.element));
+  const scripts: PageScript[] = [];
+  for (const element of doc.byTag('script')) {
+    if (inert(doc, element) || hasAttr(element, 'nomodule')) continue;
+    if (!isClassicScript(element) && lower(element, 'type') !== 'module') continue;
+    const src = attr(element, 'src');
+    if (src !== undefined) {
+      const url = absolute(doc, src);
+      if (url !== null) scripts.push({ url, element, blocking: blockingElements.has(element), inlineBytes: null });
+    } else {
+      scripts.push({ url: null, element, blocking: false, inlineBytes: Buffer.byteLength(rawTextOf(element, 1_000_000)) });
+    }
+  }
+  return scripts;
+}
+
+// A callback that runs after the first paint (a timer, the load event, a promise), and a DOM write
+// that puts content above what is already laid out or resizes it: together, a late layout shift.
+const LATER = /setTimeout|requestAnimationFrame|requestIdleCallback|addEventListener\(\s*['"](?:load|DOMContentLoaded)|onload\s*=|\.then\(/;
+const SHIFTING_WRITE = /insertBefore\(|\.prepend\(|\.before\(|insertAdjacent(?:HTML|Element|Text)\(\s*['"](?:beforebegin|afterbegin)|\.style\.(?:height|minHeight|paddingTop|marginTop|display)\s*=|\.innerHTML\s*=/;
+
+/** Whether a script's text inserts or resizes content after the first paint (a late banner). */
+export function insertsLate(text: string): boolean {
+  return LATER.test(text) && SHIFTING_WRITE.test(text);
+}
+
+/**
+ * Scripts that insert or resize content after the first paint: the layout shifts the proxy can
+ * see. Inline ones are read here; an external one counts when the tool fetched it and found so.
+ */
+export function lateInsertingScripts(scripts: readonly PageScript[], fetchedLate: ReadonlySet<string> = new Set()): PageScript[] {
+  return scripts.filter((s) => (s.url === null ? insertsLate(rawTextOf(s.element, 100_000)) : fetchedLate.has(s.url)));
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineUrlTool, urlField } from '../../core/define-url-tool.ts';
 import { pageSpeedAnalyzer } from '../../analysis/analyzers/page-speed.ts';
 import { LAB_TOOL_TIMEOUT_MS, pageSpeedMarkdown, pageSpeedResultSchema, proxyAndLab } from '../../analysis/lab/page-speed-lab.ts';
-import { fetchAndAnalyze } from '../../analysis/page-analysis.ts';
+import { fetchAndAnalyzeWithSizes } from '../../analysis/page-speed-subresources.ts';
 
 // The fast page stays under the 1,400-byte compression threshold (the examples' server never
 // compresses), sends a Cache-Control header, defers its script, sizes its images and lazy-loads
@@ -15,6 +15,12 @@ const FAST_PAGE =
     .map((n) => `<img src="/shoe-${n}.jpg" alt="Shoe ${n}" width="320" height="240"${n > 3 ? ' loading="lazy"' : ''}>`)
     .join('') +
   '</body></html>';
+
+// The hero page lazy-loads its first, large image (the likely LCP element), which weighs 1.5 MB.
+const HERO_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Summer above the clouds</title></head><body>' +
+  '<img src="/hero.jpg" alt="A ridge at dawn" width="1600" height="1000" loading="lazy"><h1>A summer above the clouds</h1>' +
+  '<p>Ridges at dawn, glacier crossings and the huts along the way.</p></body></html>';
 
 // The heavy page blocks the render with two scripts and a stylesheet, leaves its images unsized
 // and eager, and, at several kilobytes of repetitive HTML, is worth compressing.
@@ -33,16 +39,21 @@ export const pageSpeedAnalyzerTool = defineUrlTool({
   slug: 'page-speed-analyzer',
   title: 'Page speed analyzer',
   description:
-    'Fetches a page and estimates its speed from the HTML and the response: a proxy, not a lab or field measurement ' +
-    '(details.method is "proxy"; no browser runs, so LCP, CLS and TBT are not measured). With mode=lab the result also has `lab`: ' +
-    'the page loaded in headless Chromium, every request through the same egress-safe fetcher, with measured LCP, CLS, total ' +
-    'blocking time, requests, bytes and the requests refused. The report covers render-blocking resources ' +
-    '(classic scripts in the head without async/defer, screen stylesheets, CSS @import), images without width and height ' +
-    '(layout shift risk), images past the first three not lazy-loaded, DOM size (Lighthouse bands: warn above 800 elements, ' +
-    'fail above 1,400; depth above 32), HTML bytes (over 100 KiB on the wire or 500 KiB decoded), missing compression ' +
-    '(text over 1,400 bytes that gzip shrinks by 10% or more), ' +
-    'missing caching headers, time to first byte above 600 ms, and more than 50 referenced resources, each finding with ' +
-    'the element or header and the fix, scored as the performance category.',
+    'Fetches a page and estimates its speed without a browser: a proxy, not a lab or field measurement (details.method is "proxy"). ' +
+    'It also fetches the sizes of a few resources that decide the estimate (at most 8: the likely LCP image, the render-blocking ' +
+    'scripts and stylesheets, then other scripts) and estimates FCP, LCP, TBT (script bytes standing for main-thread work), CLS ' +
+    '(unsized images in view, content a script inserts after load) and Speed Index at Lighthouse\'s desktop simulation ' +
+    '(40 ms round trip, 10 Mbps, CPU 1x), scored on Lighthouse\'s curves and weights (details.estimates, which names the sizes it ' +
+    'assumed). Each finding says what it costs (milliseconds, bytes), its severity and its check\'s score follow that cost: ' +
+    'render-blocking resources (classic scripts in the head without async/defer, screen stylesheets, CSS @import), a lazy-loaded ' +
+    'LCP image, an image heavier than its displayed size needs, scripts large enough to block the main thread, late-inserted ' +
+    'content, images without width and height, images past the first three not lazy-loaded, DOM size (Lighthouse bands: warn ' +
+    'above 800 elements, fail above 1,400; depth above 32), HTML bytes (over 100 KiB on the wire or 500 KiB decoded), missing ' +
+    'compression (text over 1,400 bytes that gzip shrinks by 10% or more), missing caching headers, time to first byte above ' +
+    '600 ms, and more than 50 referenced resources. With mode=lab the result also has `lab`: the page loaded in headless ' +
+    'Chromium, every request through the same egress-safe fetcher, with measured LCP, CLS, total blocking time, requests, bytes ' +
+    'and the requests refused; the performance score and the findings for poor LCP, CLS and TBT are then the lab\'s ' +
+    '(details.method "lab"), the HTML rules beside them.',
   aliases: ['page speed test', 'pagespeed', 'site speed checker', 'render blocking checker', 'core web vitals proxy', 'website performance'],
   credits: 2,
   input: z.object({
@@ -87,6 +98,19 @@ export const pageSpeedAnalyzerTool = defineUrlTool({
         passes: ['page-speed-dom-size', 'page-speed-dom-depth', 'page-speed-html-bytes', 'page-speed-request-count'],
       },
     },
+    {
+      title: 'A lazy-loaded 1.5 MB hero image: its weight fetched and reported, LCP held back',
+      input: { url: 'https://blog.example.com/summer' },
+      pages: {
+        'https://blog.example.com/summer': { headers: { 'cache-control': 'max-age=60' }, body: HERO_PAGE },
+        'https://blog.example.com/hero.jpg': { headers: { 'content-type': 'image/jpeg', 'cache-control': 'max-age=31536000' }, body: 'J'.repeat(1536 * 1024) },
+      },
+      expect: {
+        fires: ['page-speed-lcp-lazy', 'page-speed-image-weight'],
+        passes: ['page-speed-render-blocking', 'page-speed-unsized-images', 'page-speed-compression', 'page-speed-caching-headers'],
+        result: { status: 200, report: { details: { method: 'proxy' } } },
+      },
+    },
   ],
-  run: ({ url, mode }, ctx) => (mode === 'lab' ? proxyAndLab(ctx, url, [pageSpeedAnalyzer]) : fetchAndAnalyze(ctx, url, [pageSpeedAnalyzer])),
+  run: ({ url, mode }, ctx) => (mode === 'lab' ? proxyAndLab(ctx, url, [pageSpeedAnalyzer]) : fetchAndAnalyzeWithSizes(ctx, url, [pageSpeedAnalyzer])),
 });
