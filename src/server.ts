@@ -96,7 +96,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     binaryDeliverySunsetAt: config.binaryDeliverySunsetAt,
     publicBaseUrl: config.publicBaseUrl,
   });
-  registerDownloadRoute(app, store, signer);
+  registerDownloadRoute(app, store, signer, config.downloadUrlTtlSeconds);
   registerMcpRoutes(app, {
     catalog,
     invoker,

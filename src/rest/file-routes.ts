@@ -19,8 +19,17 @@ export function sendStoredFile(reply: FastifyReply, store: FileStore, stored: St
   return reply.send(store.open(stored.fileId));
 }
 
+/** A link's lifetime as a person reads it: "1 hour", "90 minutes", "45 seconds". */
+export function describeDuration(seconds: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds % 3600 === 0) return plural(seconds / 3600, 'hour');
+  if (seconds % 60 === 0) return plural(seconds / 60, 'minute');
+  return plural(seconds, 'second');
+}
+
 /** GET on a presigned link: no key, the signature is the authorization. */
-export function registerDownloadRoute(app: FastifyInstance, store: FileStore, signer: LinkSigner): void {
+export function registerDownloadRoute(app: FastifyInstance, store: FileStore, signer: LinkSigner, ttlSeconds: number): void {
+  const expiredDetail = `Links are valid for ${describeDuration(ttlSeconds)}; run the conversion again for a new one`;
   app.get<{ Params: { fileId: string; fileName: string }; Querystring: { expires?: string; signature?: string } }>('/files/:fileId/:fileName', async (request, reply) => {
     const { fileId, fileName } = request.params;
     const verdict = signer.check(fileId, fileName, request.query.expires, request.query.signature);
@@ -28,7 +37,7 @@ export function registerDownloadRoute(app: FastifyInstance, store: FileStore, si
       return sendError(reply, new ServiceError(403, 'invalid_signature', 'The download link is not valid', { detail: 'The link was altered or is incomplete; use the downloadUrl exactly as returned' }));
     }
     if (verdict === 'expired') {
-      return sendError(reply, new ServiceError(410, 'link_expired', 'The download link has expired', { detail: 'Links are valid for 1 hour; run the conversion again for a new one' }));
+      return sendError(reply, new ServiceError(410, 'link_expired', 'The download link has expired', { detail: expiredDetail }));
     }
     const stored = await store.get(fileId);
     if (!stored || stored.fileName !== fileName) {
