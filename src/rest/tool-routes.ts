@@ -118,6 +118,14 @@ async function invokeOverHttp(
 /** A JSON tool: its fields come in the JSON body (or the query string for GET), its answer is the envelope. */
 function jsonToolHandler(operationId: string, invoker: Invoker) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
+    // format= in a POST's query string is a URL tool's switch; a JSON tool has no other form, so it
+    // is refused (before anything is charged) rather than ignored in silence.
+    if (request.method === 'POST' && Object.hasOwn((request.query ?? {}) as object, 'format')) {
+      throw new ServiceError(400, 'invalid_format', `${operationId} has no markdown or bare-result form: its answer is the JSON envelope`, {
+        detail: 'Leave format out; format=markdown and format=json apply to the URL tools (seo-apis, security-apis)',
+        extra: { field: 'format' },
+      });
+    }
     const input = extractInput(request);
     const response = await invokeOverHttp(request, invoker, {
       operationId,
