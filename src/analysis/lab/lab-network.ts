@@ -19,6 +19,21 @@ export interface LabNetworkLimits {
   concurrency: number;
 }
 
+/** A response served to the page, as the estimate needs it. */
+export interface LabServedRequest {
+  /** the URL asked for, and the one the fetcher's redirects ended on */
+  url: string;
+  finalUrl: string;
+  /** bytes on the wire */
+  transferBytes: number;
+  /** request sent to first byte, as the fetcher saw it: the server's own time on a near link */
+  serverMs: number;
+  redirects: number;
+}
+
+/** Resource types Lighthouse's wait counts as critical: one in flight keeps the network busy. */
+const CRITICAL_TYPES = new Set(['document', 'stylesheet', 'script', 'font']);
+
 export const DEFAULT_LAB_NETWORK_LIMITS: LabNetworkLimits = { maxRequests: 200, maxBytes: 20 * 1024 * 1024, concurrency: 4 };
 
 /** Listed entries kept; the counts go on beyond them. */
@@ -40,10 +55,16 @@ export class LabNetwork {
   unlisted = 0;
   /** set once a limit was reached, for the notes */
   readonly limitsHit = new Set<'requests' | 'bytes'>();
-  /** requests being answered now; the run waits for this to stay 0 */
+  /** requests being answered now */
   inflight = 0;
   /** Date.now() of the last request start or end */
   lastActivity = Date.now();
+  /** what each served response cost on the wire, for the throttled estimate (lab-estimate.ts) */
+  readonly served: LabServedRequest[] = [];
+  /** documents, scripts, stylesheets and fonts being answered now */
+  private inflightCritical = 0;
+  /** Date.now() when the network last stopped being busy in Lighthouse's sense; null while busy */
+  private idleSince: number | null = Date.now();
   private closed = false;
   private running = 0;
   private readonly queue: (() => void)[] = [];
@@ -74,8 +95,10 @@ export class LabNetwork {
   readonly handle = async (route: Route): Promise<void> => {
     const request = route.request();
     const url = request.url();
+    const critical = CRITICAL_TYPES.has(request.resourceType());
     this.inflight++;
-    this.lastActivity = Date.now();
+    if (critical) this.inflightCritical++;
+    this.activity();
     try {
       const refusal = this.refusal(url, request.method());
       if (refusal !== null) {
@@ -93,9 +116,27 @@ export class LabNetwork {
       // The page or the context went away while this request was answered: nothing to do.
     } finally {
       this.inflight--;
-      this.lastActivity = Date.now();
+      if (critical) this.inflightCritical--;
+      this.activity();
     }
   };
+
+  /**
+   * How long the network has been quiet as Lighthouse's gather counts it: at most 2 requests in
+   * flight (a long poll or a slow beacon does not hold the run) and none of them critical
+   * (document, script, stylesheet, font). 0 while busy.
+   */
+  quietFor(now = Date.now()): number {
+    return this.idleSince === null ? 0 : Math.max(0, now - this.idleSince);
+  }
+
+  private activity(): void {
+    const now = Date.now();
+    this.lastActivity = now;
+    const busy = this.inflight > 2 || this.inflightCritical > 0;
+    if (busy) this.idleSince = null;
+    else this.idleSince ??= now;
+  }
 
   /** Websockets never reach anything: closed at once and listed. */
   readonly handleWebSocket = (ws: WebSocketRoute): void => {
@@ -145,6 +186,15 @@ export class LabNetwork {
   private count(facts: PageFacts): void {
     this.requests++;
     this.bytes += facts.transferBytes;
+    if (this.served.length < this.limits.maxRequests) {
+      this.served.push({
+        url: withoutFragment(facts.requestedUrl),
+        finalUrl: withoutFragment(facts.finalUrl),
+        transferBytes: facts.transferBytes,
+        serverMs: facts.timings.ttfbMs ?? 0,
+        redirects: facts.redirects.length,
+      });
+    }
   }
 
   private slot(): Promise<void> {

@@ -1,25 +1,30 @@
 // Lab mode: the page loaded in the engines' warm Chromium and measured as a visitor's browser
 // would see it (LCP, CLS, TBT), every request it makes answered through the egress-safe fetcher
 // (lab-network.ts). A run is an engine job: it waits for a Chromium slot in the fair queue under
-// the calling account (engines/job-owner.ts), gets a fresh browser context of its own, and that
-// context is closed when the run ends, whatever happened. Bounded by a time limit (the page is
-// measured as it stands when the limit comes), by the request and byte limits of the network,
-// and by the engine's own job timeout behind them.
+// the calling account (engines/job-owner.ts), gets a fresh browser context of its own (made ahead
+// of it, lab-tab.ts), and that context is closed when the run ends, whatever happened. It watches
+// the page until Lighthouse's gather would stop (lab-wait.ts) and reports the metrics measured and
+// as Lighthouse's desktop simulation would estimate them (lab-estimate.ts). Bounded by a time
+// limit (the page is measured as it stands when the limit comes), by the request and byte limits
+// of the network, and by the engine's own job timeout behind them.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BrowserContext } from 'playwright-core';
 import type { PageFetcher } from '../url-report.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { ChromiumEngine } from '../../engines/chromium.ts';
 import type { PageFacts } from '../page-facts.ts';
-import { cumulativeLayoutShift, LAB_COLLECT_SCRIPT, LAB_INIT_SCRIPT, MAX_ENTRIES, readRawMetrics, round, totalBlockingTime, type RawLabMetrics } from './lab-metrics.ts';
+import { LAB_COLLECT_SCRIPT, MAX_ENTRIES, readRawMetrics, round, largestShiftWindow, totalBlockingTime, type RawLabMetrics } from './lab-metrics.ts';
 import { DEFAULT_LAB_NETWORK_LIMITS, LabNetwork, type LabNetworkLimits } from './lab-network.ts';
 import type { LabResult } from './lab-result.ts';
+import { estimateLikeLighthouse } from './lab-estimate.ts';
+import { openLabTab, prepareSpareLabTab } from './lab-tab.ts';
+import { LIGHTHOUSE_WAIT, waitLikeLighthouse, type LabWaitSettings } from './lab-wait.ts';
 
 export interface LabOptions {
   /** the whole run, from the context's opening to the figures (default 20 s) */
   timeLimitMs?: number;
-  /** how long the network must stay idle after load before the figures are read (default 500 ms) */
-  quietMs?: number;
+  /** when the run stops watching the page (default: Lighthouse's, lab-wait.ts) */
+  wait?: Partial<LabWaitSettings>;
   network?: Partial<LabNetworkLimits>;
   /** the page's response already fetched (the proxy analysis's): served to the browser instead of a second fetch; else it is fetched first */
   prefetched?: PageFacts;
@@ -27,10 +32,7 @@ export interface LabOptions {
   signal?: AbortSignal;
 }
 
-/** Lighthouse's desktop viewport, so the two measure the same layout. */
-const VIEWPORT = { width: 1350, height: 940 };
 const DEFAULT_TIME_LIMIT_MS = 20_000;
-const DEFAULT_QUIET_MS = 500;
 /** What the engine job may take beyond the run's own limit before the engine steps in. */
 const ENGINE_MARGIN_MS = 10_000;
 const CLOSE_WAIT_MS = 5000;
@@ -66,12 +68,11 @@ async function labJob(worker: LabWorker, signal: AbortSignal, fetchPage: PageFet
   };
   signal.addEventListener('abort', stop, { once: true });
   try {
-    context = await worker.browser.newContext({ viewport: VIEWPORT, serviceWorkers: 'block', acceptDownloads: false });
+    const tab = await openLabTab(worker.browser);
+    context = tab.context;
     signal.throwIfAborted();
-    await context.addInitScript({ content: LAB_INIT_SCRIPT });
-    await context.route('**/*', network.handle);
-    await context.routeWebSocket(/.*/, network.handleWebSocket);
-    const page = await context.newPage();
+    tab.use(network);
+    const page = tab.page;
     let crashed = false;
     page.once('crash', () => {
       crashed = true;
@@ -83,7 +84,7 @@ async function labJob(worker: LabWorker, signal: AbortSignal, fetchPage: PageFet
       signal.throwIfAborted();
       notes.push(Date.now() >= deadline ? `the page had not loaded within the ${options.timeLimitMs} ms time limit; figures are as it stood then` : `the page did not load: ${firstLine(error)}`);
     }
-    if (!crashed) await waitForQuiet(network, deadline, options.quietMs ?? DEFAULT_QUIET_MS, signal);
+    const waited = crashed ? null : await waitLikeLighthouse(page, network, deadline, signal, { ...LIGHTHOUSE_WAIT, ...options.wait });
     // A page whose script never yields cannot answer: it gets until the deadline (and a little).
     const answer = crashed ? null : await Promise.race([page.evaluate(LAB_COLLECT_SCRIPT).catch(() => null), delay(Math.max(0, deadline - Date.now()) + COLLECT_GRACE_MS, BUSY, { ref: false })]);
     signal.throwIfAborted();
@@ -91,7 +92,10 @@ async function labJob(worker: LabWorker, signal: AbortSignal, fetchPage: PageFet
     if (crashed) notes.push('the page crashed its renderer (most likely by using more memory than a page may): nothing could be measured');
     else if (answer === BUSY) notes.push(`the page's scripts kept it busy past the ${options.timeLimitMs} ms time limit: nothing could be read from it`);
     else if (raw === null) notes.push('the page could not be read once loaded: nothing could be measured');
-    return { ...figures(raw, notes), ...networkFacts(network, notes), durationMs: Date.now() - started, notes };
+    else if (waited === 'deadline' && raw.load !== null) notes.push(`the page was still busy (network or scripts) at the ${options.timeLimitMs} ms time limit; figures are as it stood then`);
+    const measured = figures(raw, notes);
+    const estimate = raw === null ? null : estimateLikeLighthouse(raw, document, network.served);
+    return { ...measured, ...networkFacts(network, notes), estimate, durationMs: Date.now() - started, notes };
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     if (error instanceof ServiceError) throw error;
@@ -104,38 +108,30 @@ async function labJob(worker: LabWorker, signal: AbortSignal, fetchPage: PageFet
     network.close();
     const closing = context?.close().catch(() => undefined);
     if (closing) await Promise.race([closing, delay(CLOSE_WAIT_MS, undefined, { ref: false })]);
+    if (!signal.aborted) prepareSpareLabTab(worker.browser);
   }
 }
 
-/**
- * Waits until no request has been in flight for `quietMs` (late images, scripts a script added)
- * or the deadline comes. Polled: the network's counters are plain fields, and a tenth of a second
- * is well below what the figures resolve.
- */
-async function waitForQuiet(network: LabNetwork, deadline: number, quietMs: number, signal: AbortSignal): Promise<void> {
-  for (;;) {
-    const now = Date.now();
-    if (now >= deadline) return;
-    const idleFor = network.inflight === 0 ? now - network.lastActivity : 0;
-    if (idleFor >= quietMs) return;
-    await delay(Math.min(100, deadline - now, Math.max(10, quietMs - idleFor)), undefined, { signal });
-  }
-}
+type Figures = Pick<LabResult, 'fcpMs' | 'lcpMs' | 'cls' | 'tbtMs' | 'longTasks' | 'domContentLoadedMs' | 'loadMs' | 'lcpElement' | 'shiftedElements' | 'blockingScripts'>;
 
-function figures(raw: RawLabMetrics | null, notes: string[]): Pick<LabResult, 'fcpMs' | 'lcpMs' | 'cls' | 'tbtMs' | 'longTasks' | 'domContentLoadedMs' | 'loadMs'> {
-  if (raw === null) return { fcpMs: null, lcpMs: null, cls: 0, tbtMs: 0, longTasks: 0, domContentLoadedMs: null, loadMs: null };
+function figures(raw: RawLabMetrics | null, notes: string[]): Figures {
+  if (raw === null) return { fcpMs: null, lcpMs: null, cls: 0, tbtMs: 0, longTasks: 0, domContentLoadedMs: null, loadMs: null, lcpElement: null, shiftedElements: [], blockingScripts: [] };
   if (raw.fcp === null) notes.push('the page painted no content: FCP and LCP are unknown, and TBT counts from navigation start');
   else if (raw.lcp === null) notes.push('no largest contentful paint was recorded');
   if (raw.dropped > 0) notes.push(`the page produced more than ${MAX_ENTRIES} layout shifts or long tasks; ${raw.dropped} were not counted`);
   const ms = (v: number | null): number | null => (v === null ? null : round(v, 1));
+  const shiftWindow = largestShiftWindow(raw.shifts);
   return {
     fcpMs: ms(raw.fcp),
     lcpMs: ms(raw.lcp),
-    cls: cumulativeLayoutShift(raw.shifts),
+    cls: shiftWindow.value,
     tbtMs: totalBlockingTime(raw.longTasks, raw.fcp),
     longTasks: raw.longTasks.length,
     domContentLoadedMs: ms(raw.domContentLoaded),
     loadMs: ms(raw.load),
+    lcpElement: raw.lcp === null ? null : { element: raw.lcpElement, url: raw.lcpUrl },
+    shiftedElements: shiftWindow.elements,
+    blockingScripts: raw.scripts.slice(0, 5).map(([script, time]) => ({ script, ms: Math.round(time) })),
   };
 }
 

@@ -1,5 +1,6 @@
-// page-speed-analyzer's lab mode: the proxy report as in proxy mode, on the one fetch of the page,
-// and beside it `lab`, the same response loaded in the warm Chromium and measured (lab-run.ts).
+// page-speed-analyzer's lab mode: the page fetched once, analysed by the proxy's HTML rules, and the
+// same response loaded in the warm Chromium and measured (lab-run.ts); the report's performance
+// score and its LCP, CLS and TBT findings are the lab's (lab-report.ts), the proxy's findings stay.
 import { z } from 'zod';
 import { standardMarkdown, urlReportResultSchema, type PageAccess, type UrlReportResult } from '../url-report.ts';
 import { ServiceError } from '../../core/errors.ts';
@@ -8,6 +9,7 @@ import { code, escapeText } from '../report-markdown.ts';
 import type { Analyzer } from '../scoring.ts';
 import { labResultSchema, type LabResult } from './lab-result.ts';
 import { runLab } from './lab-run.ts';
+import { labReport } from './lab-report.ts';
 
 /** The run's own limit: with the page's fetch before it, it stays inside LAB_TOOL_TIMEOUT_MS. */
 const LAB_TIME_LIMIT_MS = 20_000;
@@ -17,7 +19,9 @@ export const LAB_TOOL_TIMEOUT_MS = 60_000;
 export const pageSpeedResultSchema = urlReportResultSchema.extend({
   lab: labResultSchema
     .optional()
-    .describe('mode=lab only: the page loaded in headless Chromium (1350x940, no throttling), every request through the egress-safe fetcher'),
+    .describe(
+      "mode=lab only: the page loaded in headless Chromium (1350x940, no throttling), every request through the egress-safe fetcher; its estimate (Lighthouse's desktop simulation) is the report's performance score",
+    ),
 });
 export type PageSpeedResult = z.infer<typeof pageSpeedResultSchema>;
 
@@ -30,9 +34,9 @@ export async function proxyAndLab(ctx: PageAccess, url: string, analyzers: reado
     });
   }
   const facts = await ctx.fetchPage(url);
-  const report = analyzeFetched(analyzers, facts.text, facts, facts.finalUrl);
+  const proxy = analyzeFetched(analyzers, facts.text, facts, facts.finalUrl);
   const lab = await runLab(chromium, ctx.fetchPage, url, { prefetched: facts, signal: ctx.signal, timeLimitMs: LAB_TIME_LIMIT_MS });
-  return { url, finalUrl: facts.finalUrl, status: facts.status, report, lab };
+  return { url, finalUrl: facts.finalUrl, status: facts.status, report: labReport(proxy, lab), lab };
 }
 
 /** format=markdown: the standard report, then the lab figures when there are some. */
@@ -51,6 +55,7 @@ export function pageSpeedMarkdown(result: PageSpeedResult, title: string): strin
     `| Largest Contentful Paint | ${ms(lab.lcpMs)} |`,
     `| Cumulative Layout Shift | ${lab.cls} |`,
     `| Total Blocking Time | ${ms(lab.tbtMs)} |`,
+    `| Estimated as Lighthouse desktop | FCP ${ms(lab.estimate?.fcpMs ?? null)}, LCP ${ms(lab.estimate?.lcpMs ?? null)}, score ${lab.estimate?.score ?? 'n/a'} |`,
     `| Requests | ${lab.requests} (${lab.bytes} bytes) |`,
     `| Blocked / failed | ${lab.blocked.length} / ${lab.failed.length} |`,
     '',
