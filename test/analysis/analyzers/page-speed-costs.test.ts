@@ -191,6 +191,20 @@ describe('page-speed proxy: findings ranked by their estimated cost', () => {
 });
 
 describe('page-speed cost model', () => {
+  it('the estimates are labelled so, and unsized images in view are CLS risk', () => {
+    const sized = page('', '<img src="/a.jpg" alt="a" width="400" height="300"><p>x</p>');
+    const unsized = page('', '<img src="/a.jpg" alt="a"><p>x</p>');
+    const low = analyze(unsized.replace('<img', `${'<img src="/s.jpg" alt="" width="10" height="10">'.repeat(3)}<img`), null, 'https://shop.test/');
+    const first = analyze(unsized, null, 'https://shop.test/');
+    const details = (r: Report) => r.details.estimates as { basis: string; cls: number };
+    assert.match(details(first).basis, /^estimated, not measured/);
+    assert.match(first.notes[0] ?? '', /FCP, LCP, TBT and CLS are estimates/);
+    assert.equal(details(analyze(sized, null, 'https://shop.test/')).cls, 0);
+    assert.ok(details(first).cls > 0);
+    // past the first three images it is presumed below the fold: no shift in view
+    assert.equal(details(low).cls, 0);
+  });
+
   it('slow start: 14.6 KB in one round trip, then doubling up to the link\'s 52 KB', () => {
     assert.equal(roundTrips(10 * KB), 1);
     assert.equal(roundTrips(40 * KB), 2);
