@@ -143,7 +143,8 @@ export interface FileToolSpec<I extends z.ZodType, N extends EngineName = never>
   aliases?: readonly string[];
   credits: number;
   input: I;
-  upload: { field: string; accept: readonly string[] };
+  /** alsoAccepts: other field names taken for the file (the image convertors take the spec's "image" and "file") */
+  upload: { field: string; accept: readonly string[]; alsoAccepts?: readonly string[] };
   /** For conversions: source and target format, from which supported-conversions maps are derived. */
   conversion?: { from: string; to: string };
   examples: readonly FileToolExample<z.input<I>>[];
@@ -178,7 +179,7 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   /** json: fields in, result out; file: an upload in, a stored file out; url: reads the web through the fetcher (define-url-tool.ts) */
   readonly kind: 'json' | 'file' | 'url';
   /** Set on file tools: the multipart field and the accepted content kinds. */
-  readonly upload?: { field: string; accept: readonly string[] };
+  readonly upload?: { field: string; accept: readonly string[]; alsoAccepts?: readonly string[] };
   readonly conversion?: { from: string; to: string };
   /** Set on file tools: 'link' stores run's FileArtifact; 'json' and 'text' answer run's value in the body (see FileAnswer). */
   readonly answer?: FileAnswer;

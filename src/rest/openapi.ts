@@ -108,7 +108,7 @@ function toolOperation(tool: AnyTool): Record<string, unknown> {
     const properties = { ...((input['properties'] ?? {}) as Record<string, JsonSchema>) };
     operation['requestBody'] = {
       required: true,
-      description: `The source file in the form field \`${tool.upload.field}\` (${tool.upload.accept.join(', ')}; the type is checked by content). Options as form fields or query parameters.`,
+      description: `The source file in the form field \`${tool.upload.field}\`${(tool.upload.alsoAccepts ?? []).map((f) => ` (or \`${f}\`)`).join('')} (${tool.upload.accept.join(', ')}; the type is checked by content). Options as form fields or query parameters.`,
       content: {
         'multipart/form-data': {
           schema: {

@@ -221,7 +221,7 @@ function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker:
           kind: 'upload',
           receive: (dir) => {
             checkDelivery(delivery, options.binaryDeliverySunsetAt);
-            return receiveMultipart(request, field, dir, options.uploadLimitBytes);
+            return receiveMultipart(request, field, dir, options.uploadLimitBytes, tool.upload?.alsoAccepts);
           },
         },
         workDir,

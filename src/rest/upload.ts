@@ -12,9 +12,12 @@ const MAX_FIELD_BYTES = 10_000;
 
 /**
  * Streams a multipart upload to disk (never whole in memory), hashing it on the way, and
- * collects the text fields. Exactly one file, in `field`; anything else is a clear 4xx.
+ * collects the text fields. Exactly one file, in `field` (or one of `alsoAccepts`); anything else
+ * is a clear 4xx.
  */
-export async function receiveMultipart(request: FastifyRequest, field: string, workDir: string, uploadLimitBytes: number): Promise<{ fields: Record<string, unknown>; upload: ReceivedUpload | undefined }> {
+export async function receiveMultipart(request: FastifyRequest, field: string, workDir: string, uploadLimitBytes: number, alsoAccepts: readonly string[] = []): Promise<{ fields: Record<string, unknown>; upload: ReceivedUpload | undefined }> {
+  const fileFields = new Set([field, ...alsoAccepts]);
+  const named = [field, ...alsoAccepts].map((f) => `"${f}"`).join(' or ');
   if (!request.isMultipart()) {
     throw new ServiceError(415, 'multipart_required', 'Send the file as multipart/form-data', {
       detail: `Upload the source file in the form field "${field}"; options go in other form fields or the query string`,
@@ -25,15 +28,15 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
   try {
     for await (const part of request.parts({ limits: { fileSize: uploadLimitBytes, files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, parts: MAX_FIELDS + 1 } })) {
       if (part.type === 'field') {
-        if (part.fieldname === field) throw new ServiceError(400, 'validation_error', `"${field}" must be a file, not a text field`, { extra: { issues: [{ field, message: 'must be a file' }] } });
+        if (fileFields.has(part.fieldname)) throw new ServiceError(400, 'validation_error', `"${part.fieldname}" must be a file, not a text field`, { extra: { issues: [{ field: part.fieldname, message: 'must be a file' }] } });
         if (typeof part.value === 'string') fields[part.fieldname] = part.value;
         continue;
       }
-      if (part.fieldname !== field) {
+      if (!fileFields.has(part.fieldname)) {
         part.file.resume();
         throw new ServiceError(400, 'validation_error', `Unexpected file field "${part.fieldname}"`, {
-          detail: `This endpoint takes its file in the field "${field}"`,
-          extra: { issues: [{ field: part.fieldname, message: `upload the file in "${field}"` }] },
+          detail: `This endpoint takes its file in the field ${named}`,
+          extra: { issues: [{ field: part.fieldname, message: `upload the file in ${named}` }] },
         });
       }
       const hash = createHash('sha256');

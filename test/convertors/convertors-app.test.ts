@@ -96,9 +96,24 @@ describe('convertors over REST', () => {
     const noKey = await upload(base, '/api/v1/convertors/to-jpg', undefined, { field: 'image', name: 'a.png', content: await solidImage('png', 2, 2, [0, 0, 0]) });
     assert.equal(noKey.status, 401);
     assert.deepEqual(await json(noKey), { status: 401, message: 'An API key is required: Send your API key in the X-Api-Key header' });
-    const wrongField = await upload(base, '/api/v1/convertors/to-jpg', apiKey, { field: 'file', name: 'a.png', content: await solidImage('png', 2, 2, [0, 0, 0]) });
+    const wrongField = await upload(base, '/api/v1/convertors/to-jpg', apiKey, { field: 'picture', name: 'a.png', content: await solidImage('png', 2, 2, [0, 0, 0]) });
     assert.equal(wrongField.status, 400);
-    assert.match((await json(wrongField)).message, /"image"/);
+    assert.match((await json(wrongField)).message, /"image" or "file"/);
+  });
+
+  it('every image convertor takes its file in "image", the spec\'s field, and in "file"', async () => {
+    const png = await solidImage('png', 4, 4, [10, 120, 200]);
+    const imageTools = t.services.catalog.tools.filter((x) => x.family === 'convertors' && x.upload?.accept.includes('png'));
+    // the nine image tools, to-base64 and image-metadata
+    assert.equal(imageTools.length, 11);
+    for (const imageTool of imageTools) {
+      assert.equal(imageTool.upload?.field, 'image');
+      for (const field of ['image', 'file']) {
+        const options: Record<string, string> = imageTool.path.endsWith('/resize') ? { width: '2' } : imageTool.path.endsWith('/rotate') ? { angle: '90' } : {};
+        const res = await upload(base, imageTool.path, apiKey, { field, name: 'a.png', content: png }, options);
+        assert.equal(res.status, 200, `${imageTool.path} with "${field}": ${await res.clone().text()}`);
+      }
+    }
   });
 
   it('validates options: a quality of 0 or 500 is a 400 naming the field, nothing charged', async () => {

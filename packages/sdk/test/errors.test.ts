@@ -73,11 +73,15 @@ describe('errors from real responses', () => {
     assert.equal(err.code, 'tool_not_allowed');
   });
 
-  it('404: an unknown route is a NotFoundError', async () => {
+  it('404: an unknown route or tool is a NotFoundError', async () => {
     const err = await failure(clientFor(apiKey).request({ method: 'GET', path: '/api/v1/no-such-family/no-such-tool' }));
     assert.ok(err instanceof NotFoundError);
     assert.equal(err.status, 404);
-    assert.equal(err.code, 'not_found');
+    // A tool path that names no tool says so, with the nearest tools (none near here).
+    assert.equal(err.code, 'unknown_tool');
+    const route = await failure(clientFor(apiKey).request({ method: 'GET', path: '/no/such/route' }));
+    assert.ok(route instanceof NotFoundError);
+    assert.equal(route.code, 'not_found');
   });
 
   it('400: input the tool refuses is a ValidationError naming the field', async () => {

@@ -65,7 +65,6 @@ interface ImageToolRow {
   options: readonly (keyof typeof OPTIONS)[];
   /** options that must be given */
   required?: readonly (keyof typeof OPTIONS)[];
-  field?: string;
   errorBody?: 'status-message';
   job(o: Options): Partial<ImageConvertJob>;
   examples: readonly ImageExample[];
@@ -91,11 +90,12 @@ function defineImageTool(row: ImageToolRow): AnyTool {
     family: 'convertors',
     slug: row.slug,
     title: row.title,
-    description: `${row.description} Reads ${accepted} (a GIF's first frame unless the output keeps the animation; SVG is rendered with no external references and no entities; HEIC is refused with a 415, as this server's libvips has no HEVC decoder). Upload the image in the multipart field "${row.field ?? 'file'}"; the answer holds a presigned downloadUrl valid 1 hour.`,
+    description: `${row.description} Reads ${accepted} (a GIF's first frame unless the output keeps the animation; SVG is rendered with no external references and no entities; HEIC is refused with a 415, as this server's libvips has no HEVC decoder). Upload the image in the multipart field "image" (or "file"); the answer holds a presigned downloadUrl valid 1 hour.`,
     aliases: row.aliases ?? [],
     credits: row.credits ?? 1,
     input,
-    upload: { field: row.field ?? 'file', accept: IMAGE_ACCEPT },
+    // The spec names "image"; "file" is every other file tool's field, so both are taken.
+    upload: { field: 'image', accept: IMAGE_ACCEPT, alsoAccepts: ['file'] },
     engines: ['image'],
     ...(row.errorBody === undefined ? {} : { errorBody: row.errorBody }),
     limits: { timeoutMs: 120_000 },
@@ -135,7 +135,6 @@ const to = (format: ImageOutputFormat, label: string, extra: Partial<ImageToolRo
 const ROWS: readonly ImageToolRow[] = [
   to('jpeg', 'JPEG', {
     description: 'Converts an image to JPEG; transparent areas take the background colour (white by default). Failures answer the short body {status, message}.',
-    field: 'image',
     errorBody: 'status-message',
     aliases: ['png to jpg', 'webp to jpg', 'convert to jpg', 'image to jpeg', 'jpg converter'],
     examples: [
