@@ -134,7 +134,9 @@ export function severityForCostMs(ms: number): Severity {
 
 export function formatMs(ms: number): string {
   if (ms >= 1000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.max(0, Math.round(ms / 10) * 10)} ms`;
+  // A cost is never printed as nothing: a few milliseconds say so.
+  if (ms < 10) return `${Math.max(1, Math.round(ms))} ms`;
+  return `${Math.round(ms / 10) * 10} ms`;
 }
 
 export function formatBytes(bytes: number): string {

@@ -88,7 +88,8 @@ export const TEXT_TYPE = /^(?:text\/|application\/(?:xhtml\+xml|xml|json|javascr
 /** A check graded by what its findings cost: fail with a score from the milliseconds (pass at none). */
 export function graded(r: RuleDefinition, costMs: number | null): Check {
   if (costMs === null) return passed(r);
-  return { ...failed(r), score: scoreForCostMs(costMs) };
+  // A failing check keeps something to gain, however small its cost.
+  return { ...failed(r), score: Math.min(0.99, scoreForCostMs(costMs)) };
 }
 
 /** How an analyzer's judgement adds one finding (page-speed.ts builds it over its list). */

@@ -78,8 +78,10 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
   checks.push(...judgeImages(doc, m, add, at));
   const lcpUrl = m.lcpImage === null ? null : imageUrl(doc, m.lcpImage);
 
-  // Scripts: their bytes stand for the main-thread work they bring; a run over 50 ms blocks.
+  // Scripts: their bytes stand for the main-thread work they bring; a run over 50 ms blocks. A
+  // render-blocking script's run is before the first paint, charged to render-blocking instead.
   const heavyScripts = [...m.scriptSizes]
+    .filter(([script]) => !script.blocking)
     .map(([script, size]) => ({ script, size, task: scriptTaskMs(size.decodedBytes) }))
     .filter((s) => s.task > LONG_TASK_MS)
     .sort((x, y) => y.task - x.task);
