@@ -58,10 +58,14 @@ describe('REST behaviour', () => {
   });
 
   it('answers an unknown path with 404 JSON', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/v1/calculators/no-such-tool' });
+    const res = await t.app.inject({ method: 'GET', url: '/api/v1/no-such-family' });
     assert.equal(res.statusCode, 404);
     assert.match(res.headers['content-type'] as string, /application\/json/);
     assert.equal(res.json().error, 'not_found');
+    // A tool path that names no tool: unknown_tool, with the near tools (unknown-tool-route.test.ts).
+    const tool = await t.app.inject({ method: 'GET', url: '/api/v1/calculators/no-such-tool' });
+    assert.equal(tool.statusCode, 404);
+    assert.equal(tool.json().error, 'unknown_tool');
   });
 
   it('answers a wrong method with 405 JSON and Allow', async () => {
