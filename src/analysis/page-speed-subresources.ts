@@ -31,7 +31,11 @@ export function sizePlanOf(report: Report): SizePlanEntry[] {
     .slice(0, MAX_SUBRESOURCE_FETCHES);
 }
 
-/** One subresource's size; a failure leaves it unknown (the analyzer then assumes one and says so). */
+/**
+ * One subresource's size; a failure leaves it unknown (the analyzer then assumes one and says so).
+ * A busy fetcher too: the page itself was read, and an estimate with an assumed size beats no
+ * answer. Only the call's own end (its abort) stops the tool.
+ */
 export async function fetchSize(fetchPage: PageFetcher, entry: SizePlanEntry): Promise<SubresourceSize> {
   const cap = CAPS[entry.kind];
   try {
@@ -40,7 +44,7 @@ export async function fetchSize(fetchPage: PageFetcher, entry: SizePlanEntry): P
     // A script is read for one thing only: whether it pushes content in after the first paint.
     return entry.kind === 'script' && insertsLate(facts.text) ? { ...size, insertsLate: true } : size;
   } catch (error) {
-    if (!isServiceError(error) || error.error === 'fetch_busy') throw error;
+    if (!isServiceError(error)) throw error;
     if (error.extra['phase'] === 'size') return { url: entry.url, kind: entry.kind, transferBytes: cap, decodedBytes: cap, atLeast: true };
     return { url: entry.url, kind: entry.kind, transferBytes: null, decodedBytes: null };
   }

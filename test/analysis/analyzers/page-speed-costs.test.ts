@@ -8,7 +8,8 @@ import { MAX_SUBRESOURCE_FETCHES, roundTrips, scoreForCostMs, severityForCostMs 
 import { buildEgressPolicy } from '../../../src/analysis/egress-policy.ts';
 import { fetchPage } from '../../../src/analysis/fetcher.ts';
 import type { Report } from '../../../src/analysis/findings.ts';
-import { fetchAndAnalyzeWithSizes, fetchSizes, sizePlanOf } from '../../../src/analysis/page-speed-subresources.ts';
+import { fetchAndAnalyzeWithSizes, fetchSize, fetchSizes, sizePlanOf } from '../../../src/analysis/page-speed-subresources.ts';
+import { ServiceError } from '../../../src/core/errors.ts';
 import type { FetchPageOptions } from '../../../src/analysis/url-report.ts';
 import { startHttpSite, type TestSite } from '../support/test-sites.ts';
 import { assertValid, checkResult, onlyFinding } from './report-helpers.ts';
@@ -191,6 +192,25 @@ describe('page-speed proxy: findings ranked by their estimated cost', () => {
     assert.equal(result.status, 200);
     assert.equal(onlyFinding(result.report, 'page-speed-image-weight').evidence.value, '2.0 MB');
     assert.equal(result.report.details.method, 'proxy');
+  });
+});
+
+describe('page-speed subresource sizes', () => {
+  it('a busy fetcher or a refused URL leaves the size unknown; a cap reached is "at least"; an abort stops the call', async () => {
+    const busy = async () => {
+      throw new ServiceError(429, 'fetch_busy', 'the fetch queue is full');
+    };
+    assert.deepEqual(await fetchSize(busy, { url: 'https://shop.test/a.js', kind: 'script' }), { url: 'https://shop.test/a.js', kind: 'script', transferBytes: null, decodedBytes: null });
+    const capped = async () => {
+      throw new ServiceError(422, 'fetch_failed', 'over the cap', { extra: { phase: 'size' } });
+    };
+    const big = await fetchSize(capped, { url: 'https://shop.test/hero.jpg', kind: 'image' });
+    assert.equal(big.atLeast, true);
+    assert.equal(big.transferBytes, 4 * KB * KB);
+    const aborted = async () => {
+      throw new DOMException('aborted', 'AbortError');
+    };
+    await assert.rejects(fetchSize(aborted, { url: 'https://shop.test/a.js', kind: 'script' }), { name: 'AbortError' });
   });
 });
 
