@@ -59,6 +59,8 @@ describe("lab metrics as Lighthouse's desktop simulation estimates them", () => 
     const result = estimate({ fcp: 40, lcp: 70, lcpUrl: hero.timing[0] }, [hero]);
     assert.ok(result.fcpMs !== null && result.fcpMs < 400, `FCP ${result.fcpMs}`);
     assert.ok(result.lcpMs !== null && result.lcpMs > 1300, `1.5 MB at 10 Mbps: LCP ${result.lcpMs}`);
+    // Speed Index: past FCP, short of LCP (the page painted its text long before the image)
+    assert.ok(result.siMs !== null && result.siMs > (result.fcpMs ?? 0) && result.siMs < result.lcpMs, `SI ${result.siMs}`);
   });
 
   it('a stylesheet imported by a stylesheet waits for it: a chain costs more than the same two side by side', () => {
@@ -71,7 +73,7 @@ describe("lab metrics as Lighthouse's desktop simulation estimates them", () => 
     const result = estimate({ fcp: 100, shifts: [[1200, 0.2, 'div#ad']], longTasks: [[1300, 400]] }, []);
     assert.equal(result.cls, 0.2);
     assert.equal(result.tbtMs, 350);
-    assert.equal(result.score, performanceScore({ fcp: result.fcpMs, lcp: result.lcpMs, tbt: 350, cls: 0.2 }, 'desktop'));
+    assert.equal(result.score, performanceScore({ fcp: result.fcpMs, lcp: result.lcpMs, si: result.siMs, tbt: 350, cls: 0.2 }, 'desktop'));
     assert.equal(estimate({ fcp: null, lcp: null }, []).score, null);
   });
 
@@ -88,7 +90,7 @@ describe('the lab report', () => {
     return {
       fcpMs: 300, lcpMs: 900, cls: 0.32, tbtMs: 420, longTasks: 2, domContentLoadedMs: 200, loadMs: 400, requests: 3, bytes: 90_000, blocked: [], failed: [],
       lcpElement: { element: 'img#hero', url: 'https://example.com/hero.jpg' }, shiftedElements: ['div#promo', 'main'], blockingScripts: [{ script: 'https://example.com/widget.js', ms: 410 }],
-      estimate: { fcpMs: 700, lcpMs: 2600, tbtMs: 420, cls: 0.32, score: 27 }, durationMs: 1500, notes: [], ...overrides,
+      estimate: { fcpMs: 700, lcpMs: 2600, siMs: 1274, tbtMs: 420, cls: 0.32, score: 27 }, durationMs: 1500, notes: [], ...overrides,
     };
   }
 
@@ -117,11 +119,11 @@ describe('the lab report', () => {
   });
 
   it('a good lab run passes the three checks with no finding; a run that painted nothing keeps the proxy score and says why', () => {
-    const good = labReport(proxy, lab({ cls: 0.01, tbtMs: 20, estimate: { fcpMs: 400, lcpMs: 600, tbtMs: 20, cls: 0.01, score: 100 } }));
+    const good = labReport(proxy, lab({ cls: 0.01, tbtMs: 20, estimate: { fcpMs: 400, lcpMs: 600, siMs: 400, tbtMs: 20, cls: 0.01, score: 100 } }));
     assert.equal(good.scores.performance, 100);
     assert.deepEqual(good.findings.filter((f) => f.rule.startsWith('lab-')), []);
     assert.deepEqual(good.checks.filter((c) => c.rule.startsWith('lab-')).map((c) => c.result), ['pass', 'pass', 'pass']);
-    const blank = labReport(proxy, lab({ fcpMs: null, lcpMs: null, estimate: { fcpMs: null, lcpMs: null, tbtMs: 0, cls: 0, score: null }, notes: ['the page painted no content'] }));
+    const blank = labReport(proxy, lab({ fcpMs: null, lcpMs: null, estimate: { fcpMs: null, lcpMs: null, siMs: null, tbtMs: 0, cls: 0, score: null }, notes: ['the page painted no content'] }));
     assert.equal(blank.scores.performance, proxy.scores.performance);
     assert.ok(blank.notes.some((n) => /could not measure the page \(the page painted no content\)/.test(n)));
     assert.equal(blank.checks.find((c) => c.rule === 'lab-lcp-slow')?.result, 'unknown');

@@ -26,6 +26,10 @@ const LATE_BANNER = `<!doctype html><html lang="en"><head><title>News</title><st
   document.getElementById('slot').appendChild(ad);
 }, 1000));</script></body></html>`;
 
+// A ticker that never lets the CPU go quiet: a 120 ms task every half second, for ever.
+const TICKER = `<!doctype html><html lang="en"><head><title>Prices</title></head><body><h1>Live prices</h1><p id="p">0</p>
+<script>setInterval(() => { const end = performance.now() + 120; while (performance.now() < end) {} document.getElementById('p').textContent = String(Math.random()); }, 500);</script></body></html>`;
+
 describe('lab runs that measure every time', () => {
   let web: ExampleWeb;
   let engines: Engines;
@@ -35,6 +39,7 @@ describe('lab runs that measure every time', () => {
     web.serve({
       'https://example.com/paints': { body: PAINTS },
       'https://example.com/late-banner': { body: LATE_BANNER },
+      'https://example.com/ticker': { body: TICKER },
       'https://cdn.example.com/hero.svg': { headers: { 'content-type': 'image/svg+xml' }, body: HERO_SVG },
     });
     engines = createEngines();
@@ -68,5 +73,12 @@ describe('lab runs that measure every time', () => {
       assert.ok(result.shiftedElements.length > 0, `run ${run}: the moved elements are named`);
       assert.deepEqual(result.notes, []);
     }
+  });
+
+  it('measures a page whose CPU never goes quiet once it has loaded, painted and its network is quiet, not at the time limit', async () => {
+    const result = await runLab(engines.chromium, (url, options) => web.fetcher.fetch(url, { ...options, account: 'acct-lab' }), web.rewrite('https://example.com/ticker'), { timeLimitMs: 60_000 });
+    assert.deepEqual(result.notes, [], 'no "still busy at the time limit" note');
+    assert.ok(result.fcpMs !== null);
+    assert.ok(result.longTasks >= 1, `the ticker's tasks are long tasks: ${result.longTasks}`);
   });
 });

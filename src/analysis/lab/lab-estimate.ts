@@ -26,9 +26,14 @@ const INITIAL_WINDOW_SEGMENTS = 10;
 /** Lantern's DNS cost: two round trips for an origin not yet resolved. */
 const DNS_ROUND_TRIPS = 2;
 
+/** Lantern's pessimistic Speed Index coefficient at 40 ms RTT: 0.5 + (0.4 - 0.5) * (40 - 30) / (150 - 30). */
+const SI_SIMULATED_SHARE = 0.5 + ((0.4 - 0.5) * (40 - 30)) / (150 - 30);
+
 export interface LabEstimate {
   fcpMs: number | null;
   lcpMs: number | null;
+  /** Speed Index, estimated from the simulated paints (the lab records no filmstrip) */
+  siMs: number | null;
   tbtMs: number;
   cls: number;
   /** 0-100 on Lighthouse's desktop curves; null when the page painted nothing (Lighthouse fails such a run) */
@@ -154,7 +159,7 @@ export function estimateLikeLighthouse(raw: RawLabMetrics, document: Pick<PageFa
     const busy = busyBefore(raw.longTasks, observed);
     return (metricMs(observed, optimistic, documentMs, documentOrigin, busy) + metricMs(observed, pessimistic, documentMs, documentOrigin, busy)) / 2;
   };
-  if (raw.fcp === null) return { fcpMs: null, lcpMs: null, tbtMs, cls, score: null };
+  if (raw.fcp === null) return { fcpMs: null, lcpMs: null, siMs: null, tbtMs, cls, score: null };
   // FCP: the render-blocking requests (the page's own timeline says which blocked), in both graphs.
   const blocking = endedBy(raw.fcp).filter((r) => r.blocking);
   const fcpMs = Math.round(lantern(raw.fcp, blocking, blocking));
@@ -165,9 +170,14 @@ export function estimateLikeLighthouse(raw: RawLabMetrics, document: Pick<PageFa
     const optimistic = ended.filter((r) => r.blocking || r.url === raw.lcpUrl || !IMAGE_INITIATORS.has(r.initiator));
     lcpMs = Math.max(fcpMs, Math.round(lantern(raw.lcp, optimistic, ended)));
   }
+  // Speed Index as Lantern weighs it at desktop's 40 ms RTT (SpeedIndex.js, coefficients scaled by
+  // RTT: 0.575 of the observed index, 0.49 of the layout-weighted simulated time, never below FCP).
+  // The observed index of an unthrottled load is a fraction of the simulated times and the lab
+  // films nothing, so it is left out; the last layouts are taken at LCP.
+  const siMs = Math.max(fcpMs, Math.round(SI_SIMULATED_SHARE * (lcpMs ?? fcpMs)));
   // No LCP entry while FCP has one: the first paint is the largest the lab saw, and stands for it.
-  const score = performanceScore({ fcp: fcpMs, lcp: lcpMs ?? fcpMs, tbt: tbtMs, cls }, 'desktop') ?? null;
-  return { fcpMs, lcpMs, tbtMs, cls, score };
+  const score = performanceScore({ fcp: fcpMs, lcp: lcpMs ?? fcpMs, tbt: tbtMs, cls, si: siMs }, 'desktop') ?? null;
+  return { fcpMs, lcpMs, siMs, tbtMs, cls, score };
 }
 
 function originOf(url: string): string {

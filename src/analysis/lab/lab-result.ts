@@ -32,6 +32,7 @@ export const labResultSchema = z.object({
     .object({
       fcpMs: z.number().nullable(),
       lcpMs: z.number().nullable(),
+      siMs: z.number().nullable().describe("Speed Index, from the simulated paints as Lantern weighs them at desktop's RTT (no filmstrip is recorded)"),
       tbtMs: z.number(),
       cls: z.number(),
       score: z.number().int().min(0).max(100).nullable().describe("0-100 on Lighthouse's desktop curves; null when the page painted nothing"),

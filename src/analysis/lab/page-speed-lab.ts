@@ -55,7 +55,7 @@ export function pageSpeedMarkdown(result: PageSpeedResult, title: string): strin
     `| Largest Contentful Paint | ${ms(lab.lcpMs)} |`,
     `| Cumulative Layout Shift | ${lab.cls} |`,
     `| Total Blocking Time | ${ms(lab.tbtMs)} |`,
-    `| Estimated as Lighthouse desktop | FCP ${ms(lab.estimate?.fcpMs ?? null)}, LCP ${ms(lab.estimate?.lcpMs ?? null)}, score ${lab.estimate?.score ?? 'n/a'} |`,
+    `| Estimated as Lighthouse desktop | FCP ${ms(lab.estimate?.fcpMs ?? null)}, LCP ${ms(lab.estimate?.lcpMs ?? null)}, SI ${ms(lab.estimate?.siMs ?? null)}, score ${lab.estimate?.score ?? 'n/a'} |`,
     `| Requests | ${lab.requests} (${lab.bytes} bytes) |`,
     `| Blocked / failed | ${lab.blocked.length} / ${lab.failed.length} |`,
     '',
