@@ -1,3 +1,4 @@
+import { escapeDescriptionHtml, openApiTags } from './openapi-tags.ts';
 import { z } from 'zod';
 import type { Catalog } from '../core/catalog.ts';
 import type { AnyTool } from '../core/define-tool.ts';
@@ -266,7 +267,8 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
   const paths: Record<string, Record<string, unknown>> = {};
   const add = (path: string, method: string, operation: Record<string, unknown>) => {
     const openApiPath = path.replace(/:([A-Za-z]+)/g, '{$1}');
-    (paths[openApiPath] ??= {})[method.toLowerCase()] = operation;
+    const described = typeof operation['description'] === 'string' ? { ...operation, description: escapeDescriptionHtml(operation['description']) } : operation;
+    (paths[openApiPath] ??= {})[method.toLowerCase()] = described;
   };
   for (const route of routes) add(route.url, route.method, routeOperation(route));
   for (const tool of catalog.tools) add(tool.path, tool.method, toolOperation(tool));
@@ -282,7 +284,7 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
         'POST tool calls accept `Idempotency-Key`: a retry within 24 h replays the stored response without a second charge.',
     },
     servers: [{ url: options.publicBaseUrl }],
-    tags: catalog.families().map((name) => ({ name })).concat([{ name: 'accounts' }, { name: 'api-keys' }, { name: 'usage' }, { name: 'catalog' }, { name: 'webhooks' }, { name: 'mcp' }]),
+    tags: openApiTags(catalog.families()),
     paths,
     components: {
       securitySchemes: {

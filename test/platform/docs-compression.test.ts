@@ -41,3 +41,35 @@ describe('compressed docs', () => {
     assert.equal((tool.json() as { result: { emi: number } }).result.emi, 8791.59);
   });
 });
+
+describe('the docs page as a newcomer meets it', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  it('is branded, searchable, and lists the getting-started calls first, every group described', async () => {
+    const index = await t.app.inject({ method: 'GET', url: '/docs' });
+    assert.equal(index.statusCode, 200);
+    assert.match(index.body, /<title>Utility Tool Service API<\/title>/);
+    assert.doesNotMatch(index.body, /<title>Swagger UI<\/title>/);
+    const init = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    assert.match(init.body, /"filter":\s*true/);
+    // The top bar shows the product's mark (inlined by the initializer), not the framework's.
+    const inlined = /data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)/.exec(init.body);
+    assert.ok(inlined, 'the logo is inlined');
+    assert.match(Buffer.from(inlined[1] ?? '', 'base64').toString('utf8'), /Utility Tool Service/);
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { tags: { name: string; description: string }[]; paths: Record<string, Record<string, { description?: string }>> };
+    assert.deepEqual(doc.tags.slice(0, 4).map((tag) => tag.name), ['accounts', 'api-keys', 'usage', 'catalog']);
+    assert.deepEqual(doc.tags.slice(-2).map((tag) => tag.name), ['webhooks', 'mcp']);
+    for (const tag of doc.tags) assert.ok(tag.description.length > 20 && !/^The \S+ tools\.$/.test(tag.description), `${tag.name}: ${tag.description}`);
+    // No raw HTML left outside code spans: the docs page would read it as markup.
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        const outside = (op.description ?? '').split(/`[^`]*`/).join('');
+        assert.doesNotMatch(outside, /<\/?[A-Za-z!][^<>]*>/, `${method} ${path}`);
+      }
+    }
+  });
+});
