@@ -17,6 +17,8 @@ export interface HeaderSet {
   echoOrigin?: boolean;
   /** extra markup in the page's head */
   head?: string;
+  /** https://host/ answers 302 to /welcome with this Set-Cookie (a login wall that starts a session on the redirect) */
+  cookieOnRedirect?: string;
 }
 
 export const hostOf = (set: Pick<HeaderSet, 'id'>): string => `${set.id}.sec.test`;
@@ -63,5 +65,6 @@ export const HEADER_SETS: HeaderSet[] = [
   { id: 'sri-foreign-cdn', about: 'jQuery from a public CDN (another domain) over https without integrity', http: 'redirect', head: '<script src="https://cdn.publiccdn.test/jquery.min.js"></script>', headers: { ...HARDENED, 'content-security-policy': "default-src 'self'; script-src 'self' https://cdn.publiccdn.test; object-src 'none'" } },
   { id: 'sri-foreign-integrity', about: 'a public CDN script with an integrity attribute', http: 'redirect', head: '<script src="https://cdn.publiccdn.test/jquery.min.js" integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC" crossorigin="anonymous"></script>', headers: { ...HARDENED, 'content-security-policy': "default-src 'self'; script-src 'self' https://cdn.publiccdn.test; object-src 'none'" } },
   { id: 'sri-foreign-http', about: 'an analytics script loaded over http from another domain, no integrity', http: 'redirect', head: '<script src="http://cdn.publiccdn.test/analytics.js"></script>', headers: { ...HARDENED, 'content-security-policy': "default-src 'self'; script-src 'self' http://cdn.publiccdn.test; object-src 'none'" } },
+  { id: 'cookie-on-redirect', about: 'https://host/ 302s to /welcome and sets a session cookie without HttpOnly on the redirect', http: 'redirect', cookieOnRedirect: 'sessionid=5e1f; Path=/; Secure; SameSite=Lax', headers: { ...HARDENED } },
   { id: 'hsts-doubled', about: 'two Strict-Transport-Security headers (a proxy adds a second)', http: 'redirect', headers: { ...HARDENED, 'strict-transport-security': [HSTS_1Y, 'max-age=600'] } },
 ];

@@ -57,6 +57,9 @@ export const PERF_HOSTS: Record<string, HostSpec> = {
   'busy.test': { robots: ALLOW_ALL, assets: { '/ab-test.js': asset('text/javascript', longTask(320)) } },
   'media.test': { robots: ALLOW_ALL, assets: { '/hero.jpg': { type: 'image/jpeg', generate: () => heroJpeg(1600, 1000, 96), headers: cached }, '/hero-small.jpg': { type: 'image/jpeg', generate: () => heroJpeg(800, 500, 70), headers: cached } } },
   'ads.test': { robots: ALLOW_ALL, assets: { '/ads.js': asset('text/javascript', lateBanner) } },
+  'worst.test': { robots: ALLOW_ALL, assets: { '/vendor.js': asset('text/javascript', bundle('wv', 600)), '/app.js': asset('text/javascript', bundle('wa', 300)), '/theme.css': asset('text/css', css(200)), '/tags.js': asset('text/javascript', longTask(800) + lateBanner), '/hero.jpg': { type: 'image/jpeg', generate: () => heroJpeg(1600, 1000, 96), headers: cached } } },
+  'tasks.test': { robots: ALLOW_ALL, assets: { '/chat.js': asset('text/javascript', longTask(450)), '/survey.js': asset('text/javascript', `addEventListener('load', () => setTimeout(() => { const end = performance.now() + 380; while (performance.now() < end) {} }, 200));`), '/app.js': asset('text/javascript', bundle('ta', 160)) } },
+  'shifty.test': { robots: ALLOW_ALL, assets: { '/ads.js': asset('text/javascript', lateBanner + `addEventListener('load', () => setTimeout(() => { for (const img of document.querySelectorAll('img[data-late]')) { img.style.height = '360px'; } }, 600));`) } },
   'mixed.test': { robots: ALLOW_ALL, assets: { '/bundle.js': asset('text/javascript', bundle('mix', 200)), '/late.js': asset('text/javascript', lateBanner + longTask(400)), '/hero.jpg': { type: 'image/jpeg', generate: () => heroJpeg(1200, 750, 85), headers: cached } } },
 };
 
@@ -92,6 +95,18 @@ export const PERF_PAGES: PageSpec[] = [
   {
     id: 'perf-late-banner', host: 'ads.test', path: '/', kind: 'both', about: 'a promo banner pushed in above the content 1 s after load (layout shift)',
     html: article('Ads Co', 'Ads Co: deals of the week on outdoor gear', 'The best deals of the week on shoes, jackets and packs from twenty shops, checked every morning by our editors.', 'ads.test', '<script src="/ads.js" async></script>', '<h1>Deals of the week</h1>'),
+  },
+  {
+    id: 'perf-worst', host: 'worst.test', path: '/', kind: 'both', delayMs: 900, about: 'a slow server (0.9 s), 900 KiB of blocking script, a 1.5 MB hero, an 800 ms task and a late banner',
+    html: article('Worst Co', 'Worst Co: everything a heavy news portal loads', 'A portal that loads every tag, widget and framework it has ever added, before and after it paints its first headline.', 'worst.test', '<link rel="stylesheet" href="/theme.css"><script src="/vendor.js"></script><script src="/app.js"></script><script src="/tags.js" defer></script>', '<img src="/hero.jpg" alt="Crowds at a finish line" width="1600" height="1000"><h1>Today\'s headlines</h1>'),
+  },
+  {
+    id: 'perf-many-tasks', host: 'tasks.test', path: '/', kind: 'both', about: 'a blocking bundle and two widget scripts: 450 ms and 380 ms of main-thread work after load',
+    html: article('Tasks Co', 'Tasks Co: a help centre with chat and a survey', 'Answers to common questions about orders, returns and sizing, with live chat and a short survey after each article.', 'tasks.test', '<script src="/app.js"></script><script src="/chat.js" defer></script><script src="/survey.js" defer></script>', '<h1>Help centre</h1>'),
+  },
+  {
+    id: 'perf-shifting', host: 'shifty.test', path: '/', kind: 'both', about: 'a late banner and images without dimensions that grow after load (two layout shifts)',
+    html: doc({ title: 'Shifty Co: classifieds for used outdoor gear', description: 'Buy and sell used tents, packs, shoes and jackets from runners and hikers near you, with photos and fair prices.', canonical: 'http://shifty.test/', head: '<script src="/ads.js" async></script>', body: `<main><h1>Used gear near you</h1>${Array.from({ length: 3 }, (_, i) => `<img data-late alt="Listing ${i + 1}" src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='10' height='10'/%3E" style="width:100%;height:0;display:block;background:#ccc">${paragraphs(2, i)}`).join('')}</main>${footer('Shifty Co')}` }),
   },
   {
     id: 'perf-everything', host: 'mixed.test', path: '/', kind: 'both', about: 'a blocking bundle, a 1.2 MP hero, a late banner and a 400 ms task together',

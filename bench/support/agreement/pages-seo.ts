@@ -160,6 +160,10 @@ export const SEO_PAGES: PageSpec[] = [
     html: doc({ title: 'Spring offer: 30% off packs | Ridgeline Outdoor', description: 'Thirty per cent off every running pack and vest until the end of June, with free delivery on orders over 50 EUR.', canonical: 'http://staging.test/expired-offer', body: `<main><h1>Spring offer on packs</h1>${paragraphs(3, 5)}</main>` }),
   },
   {
+    id: 'unavailable-after-rfc822', host: 'staging.test', path: '/expired-event', kind: 'seo', headers: { 'x-robots-tag': 'unavailable_after: 25 Jun 2025 15:00:00 PST' }, about: 'X-Robots-Tag: unavailable_after a past date in RFC 822 form (Google\'s own example format)',
+    html: doc({ title: 'Summer trail camp 2025 | Ridgeline Outdoor', description: 'Five days of coached trail running in the Dolomites in June 2025: routes, huts, coaching and what to pack for the week.', canonical: 'http://staging.test/expired-event', body: `<main><h1>Summer trail camp 2025</h1>${paragraphs(3, 6)}</main>` }),
+  },
+  {
     id: 'closed-home', host: 'closed.test', path: '/', kind: 'seo', about: 'a good home page on a host whose robots.txt says Disallow: /',
     html: doc({ title: 'Ridgeline Events: trail races and camps', description: 'Trail races from 10 to 100 km and training camps in the Alps and the Dolomites, with dates, entry fees and results.', canonical: 'http://closed.test/', body: `<main><h1>Ridgeline Events</h1>${paragraphs(4, 6)}<a href="/races">See the 2027 races</a></main>` }),
   },

@@ -49,6 +49,7 @@ function headerSetAnswer(set: HeaderSet, req: IncomingMessage, secure: boolean, 
     return { status: 301, headers: { location: `https://${hostOf(set)}${path}` }, body: '' };
   }
   if (path === '/robots.txt') return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'not found' };
+  if (secure && set.cookieOnRedirect !== undefined && path === '/' && req.method === 'GET') return { status: 302, headers: { location: '/welcome', 'set-cookie': set.cookieOnRedirect }, body: '' };
   const headers: Record<string, string | string[]> = { 'content-type': 'text/html; charset=utf-8', ...(secure ? set.headers : { ...set.headers, 'strict-transport-security': '' }) };
   const origin = req.headers.origin;
   if (set.echoOrigin && typeof origin === 'string') Object.assign(headers, { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'Origin' });
