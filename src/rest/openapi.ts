@@ -1,7 +1,7 @@
 import { escapeDescriptionHtml, openApiTags } from './openapi-tags.ts';
 import { z } from 'zod';
 import type { Catalog } from '../core/catalog.ts';
-import type { AnyTool } from '../core/define-tool.ts';
+import type { AnyTool, FileToolExample } from '../core/define-tool.ts';
 import type { RouteSpec } from './route-spec.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -121,38 +121,7 @@ function toolOperation(tool: AnyTool): Record<string, unknown> {
       },
     };
     operation['responses'] = {
-      '200': {
-        description: 'File result: a presigned download link valid for 1 hour',
-        headers: meteredHeaders,
-        content: {
-          'application/json': {
-            schema: successSchema(jsonSchema(tool.output, 'output')),
-            examples: Object.fromEntries(
-              fileExamples.map((ex, i) => [
-                `example${i + 1}`,
-                {
-                  summary: ex.title,
-                  value: {
-                    status: true,
-                    code: 200,
-                    message: 'OK',
-                    result: {
-                      fileId: '3f1c9a52-8a0e-4c67-9a43-2f0b6de0c9a1',
-                      downloadUrl: `https://tools.example.com/files/3f1c9a52-8a0e-4c67-9a43-2f0b6de0c9a1/document.${ex.expect.extension}?expires=1798761600&signature=…`,
-                      expiresAt: '2027-01-01T00:00:00.000Z',
-                      fileName: `document.${ex.expect.extension}`,
-                      mimeType: ex.expect.mimeType,
-                      sizeBytes: 18342,
-                    },
-                    warnings: [],
-                    error: '',
-                  },
-                },
-              ]),
-            ),
-          },
-        },
-      },
+      '200': fileToolSuccess(tool, fileExamples),
       ...errorResponses([...TOOL_ERRORS, 410, 413, 415, 422, 503]),
     };
     return operation;
@@ -318,6 +287,54 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
             requestId: { type: 'string' },
           },
         },
+      },
+    },
+  };
+}
+
+/**
+ * The 200 of a file tool as it really answers: the text itself (to-base64), the envelope with the
+ * JSON answer (image-metadata, csv-2-json, archive list), or the envelope with a signed link.
+ */
+function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly FileToolExample<unknown>[]): Record<string, unknown> {
+  if (tool.answer === 'text') {
+    return { description: 'The text itself (text/plain), not the envelope; errors are the JSON envelope', headers: meteredHeaders, content: { 'text/plain': { schema: { type: 'string' } } } };
+  }
+  if (tool.answer === 'json') {
+    const examples = Object.fromEntries(
+      fileExamples.filter((ex) => ex.expect.facts !== undefined).map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: { status: true, code: 200, message: 'OK', result: ex.expect.facts, warnings: [], error: '' } }]),
+    );
+    return { description: 'Success envelope: result is the JSON answer (nothing is stored, no link)', headers: meteredHeaders, content: { 'application/json': { schema: successSchema(jsonSchema(tool.output, 'output')), ...(Object.keys(examples).length > 0 ? { examples } : {}) } } };
+  }
+  return {
+    description: 'File result: a presigned download link valid for 1 hour',
+    headers: meteredHeaders,
+    content: {
+      'application/json': {
+        schema: successSchema(jsonSchema(tool.output, 'output')),
+        examples: Object.fromEntries(
+          fileExamples.map((ex, i) => [
+            `example${i + 1}`,
+            {
+              summary: ex.title,
+              value: {
+                status: true,
+                code: 200,
+                message: 'OK',
+                result: {
+                  fileId: '3f1c9a52-8a0e-4c67-9a43-2f0b6de0c9a1',
+                  downloadUrl: `https://tools.example.com/files/3f1c9a52-8a0e-4c67-9a43-2f0b6de0c9a1/document.${ex.expect.extension}?expires=1798761600&signature=…`,
+                  expiresAt: '2027-01-01T00:00:00.000Z',
+                  fileName: `document.${ex.expect.extension}`,
+                  mimeType: ex.expect.mimeType,
+                  sizeBytes: 18342,
+                },
+                warnings: [],
+                error: '',
+              },
+            },
+          ]),
+        ),
       },
     },
   };
