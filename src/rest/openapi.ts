@@ -90,7 +90,8 @@ function toolOperation(tool: AnyTool): Record<string, unknown> {
     'x-credits': tool.credits,
     responses: {
       '200': { description: 'Success envelope', headers: meteredHeaders, content: { 'application/json': { schema: successSchema(jsonSchema(tool.output, 'output')), examples: responseExamples } } },
-      ...errorResponses(TOOL_ERRORS),
+      // A POST JSON tool answers 415 to a body that is not application/json.
+      ...errorResponses(tool.method === 'POST' ? [...TOOL_ERRORS, 415] : TOOL_ERRORS),
     },
   };
   if (tool.upload) {
@@ -242,6 +243,7 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
   for (const route of routes) add(route.url, route.method, routeOperation(route));
   for (const tool of catalog.tools) add(tool.path, tool.method, toolOperation(tool));
   for (const op of MCP_OPERATIONS) add(op.path, op.method, mcpOperation(op));
+  add('/files/:fileId/:fileName', 'GET', DOWNLOAD_OPERATION);
   return {
     openapi: '3.1.0',
     info: {
@@ -339,3 +341,26 @@ function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly 
     },
   };
 }
+
+/** The signed download every client follows from a file result's downloadUrl (file-routes.ts). */
+const DOWNLOAD_OPERATION: Record<string, unknown> = {
+  operationId: 'files_download',
+  summary: 'Download a result by its signed link',
+  description: 'The `downloadUrl` of a file result, followed as it is: no key, the signature is the authorisation. The link lives for DOWNLOAD_URL_TTL_SECONDS (1 hour by default); the file is kept for the retention period.',
+  tags: ['catalog'],
+  security: [],
+  parameters: [
+    { name: 'fileId', in: 'path', required: true, schema: { type: 'string' } },
+    { name: 'fileName', in: 'path', required: true, schema: { type: 'string' }, description: 'The file name, as in the link' },
+    { name: 'expires', in: 'query', required: true, schema: { type: 'string', pattern: '^[1-9][0-9]{0,11}$' }, description: 'Unix time the link expires at' },
+    { name: 'signature', in: 'query', required: true, schema: { type: 'string' }, description: "The link's HMAC" },
+  ],
+  responses: {
+    '200': {
+      description: 'The file, with its Content-Type, Content-Length and Content-Disposition',
+      content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+    },
+    '403': { description: '`invalid_signature`: the link was altered or is incomplete.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+    '410': { description: '`link_expired` (run the conversion again for a new link) or `file_gone` (past the retention period).', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+  },
+};

@@ -45,3 +45,24 @@ describe('file tools answers, as documented', () => {
     assert.match(ok(conversion).description, /presigned download link/);
   });
 });
+
+describe('the routes a client follows are documented', () => {
+  let t: TestApp;
+  let doc: { paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>> };
+  before(async () => {
+    t = await startTestApp();
+    doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as typeof doc;
+  });
+  after(() => t.close());
+
+  it('the signed download, with no key and its 403 and 410', () => {
+    const download = doc.paths['/files/{fileId}/{fileName}']?.['get'];
+    assert.ok(download);
+    assert.deepEqual(download.security, []);
+    assert.deepEqual(Object.keys(download.responses).sort(), ['200', '403', '410']);
+  });
+
+  it("a POST JSON tool's 415", () => {
+    assert.ok(doc.paths['/api/v1/calculators/emi-calculator']?.['post']?.responses['415']);
+  });
+});
