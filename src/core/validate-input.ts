@@ -26,7 +26,12 @@ export function toFieldIssues(error: z.ZodError, schema?: z.ZodType, raw?: unkno
 
 /** Parses `raw` with `schema` or throws a 400 ServiceError naming every bad field. */
 export function validateInput<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const parsed = schema.safeParse(raw);
+  let parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    // "UPPER" for the enum value "upper": taken when exactly one value matches whatever its case.
+    const fixed = withEnumCaseMatched(raw, parsed.error);
+    if (fixed !== undefined) parsed = schema.safeParse(fixed);
+  }
   if (!parsed.success) {
     throw invalidInput('The request has invalid fields', toFieldIssues(parsed.error, schema, raw));
   }
@@ -136,4 +141,32 @@ function child(node: z.ZodType, key: PropertyKey): z.ZodType | undefined {
   if (node instanceof z.ZodObject) return (node.shape as Record<PropertyKey, z.ZodType>)[key];
   if (node instanceof z.ZodArray && typeof key === 'number') return node.element as z.ZodType;
   return undefined;
+}
+
+/**
+ * A copy of `raw` in which every string an enum refused is replaced by the one allowed value it
+ * equals ignoring case and surrounding spaces; undefined when there is none (or two match: "A" and
+ * "a" both allowed is ambiguous, and stays an error). Only the failure path pays for it.
+ */
+function withEnumCaseMatched(raw: unknown, error: z.ZodError): unknown {
+  let copy: unknown;
+  for (const issue of error.issues) {
+    if (issue.code !== 'invalid_value' || !Array.isArray(issue.values) || issue.path.length === 0) continue;
+    const given = valueAt(raw, issue.path);
+    if (typeof given !== 'string') continue;
+    const wanted = given.trim().toLowerCase();
+    const matches = issue.values.filter((v): v is string => typeof v === 'string' && v.toLowerCase() === wanted);
+    const [only] = matches;
+    if (matches.length !== 1 || only === undefined) continue;
+    copy ??= structuredClone(raw);
+    setAt(copy, issue.path, only);
+  }
+  return copy;
+}
+
+function setAt(value: unknown, path: readonly PropertyKey[], replacement: string): void {
+  let at = value as Record<PropertyKey, unknown>;
+  for (const key of path.slice(0, -1)) at = at[key] as Record<PropertyKey, unknown>;
+  const last = path[path.length - 1];
+  if (last !== undefined) at[last] = replacement;
 }
