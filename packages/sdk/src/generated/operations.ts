@@ -2182,6 +2182,8 @@ export type SeoApisPageSpeedAnalyzerResult = {
     estimate: {
       fcpMs: number | null;
       lcpMs: number | null;
+      /** Speed Index, from the simulated paints as Lantern weighs them at desktop's RTT (no filmstrip is recorded) */
+      siMs: number | null;
       tbtMs: number;
       cls: number;
       /** 0-100 on Lighthouse's desktop curves; null when the page painted nothing */
