@@ -338,7 +338,7 @@ export async function fetchPage(input: string | URL, options: FetcherOptions): P
         text,
       };
     }
-    redirects.push({ url: url.href, status: hop.status, location: hop.location });
+    redirects.push({ url: url.href, status: hop.status, location: hop.location, ...(hop.setCookies.length > 0 ? { setCookies: hop.setCookies } : {}) });
     if (redirects.length > limits.maxRedirects) {
       throw fetchFailed('redirects', `more than ${limits.maxRedirects} redirects (stopped at ${url.href})`, requestedUrl.href);
     }

@@ -8,6 +8,13 @@ export interface RedirectHop {
   status: number;
   /** the Location header as sent (absolute or relative) */
   location: string;
+  /** each Set-Cookie the hop sent, when it sent any: a browser keeps them, so the cookie rules read them */
+  setCookies?: string[];
+}
+
+/** Every cookie the fetch was given, redirect hops first, as a browser's jar would hold them. */
+export function allSetCookies(facts: Pick<PageFacts, 'redirects' | 'setCookies'>): string[] {
+  return [...facts.redirects.flatMap((hop) => hop.setCookies ?? []), ...facts.setCookies];
 }
 
 /** Milliseconds of each phase of the final request; null when the phase did not happen (reused socket, plain http). */

@@ -96,6 +96,10 @@ describe('the egress-safe fetcher', () => {
         case '/gzip-bomb':
           res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(bomb);
           return;
+        case '/login':
+          // a login redirect that sets the session cookie on the way
+          res.writeHead(302, { location: '/final', 'set-cookie': ['sessionid=5e1f; Path=/', 'theme=dark'] }).end();
+          return;
         case '/hold':
           // answered when the test says so (see the concurrency test)
           return;
@@ -122,6 +126,14 @@ describe('the egress-safe fetcher', () => {
     );
     assert.equal(facts.status, 200);
     assert.equal(facts.text, '<title>final</title>');
+  });
+
+  it("keeps the cookies a redirect sets, with the hop that set them (a browser's jar keeps them)", async () => {
+    const facts = await fetchPage(at('/login'), options);
+    assert.deepEqual(facts.redirects.map((r) => [r.url, r.setCookies]), [[at('/login'), ['sessionid=5e1f; Path=/', 'theme=dark']]]);
+    assert.deepEqual(facts.setCookies, []);
+    const plain = await fetchPage(at('/r/1'), options);
+    assert.ok(plain.redirects.every((r) => r.setCookies === undefined), 'no cookies, no field');
   });
 
   it('follows 10 redirects and refuses the 11th', async () => {

@@ -6,7 +6,7 @@
 // report on a redirected URL says so. Pure: facts in, report out.
 import { makeFinding, type Finding, type Report, type Severity } from '../findings.ts';
 import { parseHtml, resolveUrl, type HtmlDocument } from '../html-document.ts';
-import type { PageFacts } from '../page-facts.ts';
+import { allSetCookies, type PageFacts } from '../page-facts.ts';
 import { buildReport, checkFrom, notApplicable, unknown, type Analyzer, type RuleDefinition } from '../scoring.ts';
 import { parseSetCookie, type CookieFlags } from './cookie-flags.ts';
 
@@ -85,11 +85,10 @@ export function analyzeDocument(_doc: HtmlDocument, facts: PageFacts | null, url
   const dated = Date.parse(facts.headers['date'] ?? '');
   const now = Number.isNaN(dated) ? Date.now() : dated;
   const notes: string[] = [];
-  if (facts.redirects.length > 0) {
-    notes.push(`the URL redirected ${facts.redirects.length} time(s): only the final response's Set-Cookie headers were checked, cookies set by the redirects were not recorded`);
-  }
-  if (facts.setCookies.length > MAX_COOKIES) notes.push(`the response set ${facts.setCookies.length} cookies: the first ${MAX_COOKIES} were checked`);
-  const headers = facts.setCookies.slice(0, MAX_COOKIES);
+  // Cookies set by redirects on the way are kept by a browser: they are judged with the final response's.
+  const all = allSetCookies(facts);
+  if (all.length > MAX_COOKIES) notes.push(`the responses set ${all.length} cookies: the first ${MAX_COOKIES} were checked`);
+  const headers = all.slice(0, MAX_COOKIES);
   const cookies = headers.map((h) => parseCookie(h, now));
   const findings: Finding[] = [];
   const seen = new Map<string, number>();

@@ -7,7 +7,7 @@
 import { getDomain } from 'tldts';
 import { makeFinding, type Evidence, type Finding, type Fix, type Report, type Severity } from '../findings.ts';
 import { attr, parseHtml, resolveUrl, snippetOf, type HtmlDocument } from '../html-document.ts';
-import type { PageFacts } from '../page-facts.ts';
+import { allSetCookies, type PageFacts } from '../page-facts.ts';
 import {
   buildReport,
   failed,
@@ -66,7 +66,9 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
   // The cookie test counts HSTS only when the HSTS test passes (max-age of at least six months), as the Observatory's does.
   const hstsValid = hsts.result === HSTS_PASS;
 
-  const cookieFlags = facts.setCookies.map(parseSetCookie);
+  // Cookies set by a redirect on the way count too, as the Observatory's cookie jar counts them.
+  const setCookies = allSetCookies(facts);
+  const cookieFlags = setCookies.map(parseSetCookie);
   const cookieOutcomes = cookieFlags.map((c) => evaluateCookie(c, https, hstsValid));
   cookieFlags.forEach((cookie, i) => {
     const outcome = cookieOutcomes[i];
@@ -82,7 +84,7 @@ export function analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url:
         location: `cookie:${cookie.name}`,
         title: `Cookie ${cookie.name}: ${outcome.result}`,
         detail: failures.map((f) => `${f.description} (${f.modifier})`).join(' '),
-        evidence: { header: 'set-cookie', value: truncate(facts.setCookies[i] ?? '') },
+        evidence: { header: 'set-cookie', value: truncate(setCookies[i] ?? '') },
         fix: {
           patchType: 'http-header',
           change: `Set the cookie ${cookie.name} with Secure${httpOnly ? '; HttpOnly' : ''}; SameSite=Lax (or Strict).`,

@@ -85,13 +85,15 @@ describe('cookie-report analyzer', () => {
     assert.deepEqual(firedRules(run(['ui=1; Secure; SameSite=Lax; Max-Age=31536000'])), []);
   });
 
-  it('no cookies: every rule not applicable, nothing noted; a redirected URL notes that redirects\' cookies were not recorded', () => {
+  it('no cookies: every rule not applicable, nothing noted; a cookie set by a redirect is judged with the final ones', () => {
     const none = run([]);
     assert.ok(none.checks.every((c) => c.result === 'not_applicable'));
     assert.deepEqual(none.notes, []);
     assert.deepEqual(none.statuses, { 'security-headers': 'unknown', overall: 'unknown' });
-    const redirected = run(GOOD, URL, { requestedUrl: 'https://shop.example.test/old', redirects: [{ url: 'https://shop.example.test/old', status: 301, location: '/' }] });
-    assert.match(redirected.notes[0] ?? '', /redirected 1 time\(s\): only the final response's Set-Cookie headers were checked/);
+    // The login redirect sets the session cookie without HttpOnly: a browser keeps it, so it is judged.
+    const redirected = run(GOOD, URL, { requestedUrl: 'https://shop.example.test/login', redirects: [{ url: 'https://shop.example.test/login', status: 302, location: '/', setCookies: ['sessionid=abc; Secure; SameSite=Lax; Path=/'] }] });
+    assert.deepEqual(redirected.notes, []);
+    assert.ok(redirected.findings.some((f) => f.title.includes('sessionid')), JSON.stringify(redirected.findings.map((f) => f.title)));
   });
 
   it('without facts every rule is unknown', () => {

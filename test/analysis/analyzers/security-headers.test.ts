@@ -217,6 +217,14 @@ describe('security-headers analyzer', () => {
     assert.deepEqual({ score: observatory(wildcard).score, grade: observatory(wildcard).grade }, { score: 130, grade: 'A+' });
   });
 
+  it('counts a session cookie set by a redirect on the way, as the Observatory\'s cookie jar does: 70, B', () => {
+    const facts = factsFor(URL, { headers: STRONG_HEADERS, requestedUrl: 'https://shop.test/login', redirects: [{ url: 'https://shop.test/login', status: 302, location: '/', setCookies: ['sessionid=5e1f; Path=/; Secure; SameSite=Lax'] }] });
+    const report = analyze(PAGE, facts, URL);
+    assert.deepEqual({ score: observatory(report).score, grade: observatory(report).grade }, { score: 70, grade: 'B' });
+    const cookies = report.findings.find((f) => f.rule === 'security-cookies');
+    assert.match(cookies?.evidence.value ?? '', /^sessionid=5e1f/);
+  });
+
   it('grades an https URL with the Observatory\'s side requests: its http twin and a CORS preflight with an Origin', () => {
     const probed = (probes: ObservatoryProbes, changes: Record<string, string | undefined> = {}): ProbedFacts => ({ ...withHeaders(changes), observatoryProbes: probes });
     const noCors = { cors: null };
