@@ -29,6 +29,8 @@ PACKAGES=(
   # unshare (util-linux) makes it, ip (iproute2) brings its lo up
   util-linux
   iproute2
+  # the README's examples are curl commands, and test/platform/readme-examples.test.ts runs them
+  curl
 )
 
 missing=()
