@@ -40,6 +40,9 @@ export const LIGHTHOUSE_WAIT: LabWaitSettings = { pauseAfterFcpMs: 1000, pauseAf
  * back from (the very paint being waited for), so not more often.
  */
 const POLL_MS = 250;
+/** Bounds on the sleep until the conditions' own time: a little past it, and never so long that a stuck state goes unseen. */
+const MIN_ASK_MS = 15;
+const MAX_ASK_MS = 1000;
 const SLOW = Symbol('slow');
 
 /** settled: every condition held; no-paint: loaded and quiet but never painted; deadline: time ran out; busy: the page's script would not let it answer. */
@@ -50,6 +53,8 @@ export async function waitLikeLighthouse(page: Page, network: LabNetwork, deadli
   let cpuWaitSince: number | null = null;
   let asking: Promise<unknown> | null = null;
   let nudged = false;
+  // How long to sleep before asking again: until every condition can hold, once that is known.
+  let nextAskMs = POLL_MS;
   for (;;) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) return 'deadline';
@@ -62,6 +67,7 @@ export async function waitLikeLighthouse(page: Page, network: LabNetwork, deadli
       continue;
     }
     asking = null;
+    nextAskMs = POLL_MS;
     // null: the page was between documents (a script navigated it); the next step reads the new one.
     const state = readPageState(answer);
     if (state !== null) {
@@ -79,8 +85,20 @@ export async function waitLikeLighthouse(page: Page, network: LabNetwork, deadli
           if (Date.now() - quietUnpaintedSince >= wait.noPaintGraceMs) return 'no-paint';
         }
       }
+      // Loaded and painted: nothing can hold before the last condition's time comes, so the next
+      // question is asked then (new activity only moves it later, and the answer then says so),
+      // not on a fixed beat that overshoots the settle time by up to a beat.
+      if (state.load !== null && state.fcp !== null) {
+        const latest = Math.max(
+          state.load + wait.pauseAfterLoadMs - state.now,
+          state.fcp + wait.pauseAfterFcpMs - state.now,
+          wait.networkQuietMs - network.quietFor(),
+          cpuWaitSince !== null ? Math.min(state.lastLongTaskEnd + wait.cpuQuietMs - state.now, cpuWaitSince + wait.cpuQuietMaxWaitMs - Date.now()) : state.lastLongTaskEnd + wait.cpuQuietMs - state.now,
+        );
+        nextAskMs = Math.max(MIN_ASK_MS, Math.min(MAX_ASK_MS, latest + MIN_ASK_MS));
+      }
     }
-    await delay(Math.max(0, Math.min(POLL_MS, deadline - Date.now())), undefined, { signal });
+    await delay(Math.max(0, Math.min(nextAskMs, deadline - Date.now())), undefined, { signal });
   }
 }
 
