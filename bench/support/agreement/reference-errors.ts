@@ -21,8 +21,10 @@ export const LIGHTHOUSE_AUDIT_WRONG: Record<string, Record<string, string>> = {
 
 /** Pages whose Lighthouse performance score is left out of the lab and proxy Pearson figures. */
 export const LIGHTHOUSE_PERF_WRONG: Record<string, string> = {
-  'perf-slow-ttfb':
-    'the HTML takes 1.8 s to its first byte, yet Lighthouse reports FCP and LCP near 0.5 s and scores 97-99: its simulation (Lantern, NetworkAnalyzer.computeRTTAndServerResponseTime) gives every request of an origin the median server response time of that origin\'s requests, so one slow document among fast assets is simulated as fast. No browser can paint before the HTML arrives.',
+  // perf-slow-ttfb is not left out: Lighthouse scores it 97-99 on some runs (its simulation gives
+  // every request of an origin the median server time of that origin's requests, so one slow
+  // document among fast assets looks fast) and 79 on others; the bench compares the median of its
+  // runs, which on a quiet machine agrees with ours (79-80). Its runs are printed beside it.
 };
 
 /** Header sets where the Observatory's live scan contradicts its own published rules. */

@@ -26,10 +26,11 @@ export interface LabWaitSettings {
 }
 
 /**
- * Lighthouse keeps recording after its conditions hold, until its trace has stopped (a few hundred
- * ms more), so a shift made exactly 1 s after load is in its trace: the lab waits that long too.
+ * Lighthouse keeps recording after its conditions hold, until its trace has stopped, so a shift
+ * made exactly 1 s after load is in its trace: the lab waits past the second too, long enough for
+ * that shift's frame to be drawn and recorded (a few frames), not longer.
  */
-const TRACE_STOP_MS = 250;
+const TRACE_STOP_MS = 150;
 
 /** Lighthouse 13's defaults (the desktop preset keeps them), the pause after load with its trace's tail. */
 export const LIGHTHOUSE_WAIT: LabWaitSettings = { pauseAfterFcpMs: 1000, pauseAfterLoadMs: 1000 + TRACE_STOP_MS, networkQuietMs: 1000, cpuQuietMs: 1000, noPaintGraceMs: 5000, cpuQuietMaxWaitMs: 2000 };
