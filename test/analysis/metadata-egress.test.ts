@@ -157,7 +157,7 @@ describe('every egress path refuses every metadata endpoint', () => {
     for (const url of targets) {
       const answered: string[] = [];
       const route = {
-        request: () => ({ url: () => url, method: () => 'GET' }),
+        request: () => ({ url: () => url, method: () => 'GET', resourceType: () => 'image' }),
         abort: async (reason: string) => void answered.push(`abort:${reason}`),
         fulfill: async () => void answered.push('fulfill'),
       } as unknown as Route;
