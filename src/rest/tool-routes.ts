@@ -119,8 +119,10 @@ async function invokeOverHttp(
 function jsonToolHandler(operationId: string, invoker: Invoker) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     // format= in a POST's query string is a URL tool's switch; a JSON tool has no other form, so it
-    // is refused (before anything is charged) rather than ignored in silence.
+    // is refused (before anything is charged) rather than ignored in silence, once the key is known.
     if (request.method === 'POST' && Object.hasOwn((request.query ?? {}) as object, 'format')) {
+      const caller = await authenticate(request, invoker);
+      if (isAnswer(caller)) return reply.headers(caller.headers).code(caller.status).send(caller.body);
       throw new ServiceError(400, 'invalid_format', `${operationId} has no markdown or bare-result form: its answer is the JSON envelope`, {
         detail: 'Leave format out; format=markdown and format=json apply to the URL tools (seo-apis, security-apis)',
         extra: { field: 'format' },

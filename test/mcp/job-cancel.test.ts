@@ -22,7 +22,7 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 const HOST = 'shop.example.com';
 const PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail shoes</title></head><body><h1>Shoes</h1><img src="/a.jpg"></body></html>';
-const STEPS = ['seo_apis_meta_tags_analyzer', 'seo_apis_heading_structure_analyzer', 'seo_apis_image_alt_audit', 'seo_apis_structured_data_validator', 'seo_apis_serp_snippet_preview'];
+const STEPS = ['seo_apis_meta_tags_analyzer', 'seo_apis_heading_structure_analyzer', 'seo_apis_image_alt_audit', 'seo_apis_structured_data_validator', 'seo_apis_serp_snippet_preview', 'seo_apis_robots_sitemap_checker'];
 
 // Bounded: were a cancel lost, the held fetches would wait for the fetcher's own limit; the file then fails, not hangs.
 describe('a cancelled job stops: no further fetch, no later step, nothing more charged', { timeout: 120_000 }, () => {

@@ -23,6 +23,7 @@ const STEPS = [
   ['image-alt', 'seo_apis_image_alt_audit'],
   ['structured-data', 'seo_apis_structured_data_validator'],
   ['serp-snippet', 'seo_apis_serp_snippet_preview'],
+  ['crawlability', 'seo_apis_robots_sitemap_checker'],
 ] as const;
 
 describe('jobs send progress per step to a client that asks for it', () => {

@@ -16,7 +16,7 @@ import { answerOf, type Answer } from '../support/mcp-answer.ts';
 
 const PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail running shoes | Shop</title></head><body><h1>Shoes</h1><img src="/a.jpg"></body></html>';
 const TEXT_TOOL = 'text_utilities_reverse_text';
-const SEO_STEPS = ['seo_apis_meta_tags_analyzer', 'seo_apis_heading_structure_analyzer', 'seo_apis_image_alt_audit', 'seo_apis_structured_data_validator', 'seo_apis_serp_snippet_preview'];
+const SEO_STEPS = ['seo_apis_meta_tags_analyzer', 'seo_apis_heading_structure_analyzer', 'seo_apis_image_alt_audit', 'seo_apis_structured_data_validator', 'seo_apis_serp_snippet_preview', 'seo_apis_robots_sitemap_checker'];
 
 describe('jobs run only the tools the key may call, local HTML included', () => {
   let t: TestApp;

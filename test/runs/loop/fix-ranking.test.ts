@@ -25,20 +25,21 @@ describe('rankFixes: worked example (seo-audit on a bare page)', () => {
     // finding, count 2, and the four og tags one meta-og-missing. Gains from the merged check
     // weights: accessibility 25 judged weight (image-alt-missing 10 of it, lang 3), best-practices
     // 6.5 (viewport 2). SEO is scored per Lighthouse audit (seo-audits.ts): the meta description is
-    // one of five audits judged (+19.1 with the rest as they are); the h1, the canonical link and the
-    // title length are rules Lighthouse does not score, so each lifts it little.
+    // one of six audits judged, is-crawlable among them at 93/23 (+10.4 with the rest as they are);
+    // the h1, the canonical link and the title length are rules Lighthouse does not score, so each
+    // lifts it little.
     assert.deepEqual(
       ranked.map((f) => [f.rank, f.rule, f.expectedScoreGain, f.severity]),
       [
         [1, 'image-alt-missing', 40, 'medium'],
         [2, 'meta-viewport-missing', 30.8, 'medium'],
-        [3, 'meta-description-missing', 19.1, 'medium'],
-        [4, 'meta-lang-missing', 12, 'medium'],
-        [5, 'heading-missing-h1', 1.6, 'medium'],
+        [3, 'meta-lang-missing', 12, 'medium'],
+        [4, 'meta-description-missing', 10.4, 'medium'],
+        [5, 'heading-missing-h1', 2.7, 'medium'],
         [6, 'meta-charset-missing', 15.4, 'low'],
         [7, 'meta-og-missing', 15.4, 'low'],
-        [8, 'meta-canonical-missing', 0.5, 'low'],
-        [9, 'meta-title-too-short', 0.5, 'low'],
+        [8, 'meta-canonical-missing', 0.9, 'low'],
+        [9, 'meta-title-too-short', 0.9, 'low'],
         [10, 'meta-twitter-card-missing', 7.7, 'info'],
       ],
     );

@@ -29,11 +29,12 @@ describe('buildJobReport: merging real analyzer reports', () => {
 
   it('scores only the playbook categories: one step keeps its score, several are re-scored from their checks', () => {
     // seo, per Lighthouse audit (seo-audits.ts) over every step's checks: title, canonical and
-    // hreflang pass, the description and image-alt (an accessibility step's rule) fail: 3 of 5 (60),
-    // lowered a little by the rules Lighthouse does not score (the h1, the canonical link) -> 57.
+    // hreflang and is-crawlable (93/23) pass, the description and image-alt (an accessibility step's
+    // rule) fail: 3 + 93/23 of 5 + 93/23 (78), lowered a little by the rules Lighthouse does not
+    // score (the h1, the canonical link) -> 73.
     // accessibility: meta-tags (50) and image-alt (47): 12 of 25 -> 48. best-practices: meta-tags alone, 31.
-    assert.deepEqual(report.scores, { seo: 57, accessibility: 48, 'best-practices': 31, overall: 45 });
-    assert.deepEqual(report.statuses, { seo: 'needs_improvement', accessibility: 'poor', 'best-practices': 'poor', overall: 'poor' });
+    assert.deepEqual(report.scores, { seo: 73, accessibility: 48, 'best-practices': 31, overall: 51 });
+    assert.deepEqual(report.statuses, { seo: 'needs_improvement', accessibility: 'poor', 'best-practices': 'poor', overall: 'needs_improvement' });
     assert.deepEqual(report.categories, ['seo', 'accessibility', 'best-practices']);
     assert.deepEqual(report.gatePolicy, { policy: 'default', requireGood: [], advisory: [] });
   });
