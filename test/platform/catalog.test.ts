@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { z } from 'zod';
 import { loadCatalog } from '../../src/core/catalog.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { documentedResponses, type DocumentedResponses } from '../support/documented-responses.ts';
 
 const catalog = await loadCatalog();
 
@@ -33,13 +34,16 @@ describe('catalog metadata', () => {
 describe('examples are tests: each example, through the full HTTP invoke path, returns its output', () => {
   let t: TestApp;
   let apiKey: string;
+  let documented: DocumentedResponses;
   before(async () => {
     t = await startTestApp();
     ({ apiKey } = await t.account({ plan: 'business', quota: 1_000_000 }));
+    documented = documentedResponses((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   });
   after(() => t.close());
 
-  // File tools' examples are converted for real in test/documents/conversions.test.ts.
+  // File tools' examples are converted for real in each family's suite (test/<family>/), URL tools'
+  // in test/analysis/url-tool-examples.test.ts.
   for (const tool of catalog.tools) {
     for (const example of tool.examples) {
       it(`${tool.operationId}: ${example.title}`, async () => {
@@ -53,6 +57,9 @@ describe('examples are tests: each example, through the full HTTP invoke path, r
         assert.deepEqual(body.result, example.output);
         // The output schema describes what the tool really returns.
         assert.doesNotThrow(() => tool.output.parse(body.result));
+        // And /openapi.json says so: the whole answer matches the documented 200.
+        const answer = { path: tool.path, method: tool.method, status: response.statusCode, contentType: response.headers['content-type'], body };
+        assert.deepEqual(documented.problems(answer), [], `${tool.operationId}: ${example.title} as /openapi.json documents it`);
       });
     }
   }
