@@ -29,6 +29,7 @@ const envSchema = z.object({
   BOOTSTRAP_ACCOUNT: boolFromEnv.default(true),
   BOOTSTRAP_EMAIL: z.email().default('admin@localhost.localdomain'),
   SIGNUP_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(5),
+  KEYLESS_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
   PASSWORD_FAILURES_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10),
   PASSWORD_FAILURES_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
@@ -92,6 +93,8 @@ export interface Config {
   smtpFrom: string;
   /** Sign-ups per client address per hour, and failed passwords per address and per account in a window (counted before the scrypt or the mail). */
   attemptLimits: AttemptLimits;
+  /** Requests a minute one client address may make to the routes that need no key (catalog reads, sign-up). */
+  keylessRequestsPerMinute: number;
   trustProxy: boolean;
   bootstrapAccount: boolean;
   bootstrapEmail: string;
@@ -188,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL,
     smtpFrom: e.SMTP_FROM,
     attemptLimits: { signupsPerHour: e.SIGNUP_PER_HOUR, passwordFailures: e.PASSWORD_FAILURES_LIMIT, passwordWindowMinutes: e.PASSWORD_FAILURES_WINDOW_MINUTES },
+    keylessRequestsPerMinute: e.KEYLESS_REQUESTS_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     bootstrapAccount: e.BOOTSTRAP_ACCOUNT,
     bootstrapEmail: e.BOOTSTRAP_EMAIL,

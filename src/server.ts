@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { createMailer } from './accounts/mailer.ts';
 import type { Config } from './config.ts';
 import { accountRoutes, ownerAuthenticator } from './rest/account-routes.ts';
-import { AttemptLimiter } from './accounts/attempt-limiter.ts';
+import { AttemptLimiter, keylessLimiter } from './accounts/attempt-limiter.ts';
 import { conversionRoutes } from './rest/conversion-routes.ts';
 import { installBodyParsers } from './rest/body-parsers.ts';
 import { MAX_PATH_SEGMENT_CHARS, clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './rest/http-errors.ts';
@@ -84,6 +84,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     ...webhookRoutes({ invoker, webhooks: services.webhooks, egress: config.egress }),
   ];
   mountRoutes(app, routes, {
+    keyless: keylessLimiter(services.rateLimiter, config.keylessRequestsPerMinute),
     apiKey: (request) => {
       const key = request.headers['x-api-key'];
       return invoker.authenticate(Array.isArray(key) ? key[0] : key);

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { ServiceError } from '../core/errors.ts';
 import { normalizeEmail } from './account-store.ts';
 import { hashSecret } from './secrets.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 
 /** The limits of what anyone may try without a key (config: SIGNUP_PER_HOUR, PASSWORD_FAILURES_*). */
 export interface AttemptLimits {
@@ -60,7 +61,7 @@ export class AttemptLimiter {
     const limit = this.#limits.signupsPerHour;
     const taken = await this.#take(`signup:${clientAddressKey(ip)}`, limit, 3600_000);
     if ('retryAfterSeconds' in taken) {
-      throw limited(taken.retryAfterSeconds, `Too many sign-ups from this address: at most ${limit} an hour`);
+      throw rateLimitedError(taken.retryAfterSeconds, `Too many sign-ups from this address: at most ${limit} an hour`);
     }
   }
 
@@ -76,11 +77,11 @@ export class AttemptLimiter {
     const windowMs = this.#limits.passwordWindowMinutes * 60_000;
     const message = (whom: string) => `Too many failed password attempts ${whom}: at most ${limit} in ${this.#limits.passwordWindowMinutes} minutes`;
     const address = await this.#take(`password-address:${clientAddressKey(ip)}`, limit, windowMs);
-    if ('retryAfterSeconds' in address) throw limited(address.retryAfterSeconds, message('from this address'));
+    if ('retryAfterSeconds' in address) throw rateLimitedError(address.retryAfterSeconds, message('from this address'));
     const account = await this.#take(`password-account:${normalizeEmail(email)}`, limit, windowMs);
     if ('retryAfterSeconds' in account) {
       await this.#giveBack(address);
-      throw limited(account.retryAfterSeconds, message('for this account'));
+      throw rateLimitedError(account.retryAfterSeconds, message('for this account'));
     }
     let result: T | undefined;
     try {
@@ -142,10 +143,24 @@ export class AttemptLimiter {
   }
 }
 
-function limited(retryAfterSeconds: number, message: string): ServiceError {
+/** 429 rate_limited with Retry-After, as every limit of this service answers it. */
+export function rateLimitedError(retryAfterSeconds: number, message: string): ServiceError {
   return new ServiceError(429, 'rate_limited', message, {
     detail: `Retry after ${retryAfterSeconds} seconds`,
     headers: { 'Retry-After': String(retryAfterSeconds) },
     extra: { retryAfterSeconds },
   });
+}
+
+/**
+ * The calls that need no key (catalog reads, sign-up, e-mail verification) are limited too: per
+ * client address and minute, counted in the node's RateLimiter beside the accounts' own windows
+ * (the `address:` prefix keeps the two apart). In memory like those: it guards one node against a
+ * flood of cheap reads; what must hold across nodes (sign-ups, passwords) is counted above.
+ */
+export function keylessLimiter(rateLimiter: RateLimiter, perMinute: number): (request: { ip: string }) => void {
+  return (request) => {
+    const decision = rateLimiter.take(`address:${clientAddressKey(request.ip)}`, perMinute);
+    if (!decision.allowed) throw rateLimitedError(decision.resetSeconds, `Too many requests without a key from this address: at most ${perMinute} a minute (KEYLESS_REQUESTS_PER_MINUTE)`);
+  };
 }

@@ -38,13 +38,23 @@ export function openApiTags(families: readonly string[]): { name: string; descri
   ];
 }
 
+const TAG = /<\/?[A-Za-z!][^<>]*>/g;
+// TAG is global (for replace), so test() would carry lastIndex from one call to the next.
+const HAS_TAG = /<\/?[A-Za-z!][^<>]*>/;
+const entities = (tag: string): string => tag.replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+
 /**
  * Raw HTML in a description (`<img>`, `<script src>`) is read by the docs page as markup and eats
- * the text after it: each tag-like piece outside code spans goes into a code span.
+ * the text after it, and a literal `<script` is unsafe Markdown to every linter, even inside a code
+ * span. So a tag is written with entities, which Markdown shows as the tag's text; a code span
+ * holding a tag loses its backticks, since entities inside one would show as `&lt;`.
  */
 export function escapeDescriptionHtml(text: string): string {
   return text
     .split(/(`[^`]*`)/)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/<\/?[A-Za-z!][^<>]*>/g, (tag) => `\`${tag}\``)))
+    .map((part, i) => {
+      if (i % 2 === 0) return part.replace(TAG, entities);
+      return HAS_TAG.test(part) ? part.slice(1, -1).replace(TAG, entities) : part;
+    })
     .join('');
 }

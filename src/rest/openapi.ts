@@ -41,18 +41,28 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 const TOOL_ERRORS = [400, 401, 403, 409, 429, 500, 504] as const;
 
-const meteredHeaders = {
+/** The headers every metered answer carries: defined once in components.headers, referenced by each 200. */
+const METERED_HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
   RateLimit: { description: 'IETF RateLimit header: remaining requests this minute and credits this period', schema: { type: 'string' } },
   'RateLimit-Policy': { description: 'IETF RateLimit-Policy: the per-minute limit and the monthly credit quota', schema: { type: 'string' } },
   'X-Credits-Remaining': { description: 'Credits left in the account this period', schema: { type: 'integer' } },
   'X-Request-Id': { description: 'The request id, also in the logs', schema: { type: 'string' } },
 };
 
+const meteredHeaders = Object.fromEntries(Object.keys(METERED_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+/** components.responses name of an error status: the error answers are defined once and referenced. */
+const errorResponseName = (status: number): string => `Error${status}`;
+
 function errorResponses(statuses: readonly number[]): Record<string, unknown> {
+  return Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/${errorResponseName(status)}` }]));
+}
+
+function errorResponseComponents(): Record<string, unknown> {
   return Object.fromEntries(
-    statuses.map((status) => [
-      String(status),
-      { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+    Object.entries(ERROR_DESCRIPTIONS).map(([status, description]) => [
+      errorResponseName(Number(status)),
+      { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
     ]),
   );
 }
@@ -72,7 +82,7 @@ function successSchema(result: JsonSchema): JsonSchema {
   };
 }
 
-function toolOperation(tool: AnyTool): Record<string, unknown> {
+function toolOperation(tool: AnyTool, publicBaseUrl: string): Record<string, unknown> {
   const input = jsonSchema(tool.input, 'input');
   const exampleInputs = [...tool.examples, ...(tool.urlExamples ?? [])];
   const examples = Object.fromEntries(exampleInputs.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: ex.input }]));
@@ -122,7 +132,7 @@ function toolOperation(tool: AnyTool): Record<string, unknown> {
       },
     };
     operation['responses'] = {
-      '200': fileToolSuccess(tool, fileExamples),
+      '200': fileToolSuccess(tool, fileExamples, publicBaseUrl),
       ...errorResponses([...TOOL_ERRORS, 410, 413, 415, 422, 503]),
     };
     return operation;
@@ -187,7 +197,8 @@ function routeOperation(route: RouteSpec): Record<string, unknown> {
         description: route.success.description,
         content: { 'application/json': { schema: route.envelope === false ? jsonSchema(route.success.result, 'output') : successSchema(jsonSchema(route.success.result, 'output')) } },
       },
-      ...errorResponses(route.errors),
+      // A keyless route is limited per client address (KEYLESS_REQUESTS_PER_MINUTE): it can answer 429 too.
+      ...errorResponses(route.auth === 'none' && !route.errors.includes(429) ? [...route.errors, 429] : route.errors),
     },
   };
   if (route.auth === 'apiKey') operation['security'] = [{ ApiKeyAuth: [] }];
@@ -241,7 +252,7 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
     (paths[openApiPath] ??= {})[method.toLowerCase()] = described;
   };
   for (const route of routes) add(route.url, route.method, routeOperation(route));
-  for (const tool of catalog.tools) add(tool.path, tool.method, toolOperation(tool));
+  for (const tool of catalog.tools) add(tool.path, tool.method, toolOperation(tool, options.publicBaseUrl));
   for (const op of MCP_OPERATIONS) add(op.path, op.method, mcpOperation(op));
   add('/files/:fileId/:fileName', 'GET', DOWNLOAD_OPERATION);
   return {
@@ -253,11 +264,16 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
         'Single-purpose tools over HTTP. Every tool call carries `X-Api-Key`; all keys of an account share one monthly credit quota. ' +
         'Credits: a successful call is charged the tool cost; a 400 validation failure and any 5xx are not charged (refunded). ' +
         'POST tool calls accept `Idempotency-Key`: a retry within 24 h replays the stored response without a second charge.',
+      license: { name: 'MIT', identifier: 'MIT' },
+      // Self-hosted: the contact is whoever runs this instance, at its own base URL.
+      contact: { name: 'The operators of this instance', url: `${options.publicBaseUrl}/docs` },
     },
     servers: [{ url: options.publicBaseUrl }],
     tags: openApiTags(catalog.families()),
     paths,
     components: {
+      headers: METERED_HEADERS,
+      responses: errorResponseComponents(),
       securitySchemes: {
         ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key secret (starts with uts_live_)' },
         BasicAuth: { type: 'http', scheme: 'basic', description: 'Account e-mail and password; only for key management' },
@@ -298,7 +314,7 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
  * The 200 of a file tool as it really answers: the text itself (to-base64), the envelope with the
  * JSON answer (image-metadata, csv-2-json, archive list), or the envelope with a signed link.
  */
-function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly FileToolExample<unknown>[]): Record<string, unknown> {
+function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly FileToolExample<unknown>[], publicBaseUrl: string): Record<string, unknown> {
   if (tool.answer === 'text') {
     return { description: 'The text itself (text/plain), not the envelope; errors are the JSON envelope', headers: meteredHeaders, content: { 'text/plain': { schema: { type: 'string' } } } };
   }
@@ -325,7 +341,8 @@ function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly 
                 message: 'OK',
                 result: {
                   fileId: '3f1c9a52-8a0e-4c67-9a43-2f0b6de0c9a1',
-                  downloadUrl: `https://tools.example.com/files/3f1c9a52-8a0e-4c67-9a43-2f0b6de0c9a1/document.${ex.expect.extension}?expires=1798761600&signature=…`,
+                  // A link as signed-links.ts writes it (the signature is base64url HMAC-SHA256), so the example is a valid URI.
+                  downloadUrl: `${publicBaseUrl}/files/3f1c9a52-8a0e-4c67-9a43-2f0b6de0c9a1/document.${ex.expect.extension}?expires=1798761600&signature=${EXAMPLE_SIGNATURE}`,
                   expiresAt: '2027-01-01T00:00:00.000Z',
                   fileName: `document.${ex.expect.extension}`,
                   mimeType: ex.expect.mimeType,
@@ -341,6 +358,8 @@ function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly 
     },
   };
 }
+
+const EXAMPLE_SIGNATURE = 'kJ3v9Qx2Lm8TzR1cW5yN0bH7pD4sF6gA2eU8iO3qX1Y';
 
 /** The signed download every client follows from a file result's downloadUrl (file-routes.ts). */
 const DOWNLOAD_OPERATION: Record<string, unknown> = {

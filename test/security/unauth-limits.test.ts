@@ -193,3 +193,33 @@ describe('the attempt counts', () => {
     }
   });
 });
+
+describe('the keyless reads (catalog, plans, supported conversions) are limited per address too', () => {
+  const LIMIT = 40;
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ env: { KEYLESS_REQUESTS_PER_MINUTE: String(LIMIT) } });
+  });
+  after(() => t.close());
+
+  const minute = () => Math.floor(Date.now() / 60_000);
+  const paths = ['/api/v1/plans', '/api/v1/tools', '/api/v1/archive/supported-conversions'];
+
+  it('past the limit a flood gets 429 rate_limited with Retry-After; another address reads on', async () => {
+    // The window is a clock minute: a flood that straddled two would count in both, so it is
+    // sent again (from a fresh address) until one lands inside a single minute.
+    for (let attempt = 1; ; attempt++) {
+      const address = `198.51.100.${attempt}`;
+      const start = minute();
+      const flood = await Promise.all(Array.from({ length: LIMIT + 20 }, (_, i) => t.app.inject({ method: 'GET', url: paths[i % paths.length]!, remoteAddress: address })));
+      if (minute() !== start) continue;
+      assert.equal(flood.filter((r) => r.statusCode === 200).length, LIMIT, 'exactly the limit passes');
+      for (const res of flood.filter((r) => r.statusCode !== 200)) assertLimited(res, 60, 'a keyless read past the limit');
+      break;
+    }
+    const other = await t.app.inject({ method: 'GET', url: '/api/v1/plans', remoteAddress: '198.51.100.200' });
+    assert.equal(other.statusCode, 200, 'another address is not affected');
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, { get: { responses: Record<string, unknown> } }> };
+    for (const path of paths) assert.ok('429' in (doc.paths[path]?.get.responses ?? {}), `${path} documents its 429`);
+  });
+});
