@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import type { AnyTool } from '../../src/core/define-tool.ts';
 import type { TestApp } from '../support/test-app.ts';
-import { convertAndDownload, json, upload } from '../support/http.ts';
+import { json, upload } from '../support/http.ts';
+import { documentedResponsesAt, downloadDocumented } from '../support/documented-responses.ts';
 import { expectRefused, startFileApp, type Refusal } from '../support/file-app.ts';
 import { buildArchive, buildTar, buildZip, build7z, expectedEntries, readArchive, type Tree } from './support/archive-fixtures.ts';
 
@@ -34,18 +35,24 @@ describe('archive examples run as tests: entry names and contents of the result'
     assert.deepEqual(archiveTools().map((tool) => tool.slug).sort(), ['7z-to-tar', '7z-to-zip', 'list', 'tar-gz-to-7z', 'tar-gz-to-zip', 'tar-to-7z', 'tar-to-zip', 'zip-to-7z', 'zip-to-gz', 'zip-to-tar']);
   });
 
-  test('every conversion example', async () => {
+  test('every conversion example, its answer and its download as /openapi.json documents them', async () => {
+    const documented = await documentedResponsesAt(base);
     const tools = archiveTools().filter((tool) => tool.answer !== 'json');
     assert.equal(tools.length, 9);
     for (const tool of tools) {
       for (const example of tool.fileExamples ?? []) {
+        const label = `${tool.slug}: ${example.title}`;
         const source = example.source as { format: string; tree: Tree };
         const archive = await buildArchive(source.format, source.tree);
         const fields = Object.fromEntries(Object.entries(example.input as Record<string, string>));
-        const result = await convertAndDownload(base, tool.path, apiKey, { name: NAMES[source.format]!, content: archive }, fields);
+        const res = await upload(base, tool.path, apiKey, { name: NAMES[source.format]!, content: archive }, fields);
+        const body = await json(res);
+        assert.equal(res.status, 200, `${label}: ${JSON.stringify(body)}`);
+        assert.deepEqual(documented.problems({ path: tool.path, method: 'POST', status: res.status, contentType: res.headers.get('content-type') ?? undefined, body }), [], label);
+        const result = await downloadDocumented(documented, base, body, label);
         const facts = example.expect.facts as { entries: Tree };
         const readable = example.expect.extension === 'tar.gz' ? gunzipSync(result) : result;
-        assert.deepEqual(await readArchive(readable, example.expect.extension === 'tar.gz' ? 'tar' : example.expect.extension), expectedEntries(facts.entries), `${tool.slug}: ${example.title}`);
+        assert.deepEqual(await readArchive(readable, example.expect.extension === 'tar.gz' ? 'tar' : example.expect.extension), expectedEntries(facts.entries), label);
       }
     }
   });
@@ -59,20 +66,18 @@ describe('archive examples run as tests: entry names and contents of the result'
     assert.deepEqual([gz.result.fileName, gz.result.mimeType], ['photos.tar.gz', 'application/gzip']);
   });
 
-  test('archive/list answers the entries as JSON, nothing stored', async () => {
+  test('archive/list answers its example\'s facts, the whole answer, as JSON and as /openapi.json documents it', async () => {
+    const documented = await documentedResponsesAt(base);
     const tool = archiveTools().find((candidate) => candidate.slug === 'list')!;
     const example = tool.fileExamples![0]!;
     const source = example.source as { format: string; tree: Tree };
     const res = await upload(base, tool.path, apiKey, { name: 'docs.tar', content: await buildArchive(source.format, source.tree) });
     const body = await json(res);
     assert.equal(res.status, 200, JSON.stringify(body));
-    const facts = example.expect.facts as { entries: Record<string, unknown>[] };
-    assert.deepEqual(
-      body.result.entries.map((entry: Record<string, unknown>, i: number) => Object.fromEntries(Object.keys(facts.entries[i]!).map((key) => [key, entry[key]]))),
-      facts.entries,
-    );
-    assert.deepEqual([body.result.format, body.result.entryCount, body.result.fileCount, body.result.directoryCount, body.result.linkCount, body.result.totalBytes], ['tar', 3, 1, 1, 1, 14]);
+    // The facts are what /openapi.json shows as the example's result: every key, every entry.
+    assert.deepEqual(body.result, example.expect.facts);
     assert.equal(body.result.downloadUrl, undefined);
+    assert.deepEqual(documented.problems({ path: tool.path, method: 'POST', status: res.status, contentType: res.headers.get('content-type') ?? undefined, body }), []);
   });
 
   test('archive/list shows ratios and what extraction would refuse, without refusing', async () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { AnyTool } from '../../src/core/define-tool.ts';
 import type { TestApp } from '../support/test-app.ts';
 import { convertAndDownload, json, upload } from '../support/http.ts';
+import { documentedResponsesAt, downloadDocumented } from '../support/documented-responses.ts';
 import { expectRefused, startFileApp, type Refusal } from '../support/file-app.ts';
 
 let t: TestApp | undefined;
@@ -29,13 +30,19 @@ describe('web examples run as tests: the exact result text', () => {
     assert.deepEqual(webTools().map((tool) => tool.slug).sort(), ['json-to-csv', 'json-to-xml', 'json-to-yaml', 'xml-to-json', 'xml-to-txt', 'yaml-to-json']);
   });
 
-  test('every example', async () => {
+  test('every example, its answer and its download as /openapi.json documents them', async () => {
+    const documented = await documentedResponsesAt(base);
     for (const tool of webTools()) {
       for (const example of tool.fileExamples ?? []) {
+        const label = `${tool.slug}: ${example.title}`;
         const source = example.source as { text: string };
         const name = `example.${tool.upload!.accept[0]}`;
-        const result = await convertAndDownload(base, tool.path, apiKey, { name, content: source.text }, example.input as Record<string, string>);
-        assert.equal(result.toString('utf8'), (example.expect.facts as { text: string }).text, `${tool.slug}: ${example.title}`);
+        const res = await upload(base, tool.path, apiKey, { name, content: source.text }, example.input as Record<string, string>);
+        const body = await json(res);
+        assert.equal(res.status, 200, `${label}: ${JSON.stringify(body)}`);
+        assert.deepEqual(documented.problems({ path: tool.path, method: 'POST', status: res.status, contentType: res.headers.get('content-type') ?? undefined, body }), [], label);
+        const result = await downloadDocumented(documented, base, body, label);
+        assert.equal(result.toString('utf8'), (example.expect.facts as { text: string }).text, label);
       }
     }
   });
