@@ -31,6 +31,10 @@ PACKAGES=(
   iproute2
   # the README's examples are curl commands, and test/platform/readme-examples.test.ts runs them
   curl
+  # many nodes (issue 21): the tests start their own PostgreSQL cluster and Redis server on free
+  # ports; the service uses them when DATABASE_URL is postgres:// and REDIS_URL is set
+  postgresql
+  redis-server
 )
 
 missing=()
