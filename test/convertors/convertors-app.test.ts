@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import type { TestApp } from '../support/test-app.ts';
 import { startFileApp } from '../support/file-app.ts';
 import { downloadResult, json, upload } from '../support/http.ts';
+import { documentedResponsesAt, downloadDocumented } from '../support/documented-responses.ts';
 import type { ImageExample } from '../../src/catalog/convertors/image-tools.ts';
 import { HOSTILE_SVGS, animatedGif, bmp, heicHead, inspect, manyFrameGif, near, pixelFloodPng, solidImage, solidSvg } from './support/images.ts';
 
@@ -21,7 +22,14 @@ async function exampleSource(source: ImageExample['source']): Promise<Buffer> {
     for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) raw.set(x < width / 2 ? colour : right, (y * width + x) * 3);
     return sharp(raw, { raw: { width, height, channels: 3 } }).toFormat(format as 'png').toBuffer();
   }
-  return solidImage(format as 'png', width, height, colour, alpha);
+  // Stored, not compressed: image-metadata's examples answer the upload's sizeBytes, which then
+  // depends on no deflate or JPEG encoder's version or CPU path, only on the image's size.
+  if (format === 'png' || format === 'tiff') {
+    const channels = alpha === undefined ? 3 : 4;
+    const image = sharp({ create: { width, height, channels, background: { r: colour[0], g: colour[1], b: colour[2], alpha: (alpha ?? 255) / 255 } } });
+    return format === 'png' ? image.png({ compressionLevel: 0 }).toBuffer() : image.tiff({ compression: 'none' }).toBuffer();
+  }
+  return solidImage(format as 'jpeg', width, height, colour, alpha);
 }
 
 /**
@@ -50,7 +58,8 @@ describe('convertors over REST', () => {
     assert.deepEqual([tool('to-base64').answer, tool('image-metadata').answer, tool('csv-2-json').answer], ['text', 'json', 'json']);
   });
 
-  it('runs every example and checks the content of the result', async () => {
+  it('runs every example and checks the content of the result, and its answer and download against /openapi.json', async () => {
+    const documented = await documentedResponsesAt(base);
     for (const x of t.services.catalog.tools.filter((x) => x.family === 'convertors')) {
       for (const example of x.fileExamples ?? []) {
         const label = `${x.operationId}: ${example.title}`;
@@ -58,24 +67,27 @@ describe('convertors over REST', () => {
         const content = source ? await exampleSource(source) : Buffer.from(example.sampleText);
         const name = source ? `sample.${source.format === 'jpeg' ? 'jpg' : source.format}` : 'sample.csv';
         const res = await upload(base, x.path, apiKey, { field: x.upload!.field, name, content }, example.input as Record<string, string>);
+        const documentedAs = (body: unknown) => documented.problems({ path: x.path, method: 'POST', status: res.status, contentType: res.headers.get('content-type') ?? undefined, body });
         if (x.answer === 'text') {
           assert.equal(res.status, 200, label);
           assert.equal(res.headers.get('content-type'), example.expect.mimeType, label);
           const text = await res.text();
+          assert.deepEqual(documentedAs(text), [], label);
           for (const expected of example.expect.contains) assert.ok(text.startsWith(expected), `${label}: ${text.slice(0, 80)}`);
           assert.deepEqual(Buffer.from(text.replace(/^data:[^,]*,/, ''), 'base64'), content, `${label}: decodes to the upload`);
           continue;
         }
         const body = await json(res);
         assert.equal(res.status, 200, `${label}: ${JSON.stringify(body)}`);
+        assert.deepEqual(documentedAs(body), [], label);
         if (x.answer === 'json') {
-          const facts = example.expect.facts ?? {};
-          for (const [key, value] of Object.entries(facts)) assert.deepEqual(body.result[key], value, `${label}: ${key}`);
+          // The facts are what /openapi.json shows as the example's result: the whole answer.
+          assert.deepEqual(body.result, example.expect.facts, label);
           continue;
         }
         assert.equal(body.result.mimeType, example.expect.mimeType, label);
         assert.equal(body.result.fileName, `sample.${example.expect.extension}`, label);
-        const download = await downloadResult(base, body, label);
+        const download = await downloadDocumented(documented, base, body, label);
         assert.equal(download.length, body.result.sizeBytes, label);
         const want = example.expect.facts as ImageExample['expect'];
         const got = await inspect(download, want.at?.[0] ?? 0, want.at?.[1] ?? 0);

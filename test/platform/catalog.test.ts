@@ -27,6 +27,10 @@ describe('catalog metadata', () => {
       if (tool.kind === 'file') assert.ok(tool.upload && tool.upload.accept.length > 0, 'a file tool names its upload field and accepted types');
       assert.ok(tool.output instanceof z.ZodType, 'an output schema');
       assert.ok(Number.isInteger(tool.credits) && tool.credits >= 1 && tool.credits <= 10, 'credits 1-10');
+      // /openapi.json shows a JSON-answering file tool's facts as its example's result: the whole answer.
+      if (tool.answer === 'json') {
+        for (const example of tool.fileExamples ?? []) assert.doesNotThrow(() => tool.output.parse(example.expect.facts), `${example.title}: its facts are a whole answer`);
+      }
     });
   }
 });

@@ -63,6 +63,8 @@ const metadataSchema = z.object({
   hasXmp: z.boolean(),
 });
 
+type ImageMetadata = z.infer<typeof metadataSchema>;
+
 export const imageMetadata = defineFileTool({
   family: 'convertors',
   slug: 'image-metadata',
@@ -81,21 +83,38 @@ export const imageMetadata = defineFileTool({
       input: {},
       sampleText: '30x20 png',
       source: { format: 'png', width: 30, height: 20, colour: [10, 20, 30], alpha: 128 },
-      expect: { mimeType: 'application/json', extension: 'json', contains: [], facts: { format: 'png', mimeType: 'image/png', width: 30, height: 20, frames: 1, hasAlpha: true, channels: 4, exif: null, icc: null } },
+      // The whole answer (/openapi.json shows it as the example's result), for the files the
+      // sources describe written uncompressed (test/convertors/convertors-app.test.ts).
+      expect: {
+        mimeType: 'application/json',
+        extension: 'json',
+        contains: [],
+        facts: { format: 'png', mimeType: 'image/png', sizeBytes: 2509, width: 30, height: 20, frames: 1, hasAlpha: true, channels: 4, space: 'srgb', depth: 'uchar', density: null, orientation: null, exif: null, icc: null, hasXmp: false } satisfies ImageMetadata,
+      },
     },
     {
       title: 'a TIFF',
       input: {},
       sampleText: '24x18 tiff',
       source: { format: 'tiff', width: 24, height: 18, colour: [200, 100, 50] },
-      expect: { mimeType: 'application/json', extension: 'json', contains: [], facts: { format: 'tiff', mimeType: 'image/tiff', width: 24, height: 18, frames: 1, hasAlpha: false, channels: 3, exif: null } },
+      expect: {
+        mimeType: 'application/json',
+        extension: 'json',
+        contains: [],
+        facts: { format: 'tiff', mimeType: 'image/tiff', sizeBytes: 1518, width: 24, height: 18, frames: 1, hasAlpha: false, channels: 3, space: 'srgb', depth: 'uchar', density: null, orientation: 1, exif: null, icc: null, hasXmp: false } satisfies ImageMetadata,
+      },
     },
     {
       title: 'an SVG, at its declared size',
       input: {},
       sampleText: '50x25 svg',
       source: { format: 'svg', width: 50, height: 25, colour: [0, 128, 0] },
-      expect: { mimeType: 'application/json', extension: 'json', contains: [], facts: { format: 'svg', mimeType: 'image/svg+xml', width: 50, height: 25, frames: 1 } },
+      expect: {
+        mimeType: 'application/json',
+        extension: 'json',
+        contains: [],
+        facts: { format: 'svg', mimeType: 'image/svg+xml', sizeBytes: 179, width: 50, height: 25, frames: 1, hasAlpha: true, channels: 4, space: 'srgb', depth: 'uchar', density: 72, orientation: null, exif: null, icc: null, hasXmp: false } satisfies ImageMetadata,
+      },
     },
   ],
   async run(_input, ctx) {
