@@ -74,6 +74,13 @@ const envSchema = z.object({
   COMPUTE_JOB_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   COMPUTE_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(512),
   COMPUTE_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(64),
+  // ai-models (src/ai/): the provider video-insight calls; unset, the tool answers 503 ai_not_configured.
+  AI_PROVIDER: z.enum(['gemini', 'openai-compatible']).optional(),
+  AI_MODEL: z.string().min(1).max(200).optional(),
+  GEMINI_API_KEY: z.string().min(1).optional(),
+  GEMINI_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://generativelanguage.googleapis.com'),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.openai.com/v1'),
 });
 
 /** Every environment variable the service reads (docs/configuration.md's table lists each). */
@@ -141,6 +148,30 @@ export interface Config {
   testPlaybooks: boolean;
   /** The compute pool's worker threads (0: one per core beyond the first), per-job time and heap limits, and waiting jobs. */
   compute: { workers: number; jobTimeoutMs: number; memoryMb: number; maxQueued: number };
+  /** AI_PROVIDER and its model, key and base URL; undefined when AI_PROVIDER is unset (ai-models answer 503). */
+  ai: AiSettings | undefined;
+}
+
+export interface AiSettings {
+  provider: 'gemini' | 'openai-compatible';
+  model: string;
+  /** never logged nor answered (see src/ai/) */
+  apiKey: string;
+  baseUrl: string;
+}
+
+/** The model used when AI_MODEL is unset (docs/ai-models.md). */
+export const DEFAULT_AI_MODELS = { gemini: 'gemini-2.5-flash', 'openai-compatible': 'gpt-4o-mini' } as const;
+
+function aiSettings(e: z.infer<typeof envSchema>): AiSettings | undefined {
+  if (e.AI_PROVIDER === undefined) return undefined;
+  const gemini = e.AI_PROVIDER === 'gemini';
+  const apiKey = gemini ? e.GEMINI_API_KEY : e.OPENAI_API_KEY;
+  if (apiKey === undefined) {
+    const name = gemini ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY';
+    throw new ConfigError(`invalid configuration:\n  ${name}: required with AI_PROVIDER=${e.AI_PROVIDER}${gemini ? '' : ' (any value for a server that takes no key)'}`);
+  }
+  return { provider: e.AI_PROVIDER, model: e.AI_MODEL ?? DEFAULT_AI_MODELS[e.AI_PROVIDER], apiKey, baseUrl: (gemini ? e.GEMINI_BASE_URL : e.OPENAI_BASE_URL).replace(/\/+$/, '') };
 }
 
 /** How long a client may take to send a request (see rest/body-pace.ts for why these defaults). */
@@ -233,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runQueueLimit: e.RUN_QUEUE_LIMIT,
     testPlaybooks: e.TEST_PLAYBOOKS,
     compute: { workers: e.COMPUTE_WORKERS, jobTimeoutMs: e.COMPUTE_JOB_TIMEOUT_MS, memoryMb: e.COMPUTE_MEMORY_MB, maxQueued: e.COMPUTE_QUEUE_LIMIT },
+    ai: aiSettings(e),
   };
 }
 
