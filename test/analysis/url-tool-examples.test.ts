@@ -1,13 +1,15 @@
 // Every URL tool's examples, run through the whole app as a caller would: the example's pages are
 // served on loopback as example.com, the tool fetches them through the real egress-safe fetcher,
 // and the answer must fire and pass the rules the example names. Then the same call as
-// format=markdown and format=json, and the credits of a fetch that failed come back.
+// format=markdown and format=json, and the credits of a fetch that failed come back. Every 200
+// (the envelope, the Markdown, the bare JSON) must be what /openapi.json documents.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadCatalog } from '../../src/core/catalog.ts';
 import type { AnyTool } from '../../src/core/define-tool.ts';
 import { reportSchema, type Report } from '../../src/analysis/findings.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { documentedResponses, type DocumentedResponses } from '../support/documented-responses.ts';
 import { startExampleWeb, type ExampleWeb } from './support/example-web.ts';
 
 const catalog = await loadCatalog();
@@ -35,11 +37,16 @@ describe('URL tools: examples are tests, through the whole app and the real fetc
   let web: ExampleWeb;
   let t: TestApp;
   let apiKey: string;
+  let documented: DocumentedResponses;
   before(async () => {
     web = await startExampleWeb();
     t = await startTestApp({ fetcher: web.fetcher });
     ({ apiKey } = await t.account({ plan: 'business', quota: 1_000_000 }));
+    documented = documentedResponses((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   });
+  /** What /openapi.json finds wrong with `response` as the 200 of `tool`: nothing, when the document tells the truth. */
+  const problems = (tool: AnyTool, response: { statusCode: number; headers: Record<string, unknown> }, body: unknown) =>
+    documented.problems({ path: tool.path, method: tool.method, status: response.statusCode, contentType: String(response.headers['content-type']), body });
   // Each closed if it was started, so a failed start cannot leave a server holding the run open.
   after(async () => {
     await (t as TestApp | undefined)?.close();
@@ -60,6 +67,7 @@ describe('URL tools: examples are tests, through the whole app and the real fetc
         const body = response.json();
         assert.equal(response.statusCode, 200, JSON.stringify(body).slice(0, 2000));
         assert.doesNotThrow(() => tool.output.parse(body.result), 'the output schema describes the result');
+        assert.deepEqual(problems(tool, response, body), [], 'the answer is as /openapi.json documents it');
         const result = body.result as Record<string, unknown>;
         const { fires = [], passes = [], scores, result: expected } = example.expect;
         if (fires.length > 0 || passes.length > 0 || scores) {
@@ -85,11 +93,13 @@ describe('URL tools: examples are tests, through the whole app and the real fetc
       assert.equal(markdown.statusCode, 200, markdown.body.slice(0, 500));
       assert.match(String(markdown.headers['content-type']), /^text\/markdown; charset=utf-8/);
       assert.ok(markdown.body.startsWith(`# ${tool.title}`), markdown.body.slice(0, 200));
+      assert.deepEqual(problems(tool, markdown, markdown.body), [], 'the Markdown answer is as /openapi.json documents it');
       const json = await call(t, tool, input, apiKey, 'json');
       assert.equal(json.statusCode, 200);
       assert.match(String(json.headers['content-type']), /^application\/json/);
       assert.ok(json.body.includes('\n  "'), 'pretty-printed');
       assert.doesNotThrow(() => tool.output.parse(JSON.parse(json.body)));
+      assert.deepEqual(problems(tool, json, JSON.parse(json.body)), [], 'the bare result of format=json is as /openapi.json documents it');
     });
   }
 

@@ -2,7 +2,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestApp } from '../support/test-app.ts';
 import { startFileApp } from '../support/file-app.ts';
-import { downloadResult, json, upload } from '../support/http.ts';
+import { json, upload } from '../support/http.ts';
+import { documentedResponsesAt, downloadDocumented } from '../support/documented-responses.ts';
 import { extractText, sourceFile } from '../support/documents.ts';
 
 /**
@@ -41,7 +42,8 @@ describe('every conversion example, through HTTP, yields a file holding the samp
   });
 
   for (const family of ['documents', 'office']) {
-    it(`converts every ${family} example`, async () => {
+    it(`converts every ${family} example; the answer and download are as /openapi.json documents them`, async () => {
+      const documented = await documentedResponsesAt(base);
       const tools = (await import('../../src/core/catalog.ts')).loadCatalog().then((c) => c.tools.filter((tool) => tool.family === family && tool.kind === 'file'));
       for (const tool of await tools) {
         for (const example of tool.fileExamples ?? []) {
@@ -50,9 +52,10 @@ describe('every conversion example, through HTTP, yields a file holding the samp
           const res = await upload(base, tool.path, apiKey, { name: source.name, content: source.content }, fields);
           const body = await json(res);
           assert.equal(res.status, 200, `${tool.operationId}: ${JSON.stringify(body)}`);
+          assert.deepEqual(documented.problems({ path: tool.path, method: 'POST', status: res.status, contentType: res.headers.get('content-type') ?? undefined, body }), [], tool.operationId);
           assert.equal(body.result.mimeType, example.expect.mimeType, tool.operationId);
           assert.equal(body.result.fileName, `sample.${example.expect.extension}`, tool.operationId);
-          const content = await downloadResult(base, body, tool.operationId);
+          const content = await downloadDocumented(documented, base, body, tool.operationId);
           assert.equal(content.length, body.result.sizeBytes, tool.operationId);
           const text = await extractText(example.expect.extension, content);
           for (const expected of example.expect.contains) {

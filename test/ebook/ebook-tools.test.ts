@@ -12,7 +12,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { TestApp } from '../support/test-app.ts';
 import { startFileApp, workFolders } from '../support/file-app.ts';
-import { downloadResult, json, upload } from '../support/http.ts';
+import { json, upload } from '../support/http.ts';
+import { documentedResponsesAt, downloadDocumented } from '../support/documented-responses.ts';
 import { epub, epubBomb, fb2, madeByCalibre, textOf } from './support/ebook-fixtures.ts';
 
 const run = promisify(execFile);
@@ -49,7 +50,8 @@ describe('ebook tools over HTTP', () => {
     assert.deepEqual(body.supported_conversions.mobi, ['epub', 'pdf', 'txt']);
   });
 
-  it('converts every example, and the result holds the sentence', async () => {
+  it('converts every example, and the result holds the sentence; the answer and download are as /openapi.json documents them', async () => {
+    const documented = await documentedResponsesAt(base);
     const tools = t.services.catalog.tools.filter((tool) => tool.family === 'ebook');
     for (const tool of tools) {
       for (const example of tool.fileExamples ?? []) {
@@ -58,9 +60,10 @@ describe('ebook tools over HTTP', () => {
         const res = await upload(base, tool.path, apiKey, { name: `sample.${from}`, content }, example.input as Record<string, string>);
         const body = await json(res);
         assert.equal(res.status, 200, `${tool.operationId}: ${JSON.stringify(body)}`);
+        assert.deepEqual(documented.problems({ path: tool.path, method: 'POST', status: res.status, contentType: res.headers.get('content-type') ?? undefined, body }), [], tool.operationId);
         assert.equal(body.result.mimeType, example.expect.mimeType);
         assert.equal(body.result.fileName, `sample.${example.expect.extension}`);
-        const download = await downloadResult(base, body, tool.operationId);
+        const download = await downloadDocumented(documented, base, body, tool.operationId);
         assert.equal(download.length, body.result.sizeBytes);
         const text = (await textOf(example.expect.extension, download)).replace(/\s+/g, ' ');
         for (const expected of example.expect.contains) assert.ok(text.includes(expected), `${tool.operationId}: ${text.slice(0, 300)}`);
