@@ -6,6 +6,9 @@ bash scripts/setup.sh
 source scripts/runtime.sh
 ensure_runtime
 npx --no-install tsc -p tsconfig.json --noEmit
-# --test-force-exit: a file whose tests are done exits even if something it started still holds
-# its event loop, so a failure that leaves a child behind fails with its name instead of hanging CI.
-exec node --test --test-concurrency=2 --test-timeout=600000 --test-force-exit --test-reporter=spec "test/**/*.test.ts" "packages/sdk/test/**/*.test.ts"
+# scripts/run-tests.ts: node:test's run() per file with the spec reporter, two files at a time.
+# Each test has 10 min (TEST_TIMEOUT_MS) and each file 20 min (TEST_FILE_TIMEOUT_MS): a file hung
+# anywhere, even outside a test, is killed and fails under its own name instead of eating CI's
+# 90 minutes (node --test-timeout bounds only each test). Children exit once their tests are done
+# (--test-force-exit), so one a test left behind does not hold its file open.
+exec node scripts/run-tests.ts "test/**/*.test.ts" "packages/sdk/test/**/*.test.ts"
