@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestApp } from '../support/test-app.ts';
 import { startFileApp, workFolders } from '../support/file-app.ts';
-import { downloadResult, json, upload } from '../support/http.ts';
+import { json, upload } from '../support/http.ts';
+import { documentedResponsesAt, downloadDocumented } from '../support/documented-responses.ts';
 import { AUDIO_FORMAT_IDS, isAudioFormat } from '../../src/engines/ffmpeg-formats.ts';
 import { aviWithHls, concatList, decode, hlsPlaylist, tone } from './support/audio-fixtures.ts';
 import { runInIsolatedNetwork } from '../support/isolated-network.ts';
@@ -58,7 +59,8 @@ describe('audio tools over HTTP', () => {
   });
 
   for (const from of AUDIO_FORMAT_IDS) {
-    it(`converts every example from ${from}, and the decoded result has the duration and channels asked for`, async () => {
+    it(`converts every example from ${from}, and the decoded result has the duration and channels asked for; the answer and download are as /openapi.json documents them`, async () => {
+      const documented = await documentedResponsesAt(base);
       const tools = t.services.catalog.tools.filter((tool) => tool.family === 'audio' && tool.conversion?.from === from);
       assert.equal(tools.length, 5);
       for (const tool of tools) {
@@ -69,11 +71,12 @@ describe('audio tools over HTTP', () => {
           const res = await upload(base, tool.path, apiKey, { name: `tone.${from}`, content }, fields);
           const body = await json(res);
           assert.equal(res.status, 200, `${tool.operationId} ${example.title}: ${JSON.stringify(body)}`);
+          assert.deepEqual(documented.problems({ path: tool.path, method: 'POST', status: res.status, contentType: res.headers.get('content-type') ?? undefined, body }), [], `${tool.operationId} ${example.title}`);
           assert.equal(body.result.mimeType, example.expect.mimeType);
           assert.equal(body.result.fileName, `tone.${example.expect.extension}`);
           const result = path.join(dir, `result-${tool.slug}.${example.expect.extension}`);
           const { writeFile } = await import('node:fs/promises');
-          await writeFile(result, await downloadResult(base, body));
+          await writeFile(result, await downloadDocumented(documented, base, body, `${tool.operationId} ${example.title}`));
           const decoded = await decode(result);
           const facts = example.expect.facts as { durationSeconds: number; channels: number; sampleRate?: number; bitrateKbps?: number; codec?: string };
           const label = `${tool.operationId} ${example.title}`;
