@@ -12,6 +12,7 @@ import { egressFetcherFromConfig, type EgressFetcher } from './analysis/fetch-su
 import type { Config } from './config.ts';
 import { loadCatalog, type Catalog } from './core/catalog.ts';
 import { Invoker } from './core/invoke.ts';
+import { createAiProvider } from './ai/providers.ts';
 import { ComputePool, DEFAULT_COMPUTE_WORKERS } from './core/compute-pool.ts';
 import { BatchedLogWriter } from './core/log-writer.ts';
 import { Metrics } from './core/metrics.ts';
@@ -141,6 +142,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
     idempotencyTtlMs: config.idempotencyTtlMs,
     engines,
     uploadLimitBytes: config.uploadLimitBytes,
+    // ai-models' provider (AI_PROVIDER); its calls reach only its configured host (src/ai/provider-fetch.ts).
+    ai: config.ai ? createAiProvider(config.ai, config.egress.pins) : undefined,
   });
   // Webhook secrets are sealed under a key derived from the service's signing secret.
   const webhookStore = new WebhookStore(db, new SecretBox(loadSigningSecret(config.dataDir, config.fileSigningSecret)));

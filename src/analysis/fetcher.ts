@@ -55,8 +55,13 @@ export interface FetcherOptions {
   userAgent?: string;
   /** GET (default), HEAD or OPTIONS, on every hop; POST (with `body`) is sent once and its redirect is not followed */
   method?: 'GET' | 'HEAD' | 'OPTIONS' | 'POST';
-  /** the request body of a POST, at most MAX_REQUEST_BODY_BYTES (a webhook's JSON) */
+  /** the request body of a POST, at most MAX_REQUEST_BODY_BYTES (a webhook's JSON) unless maxRequestBodyBytes says more */
   body?: RequestBody;
+  /**
+   * A larger cap on the POST body, for the one host an operator configured to receive uploads: the
+   * AI model provider (src/ai/), sent a video or its frames. Never for a host a caller names.
+   */
+  maxRequestBodyBytes?: number;
   /** extra request headers (an Origin for a CORS check); see FORBIDDEN_HEADERS */
   headers?: Record<string, string>;
   /** aborts the fetch (the caller left) */
@@ -79,7 +84,8 @@ function bodyBytes(options: FetcherOptions): Buffer | null {
   }
   if (options.method !== 'POST') throw new Error(`the fetcher sends a body only with POST, not ${options.method ?? 'GET'}`);
   const data = typeof options.body.data === 'string' ? Buffer.from(options.body.data) : options.body.data;
-  if (data.byteLength > MAX_REQUEST_BODY_BYTES) throw new Error(`a request body of ${data.byteLength} bytes is over the ${MAX_REQUEST_BODY_BYTES}-byte cap`);
+  const cap = options.maxRequestBodyBytes ?? MAX_REQUEST_BODY_BYTES;
+  if (data.byteLength > cap) throw new Error(`a request body of ${data.byteLength} bytes is over the ${cap}-byte cap`);
   if (!/^[\x20-\x7e]{1,200}$/.test(options.body.contentType)) throw new Error('the request body needs a content type');
   return data;
 }

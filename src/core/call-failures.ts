@@ -13,6 +13,12 @@ const NOTHING_DONE = new Set([
   'invalid_url',
   'url_not_allowed',
   'fetch_failed',
+  // ai-models: the video was refused before any provider call (not a video, too large or long,
+  // a platform page the provider cannot be sent)
+  'not_a_video',
+  'video_too_large',
+  'video_too_long',
+  'video_not_downloadable',
 ]);
 
 /**

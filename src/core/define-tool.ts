@@ -3,7 +3,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { MarkdownRenderer, UrlToolExample } from './define-url-tool.ts';
 import { fileResultSchema, type FileArtifact, type UploadedFile } from '../files/file-types.ts';
 import type { Analyzer } from '../analysis/scoring.ts';
-import type { EngineName, EngineView } from '../engines/engine-registry.ts';
+import type { EngineName, EngineView, Engines } from '../engines/engine-registry.ts';
+import type { PageFetcher } from '../analysis/url-report.ts';
+import type { AiProvider } from '../ai/providers.ts';
 
 export { fileResultSchema, type FileArtifact, type FileResult, type UploadedFile } from '../files/file-types.ts';
 
@@ -25,6 +27,27 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Non-fatal notes for the envelope's `warnings`. */
   warn(message: string): void;
+}
+
+/**
+ * What a tool that calls an AI model gets (ToolSpec.uses 'ai'): the egress-safe fetcher bound to
+ * the calling account's slots and the call's signal, the engines, and the configured provider
+ * (undefined when AI_PROVIDER is unset). It never sees the provider's key.
+ */
+export interface AiToolContext extends ToolContext {
+  fetchPage: PageFetcher;
+  engines?: Engines;
+  ai: AiProvider | undefined;
+}
+
+/**
+ * A tool's answers kept per account: the same input from the same account within `ttlMs` is
+ * answered from the store, not run nor charged again (core/invoke.ts); `served` marks a stored
+ * result as such (video-insight's meta.cached).
+ */
+export interface ToolCache {
+  ttlMs: number;
+  served(result: unknown, storedAt: string): unknown;
 }
 
 export interface ToolLimits {
@@ -87,6 +110,17 @@ export interface ToolSpec<I extends z.ZodType, O extends z.ZodType> {
   websiteOnly?: boolean;
   /** See ComputePlacement (default 'inline'). */
   compute?: ComputePlacement<z.output<I>>;
+  /** 'ai': run gets an AiToolContext (the fetcher, the engines, the model provider). */
+  uses?: 'ai';
+  /** See ToolCache. */
+  cache?: ToolCache;
+  /**
+   * Credits by the work done: `credits` is charged up front (the most a call costs) and the
+   * difference to this (1 to `credits`) is given back once the call succeeded.
+   */
+  creditsFor?: (result: z.output<O>) => number;
+  /** See ErrorBody (default 'envelope'). */
+  errorBody?: ErrorBody;
   run(input: z.output<I>, ctx: ToolContext): Promise<z.output<O>> | z.output<O>;
 }
 
@@ -124,9 +158,11 @@ export type FileAnswer = 'link' | 'json' | 'text';
 
 /**
  * The body of a failed call over REST: the standard error envelope, or the spec's shorter body
- * for convertors/to-jpg, `{ status: <HTTP status>, message }`.
+ * for convertors/to-jpg, `{ status: <HTTP status>, message }`. 'insight' is the spec's
+ * video-insight envelope, for its successes too: `result` the model's text (run returns
+ * `{ text, meta }`), `meta`, and `retryAfterSeconds` on every answer (0 when there is nothing to wait for).
  */
-export type ErrorBody = 'envelope' | 'status-message';
+export type ErrorBody = 'envelope' | 'status-message' | 'insight';
 
 export interface FileToolContext<E = unknown> extends ToolContext {
   upload: UploadedFile;

@@ -43,3 +43,30 @@ export interface StatusMessageBody {
 export function statusMessageBody(err: ServiceError): StatusMessageBody {
   return { status: err.status, message: err.detail && err.detail !== err.message ? `${err.message}: ${err.detail}` : err.message };
 }
+
+/**
+ * The spec's video-insight envelope (a tool's errorBody 'insight'): `result` the model's text,
+ * `meta` what produced it, and `retryAfterSeconds` on every answer, 0 when there is nothing to
+ * wait for. A failure keeps the error envelope's fields (detail, requestId and its extras) with
+ * `result` empty.
+ */
+export interface InsightEnvelope {
+  status: boolean;
+  code: number;
+  message: string;
+  result: string;
+  meta: Record<string, unknown>;
+  error: string;
+  retryAfterSeconds: number;
+  [extra: string]: unknown;
+}
+
+export function insightSuccess(answer: unknown): InsightEnvelope {
+  const { text, meta } = (answer ?? {}) as { text?: unknown; meta?: unknown };
+  return { status: true, code: 200, message: 'OK', result: typeof text === 'string' ? text : '', meta: (meta ?? {}) as Record<string, unknown>, error: '', retryAfterSeconds: 0 };
+}
+
+export function insightFailure(err: ServiceError, requestId?: string): InsightEnvelope {
+  const retry = err.extra['retryAfterSeconds'];
+  return { ...errorEnvelope(err, requestId), result: '', meta: {}, retryAfterSeconds: typeof retry === 'number' ? retry : 0 };
+}

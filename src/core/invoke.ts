@@ -7,7 +7,7 @@ import type { UsageRecorder } from '../accounts/usage-recorder.ts';
 import { looksLikeApiKey } from '../accounts/secrets.ts';
 import { toolModule, type Catalog } from './catalog.ts';
 import type { ComputePool } from './compute-pool.ts';
-import { placementOf, type AnyTool, type FileArtifact, type FileToolContext, type ToolContext, type UploadedFile } from './define-tool.ts';
+import { placementOf, type AiToolContext, type AnyTool, type FileArtifact, type FileToolContext, type ToolContext, type UploadedFile } from './define-tool.ts';
 import type { FilePipeline, ReceivedUpload } from '../files/file-pipeline.ts';
 import { ServiceError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
@@ -20,6 +20,7 @@ import { failure, loadOutcome, storeOutcome, type FailureStage, type InvokeFailu
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
 import type { UrlToolContext } from './define-url-tool.ts';
 import type { Engines } from '../engines/index.ts';
+import type { AiProvider } from '../ai/providers.ts';
 
 /** One call: an authenticated caller (surfaces authenticate; see Invoker.authenticate), a tool, its input. */
 export interface InvokeRequest {
@@ -65,6 +66,8 @@ export interface InvokerDeps {
    * invoker in a test) they run inline.
    */
   compute?: ComputePool;
+  /** Handed to tools that use 'ai' (ai-models); undefined when AI_PROVIDER is unset. */
+  ai?: AiProvider | undefined;
 }
 
 /** One call on its way through the invoke path, once the caller is known and within its rate limit. */
@@ -298,6 +301,14 @@ export class Invoker {
       }
     }
 
+    // A tool that keeps its answers (ToolCache): the same input from this account is answered
+    // from the store, uncharged; the first call claims the entry and fills it when it succeeds.
+    const cached = tool.cache ? await this.#cacheLookup(tool, accountId, input) : undefined;
+    if (cached?.kind === 'hit') {
+      record(0, 200);
+      return { ok: true, result: cached.result, warnings: [], meter: await this.#meterNow(accountId, limits, rate), replayed: false };
+    }
+
     // From this process's credit lease without a promise when it covers the cost (nearly always).
     const charge = this.#deps.ledger.chargeFromLease(accountId, tool.credits, limits.monthlyCredits) ?? (await this.#deps.ledger.charge(accountId, tool.credits, limits.monthlyCredits));
     if (!charge.charged) {
@@ -314,9 +325,12 @@ export class Invoker {
       // A file (or URL) tool's engine jobs, and a pooled tool's compute job, run as the account's, so
       // the queues share slots fairly between accounts and hold each to its share (see
       // engines/job-owner.ts); tools never see it.
-      let result = tool.kind === 'file' || tool.kind === 'url' || pooled ? runAsJobOwner({ id: accountId, maxJobs: limits.plan.engineJobs }, run) : run();
+      let result = tool.kind === 'file' || tool.kind === 'url' || tool.uses === 'ai' || pooled ? runAsJobOwner({ id: accountId, maxJobs: limits.plan.engineJobs }, run) : run();
       if (result instanceof Promise) result = await result;
-      outcome = { ok: true, result, warnings, meter: { limits, rate, creditsRemaining: charge.remaining, charged: tool.credits }, replayed: false };
+      // Credits by the work done (ToolSpec.creditsFor): the difference to the up-front charge comes back.
+      const cost = tool.creditsFor ? Math.min(tool.credits, Math.max(1, Math.ceil(tool.creditsFor(result)))) : tool.credits;
+      if (cost < tool.credits) await this.#deps.ledger.refund(accountId, tool.credits - cost);
+      outcome = { ok: true, result, warnings, meter: { limits, rate, creditsRemaining: charge.remaining + (tool.credits - cost), charged: cost }, replayed: false };
     } catch (err) {
       const error = toServiceError(err, req.log);
       const refunded = isRefunded(error.status, error.error);
@@ -324,10 +338,36 @@ export class Invoker {
       const meter: Meter = { limits, rate, creditsRemaining: charge.remaining + (refunded ? tool.credits : 0), charged: refunded ? 0 : tool.credits };
       outcome = failure('run', error, meter);
     }
+    if (cached?.kind === 'claimed') await this.#cacheSettle(tool, accountId, cached.key, outcome);
     const charged = outcome.meter?.charged ?? 0;
     if (charged > 0) metrics.chargeCredits(tool.operationId, charged);
     record(charged, outcome.ok ? 200 : outcome.error.status);
     return outcome;
+  }
+
+  /**
+   * A ToolCache entry lives in the idempotency store under a key no caller can send (it holds a
+   * space, which an Idempotency-Key may not), per account, for the tool's ttl (the store's sweep,
+   * IDEMPOTENCY_TTL_HOURS, may end it sooner).
+   */
+  async #cacheLookup(tool: AnyTool, accountId: string, input: unknown): Promise<{ kind: 'hit'; result: unknown } | { kind: 'claimed'; key: string } | undefined> {
+    const cache = tool.cache!;
+    const hash = idempotencyRequestHash(tool.operationId, input, undefined, undefined);
+    const key = `cache ${hash}`;
+    const staleMs = 2 * (tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs) + 60_000;
+    const claim = await this.#deps.accounts.claimIdempotencyKey(accountId, key, hash, { holder: this.#deps.ledger.holder, ttlMs: cache.ttlMs, staleMs });
+    if (claim.kind === 'replay') {
+      const stored = JSON.parse(claim.body) as { result: unknown; storedAt: string };
+      return { kind: 'hit', result: cache.served(stored.result, stored.storedAt) };
+    }
+    // Another call with the same input is running: this one runs too, and leaves the entry to it.
+    return claim.kind === 'claimed' ? { kind: 'claimed', key } : undefined;
+  }
+
+  async #cacheSettle(tool: AnyTool, accountId: string, key: string, outcome: Outcome): Promise<void> {
+    const holder = this.#deps.ledger.holder;
+    if (outcome.ok) await this.#deps.accounts.completeIdempotencyKey(accountId, key, holder, 200, JSON.stringify({ result: outcome.result, storedAt: new Date().toISOString() }));
+    else await this.#deps.accounts.releaseIdempotencyKey(accountId, key, holder);
   }
 
   #quotaExhausted(tool: AnyTool, remaining: number): ServiceError {
@@ -350,6 +390,9 @@ export class Invoker {
     let pending: Promise<unknown>;
     if (tool.kind === 'url') {
       pending = Promise.resolve(tool.run(input, this.#urlContext(ctx, accountId)));
+    } else if (tool.uses === 'ai') {
+      const aiContext: AiToolContext = { ...this.#urlContext(ctx, accountId), ai: this.#deps.ai };
+      pending = Promise.resolve(tool.run(input, aiContext));
     } else if (tool.kind === 'file') {
       if (!upload || workDir === undefined) throw new Error('file tool without an upload');
       pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines }, accountId, pooled ? warnings : undefined);

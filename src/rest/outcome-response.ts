@@ -1,7 +1,7 @@
 // REST's reading of an invoke outcome: the envelope, the status, and the rate and credit headers
 // (IETF RateLimit-Policy / RateLimit, X-Credits-Remaining) from the account's standing.
 import { periodBounds } from '../accounts/periods.ts';
-import { errorEnvelope, statusMessageBody, successEnvelope, type ErrorEnvelope, type StatusMessageBody, type SuccessEnvelope } from '../core/envelope.ts';
+import { errorEnvelope, insightFailure, insightSuccess, statusMessageBody, successEnvelope, type ErrorEnvelope, type InsightEnvelope, type StatusMessageBody, type SuccessEnvelope } from '../core/envelope.ts';
 import type { ErrorBody } from '../core/define-tool.ts';
 import type { ServiceError } from '../core/errors.ts';
 import type { Meter, Outcome } from '../core/outcome.ts';
@@ -9,7 +9,7 @@ import type { Meter, Outcome } from '../core/outcome.ts';
 export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
-  body: SuccessEnvelope | ErrorEnvelope | StatusMessageBody;
+  body: SuccessEnvelope | ErrorEnvelope | StatusMessageBody | InsightEnvelope;
 }
 
 export function rateHeaders(meter: Meter, nowMs = Date.now()): Record<string, string> {
@@ -30,7 +30,7 @@ export function rateHeaders(meter: Meter, nowMs = Date.now()): Record<string, st
 export function outcomeToHttp(outcome: Outcome, requestId: string, errorBody: ErrorBody = 'envelope'): HttpAnswer {
   const headers = outcome.meter ? rateHeaders(outcome.meter) : {};
   if (outcome.replayed) headers['Idempotent-Replayed'] = 'true';
-  if (outcome.ok) return { status: 200, headers, body: successEnvelope(outcome.result, { warnings: outcome.warnings }) };
+  if (outcome.ok) return { status: 200, headers, body: errorBody === 'insight' ? insightSuccess(outcome.result) : successEnvelope(outcome.result, { warnings: outcome.warnings }) };
   return { status: outcome.error.status, headers: { ...headers, ...outcome.error.headers }, body: failureBody(outcome.error, requestId, errorBody) };
 }
 
@@ -39,6 +39,7 @@ export function errorToHttp(error: ServiceError, requestId: string, errorBody: E
   return { status: error.status, headers: { ...error.headers }, body: failureBody(error, requestId, errorBody) };
 }
 
-function failureBody(error: ServiceError, requestId: string, errorBody: ErrorBody): ErrorEnvelope | StatusMessageBody {
+function failureBody(error: ServiceError, requestId: string, errorBody: ErrorBody): ErrorEnvelope | StatusMessageBody | InsightEnvelope {
+  if (errorBody === 'insight') return insightFailure(error, requestId);
   return errorBody === 'status-message' ? statusMessageBody(error) : errorEnvelope(error, requestId);
 }

@@ -69,7 +69,7 @@ function addToolRoutes(app: FastifyInstance, tools: Catalog['tools'], invoker: I
       ? fileToolHandler(tool, upload.field, invoker, options)
       : tool.kind === 'url'
         ? urlToolHandler(tool, invoker)
-        : jsonToolHandler(tool.operationId, invoker);
+        : jsonToolHandler(tool.operationId, invoker, tool.errorBody);
     app.route({ method: tool.method, url: tool.path, handler });
   }
 }
@@ -116,12 +116,12 @@ async function invokeOverHttp(
 }
 
 /** A JSON tool: its fields come in the JSON body (or the query string for GET), its answer is the envelope. */
-function jsonToolHandler(operationId: string, invoker: Invoker) {
+function jsonToolHandler(operationId: string, invoker: Invoker, errorBody?: ErrorBody) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     // format= in a POST's query string is a URL tool's switch; a JSON tool has no other form, so it
     // is refused (before anything is charged) rather than ignored in silence, once the key is known.
     if (request.method === 'POST' && Object.hasOwn((request.query ?? {}) as object, 'format')) {
-      const caller = await authenticate(request, invoker);
+      const caller = await authenticate(request, invoker, errorBody);
       if (isAnswer(caller)) return reply.headers(caller.headers).code(caller.status).send(caller.body);
       throw new ServiceError(400, 'invalid_format', `${operationId} has no markdown or bare-result form: its answer is the JSON envelope`, {
         detail: 'Leave format out; format=markdown and format=json apply to the URL tools (seo-apis, security-apis)',
@@ -132,7 +132,7 @@ function jsonToolHandler(operationId: string, invoker: Invoker) {
     const response = await invokeOverHttp(request, invoker, {
       operationId,
       input,
-    });
+    }, errorBody);
     return reply.headers(response.headers).code(response.status).send(response.body);
   };
 }

@@ -29,6 +29,7 @@ export interface OperationSpec {
 }
 
 export type OperationId =
+  | 'ai_models_video_insight'
   | 'archive_7z_to_tar'
   | 'archive_7z_to_zip'
   | 'archive_list'
@@ -202,6 +203,7 @@ export type OperationId =
   | 'web_yaml_to_json';
 
 export const OPERATIONS: { readonly [K in OperationId]: OperationSpec & { readonly kind: OperationTypes[K]['kind'] } } = {
+  ai_models_video_insight: { operationId: 'ai_models_video_insight', path: '/api/v1/ai-models/video-insight', method: 'POST', kind: 'json', credits: 10, title: 'Video insight' },
   archive_7z_to_tar: { operationId: 'archive_7z_to_tar', path: '/api/v1/archive/7z-to-tar', method: 'POST', kind: 'file', credits: 2, title: '7z to tar', fileField: 'file' },
   archive_7z_to_zip: { operationId: 'archive_7z_to_zip', path: '/api/v1/archive/7z-to-zip', method: 'POST', kind: 'file', credits: 2, title: '7z to ZIP', fileField: 'file' },
   archive_list: { operationId: 'archive_list', path: '/api/v1/archive/list', method: 'POST', kind: 'body', credits: 1, title: 'List an archive', fileField: 'file', answer: 'json' },
@@ -377,6 +379,7 @@ export const OPERATIONS: { readonly [K in OperationId]: OperationSpec & { readon
 
 /** Each operation's kind, REST input (for file and body tools: the options besides the file) and success envelope's `result` (a body tool answering text: the text). */
 export interface OperationTypes {
+  ai_models_video_insight: { kind: 'json'; input: AiModelsVideoInsightInput; result: AiModelsVideoInsightResult };
   archive_7z_to_tar: { kind: 'file'; input: Archive7zToTarInput; result: Archive7zToTarResult };
   archive_7z_to_zip: { kind: 'file'; input: Archive7zToZipInput; result: Archive7zToZipResult };
   archive_list: { kind: 'body'; input: ArchiveListInput; result: ArchiveListResult };
@@ -630,6 +633,43 @@ export type UrlReportResult = {
   };
 };
 
+/** Video insight: POST /api/v1/ai-models/video-insight (10 credits) */
+export type AiModelsVideoInsightInput = {
+  /** The video: a public video-platform URL (watch, short link, shorts, embed, live) or a direct http(s) link to an MP4, MOV, WebM, Matroska or AVI file (public addresses only) */
+  videoUrl: string;
+  /** What to ask about the video, at most 4000 characters */
+  prompt: string;
+};
+
+export type AiModelsVideoInsightResult = {
+  text: string;
+  meta: {
+    provider: 'gemini' | 'openai-compatible';
+    model: string;
+    /** platform: a video-platform URL the provider read itself; download: the file downloaded by the service */
+    source: 'platform' | 'download';
+    sentAs: 'file-uri' | 'inline' | 'upload' | 'frames';
+    /** the video length (null for a platform URL: the service did not download it) */
+    durationSeconds: number | null;
+    /** frames sent (0 when the video itself was sent) */
+    frames: number;
+    frameSize: {
+      width: number;
+      height: number;
+    } | null;
+    tokens: {
+      input: number | null;
+      output: number | null;
+      total: number | null;
+    };
+    credits: number;
+    elapsedMs: number;
+    /** true when this answer is the stored one of the same videoUrl and prompt within 24 h (not charged) */
+    cached: boolean;
+    cachedAt: string | null;
+  };
+};
+
 /** 7z to tar: POST /api/v1/archive/7z-to-tar (2 credits) */
 export type Archive7zToTarInput = Record<never, never>;
 
@@ -664,7 +704,7 @@ export type ArchiveListResult = {
     type: 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'socket';
     /** uncompressed size (for a link: the length of its target) */
     sizeBytes: number;
-    /** compressed size; null when the format does not say per entry (7z solid blocks, tar) */
+    /** compressed size (a tar file: its data padded to 512-byte blocks); null when the format does not say per entry (7z solid blocks; tar folders and links) */
     packedBytes: number | null;
     /** uncompressed / compressed, 2 decimals (for a 7z solid block: on its first entry); null when unknown */
     ratio: number | null;
@@ -3083,7 +3123,7 @@ export type McpDiscoverToolsInput = {
   /** Words describing the task; leave out to list everything */
   query?: string;
   /** Only tools of this family */
-  family?: 'archive' | 'audio' | 'calculators' | 'convertors' | 'documents' | 'ebook' | 'office' | 'security-apis' | 'seo-apis' | 'text-utilities' | 'unit-conversions' | 'video-tools' | 'web';
+  family?: 'ai-models' | 'archive' | 'audio' | 'calculators' | 'convertors' | 'documents' | 'ebook' | 'office' | 'security-apis' | 'seo-apis' | 'text-utilities' | 'unit-conversions' | 'video-tools' | 'web';
   /** Page number, from 1 */
   page?: number;
   /** Results per page (default 10, at most 50) */
