@@ -6,7 +6,7 @@ import { PLAN_IDS } from '../accounts/plans.ts';
 import type { Config } from '../config.ts';
 import { loadCatalog } from '../core/catalog.ts';
 import { migrateToLatest, openDatabase } from '../db/database.ts';
-import { nonNegativeInt, stringOption, UsageError, type CommandSpec, type OptionValues } from './cli-spec.ts';
+import { nonNegativeInt, requiredOption, stringOption, UsageError, type CommandSpec, type OptionValues } from './cli-spec.ts';
 
 async function withStore<T>(config: Config, fn: (store: AccountStore) => Promise<T>): Promise<T> {
   const db = openDatabase(config.databaseUrl);
@@ -16,12 +16,6 @@ async function withStore<T>(config: Config, fn: (store: AccountStore) => Promise
   } finally {
     await db.destroy();
   }
-}
-
-function required(values: OptionValues, name: string, command: CommandSpec): string {
-  const value = stringOption(values, name);
-  if (value === undefined || value === '') throw new UsageError(`--${name} is required`, command);
-  return value;
 }
 
 function accountView(account: Account) {
@@ -57,7 +51,7 @@ export const accountsCreate: CommandSpec = {
   ],
   examples: ['tool-service accounts create --email dev@example.com --plan pro --verified'],
   async run(values, ctx) {
-    const email = required(values, 'email', accountsCreate);
+    const email = requiredOption(values, 'email');
     if (!accountEmail.safeParse(email).success) throw new UsageError(`--email must be an e-mail address, not "${email}"`, accountsCreate);
     const password = stringOption(values, 'password');
     if (password !== undefined && !accountPassword.safeParse(password).success) throw new UsageError(`--password must be ${PASSWORD_RULE}`, accountsCreate);
@@ -113,8 +107,8 @@ export const accountsSetPlan: CommandSpec = {
     { name: 'plan', type: 'string', value: 'P', required: true, description: `the plan: ${PLAN_LIST}` },
   ],
   async run(values, ctx) {
-    const accountId = required(values, 'account', accountsSetPlan);
-    const plan = required(values, 'plan', accountsSetPlan);
+    const accountId = requiredOption(values, 'account');
+    const plan = requiredOption(values, 'plan');
     const account = await withStore(ctx.config(), (store) => store.setPlan(accountId, plan));
     ctx.print({ accountId: account.id, plan: account.plan });
   },
@@ -130,7 +124,7 @@ export const keysCreate: CommandSpec = {
     { name: 'manage-keys', type: 'boolean', description: 'it may create, list, rotate and revoke keys within its scope' },
   ],
   async run(values, ctx) {
-    const accountId = required(values, 'account', keysCreate);
+    const accountId = requiredOption(values, 'account');
     const list = stringOption(values, 'tools');
     const tools = list?.split(',').map((s) => s.trim()).filter(Boolean);
     const result = await withStore(ctx.config(), async (store) => {
@@ -155,7 +149,7 @@ export const keysList: CommandSpec = {
     { name: 'all', type: 'boolean', description: 'include revoked keys' },
   ],
   async run(values, ctx) {
-    const accountId = required(values, 'account', keysList);
+    const accountId = requiredOption(values, 'account');
     const keys = await withStore(ctx.config(), async (store) => {
       if (!(await store.getAccount(accountId))) throw new UsageError(`no account ${accountId}`, keysList);
       return store.listKeys(accountId);
@@ -169,7 +163,7 @@ export const keysRevoke: CommandSpec = {
   summary: 'revoke a key at once',
   options: [{ name: 'key', type: 'string', value: 'ID', required: true, description: 'the key id (see keys list)' }],
   async run(values, ctx) {
-    const keyId = required(values, 'key', keysRevoke);
+    const keyId = requiredOption(values, 'key');
     const key = await withStore(ctx.config(), (store) => store.revokeKey(keyId));
     ctx.print({ keyId: key.id, revokedAt: key.revokedAt });
   },

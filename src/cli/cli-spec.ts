@@ -55,3 +55,14 @@ export function nonNegativeInt(values: OptionValues, name: string, command: Comm
   if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`--${name} must be a non-negative integer, not "${value}"`, command);
   return n;
 }
+
+/**
+ * A required string option's value. main() refuses a call missing one (its usage, exit 2) before
+ * the command runs, from the same table, so here it is only read: reaching a command without it
+ * is a bug in the table, not the caller's mistake.
+ */
+export function requiredOption(values: OptionValues, name: string): string {
+  const value = stringOption(values, name);
+  if (value === undefined || value === '') throw new Error(`--${name} is declared required, yet reached the command unset`);
+  return value;
+}

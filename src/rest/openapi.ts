@@ -181,7 +181,12 @@ const FORMAT_PARAMETER = {
 function describeUrlTool(operation: Record<string, unknown>, tool: AnyTool): void {
   const responses = operation['responses'] as Record<string, { content?: Record<string, unknown> }>;
   const ok = responses['200'];
-  if (ok?.content) ok.content['text/markdown'] = { schema: { type: 'string' }, example: '# ' + tool.title + '\n\nURL: `https://example.com/`\n\n## Scores\n…' };
+  if (ok?.content) {
+    ok.content['text/markdown'] = { schema: { type: 'string' }, example: '# ' + tool.title + '\n\nURL: `https://example.com/`\n\n## Scores\n…' };
+    // format=json answers the result alone, not the envelope: the JSON body is one or the other.
+    const json = ok.content['application/json'] as { schema: JsonSchema } | undefined;
+    if (json) json.schema = { anyOf: [json.schema, { ...jsonSchema(tool.output, 'output'), description: 'With format=json: the result alone, without the envelope' }] };
+  }
   Object.assign(responses, errorResponses([422]));
   operation['description'] = `${String(operation['description'])}\n\nA refused URL (400 url_not_allowed, invalid_url), an unreachable one (422 fetch_failed, naming dns, connect, tls, timeout, size, redirects or http) and a full fetch queue (429 fetch_busy) are not charged.`;
 }
@@ -325,9 +330,10 @@ function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly 
     return { description: 'Success envelope: result is the JSON answer (nothing is stored, no link)', headers: meteredHeaders, content: { 'application/json': { schema: successSchema(jsonSchema(tool.output, 'output')), ...(Object.keys(examples).length > 0 ? { examples } : {}) } } };
   }
   return {
-    description: 'File result: a presigned download link valid for 1 hour',
+    description: 'File result: a presigned download link (valid DOWNLOAD_URL_TTL_SECONDS, 1 hour by default); with the deprecated `delivery=binary`, the file itself in its own type',
     headers: meteredHeaders,
     content: {
+      '*/*': { schema: { type: 'string', format: 'binary' } },
       'application/json': {
         schema: successSchema(jsonSchema(tool.output, 'output')),
         examples: Object.fromEntries(
@@ -376,8 +382,8 @@ const DOWNLOAD_OPERATION: Record<string, unknown> = {
   ],
   responses: {
     '200': {
-      description: 'The file, with its Content-Type, Content-Length and Content-Disposition',
-      content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+      description: "The file, with its own Content-Type (the result's mimeType), Content-Length and Content-Disposition",
+      content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
     },
     '403': { description: '`invalid_signature`: the link was altered or is incomplete.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
     '410': { description: '`link_expired` (run the conversion again for a new link) or `file_gone` (past the retention period).', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
