@@ -25,14 +25,49 @@ export interface Server {
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
+// Every server started here, by process group. Each runs detached, in its own group with the
+// engines it starts (Chromium, LibreOffice), so one kill takes them all. A test that fails before
+// its own `after` stops its server, or a file killed at its time bound, must not leave servers
+// holding ports, folders and the file's pipes: the group sweep below runs when this file exits.
+const groups = new Set<number>();
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** SIGKILLs what every server started in this file left running (servers and their engines). */
+export function killAllServers(): void {
+  for (const pgid of groups) killGroup(pgid);
+  groups.clear();
+}
+
+let sweepInstalled = false;
+function installSweep(): void {
+  if (sweepInstalled) return;
+  sweepInstalled = true;
+  process.once('exit', killAllServers);
+  // The runner ends a file over its bound with SIGTERM: sweep, then die of that signal as before.
+  process.once('SIGTERM', () => {
+    killAllServers();
+    process.kill(process.pid, 'SIGTERM');
+  });
+}
+
 /** A real `serve` process on `dataDir`; resolves once it logs that it listens. */
 export async function startServer(dataDir: string, env: Record<string, string>): Promise<Server> {
+  installSweep();
   const port = await freePort();
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'src/main.ts', 'serve'], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
+  if (child.pid !== undefined) groups.add(child.pid);
   let out = '';
   const waiters: { text: string; resolve: () => void }[] = [];
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -57,12 +92,21 @@ export async function startServer(dataDir: string, env: Record<string, string>):
       });
       return Promise.race([seen, died]);
     },
+    // The server alone gets `signal` (the tests are about what survives its death); once it is
+    // dead, engines it left are killed with its group, as a supervisor's cgroup would.
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
+      if (child.pid !== undefined && groups.delete(child.pid)) killGroup(child.pid);
     },
   };
-  await server.logged('Server listening at');
+  // No clock: waits for the line itself (or the process's death); the test's timeout is the hang guard.
+  try {
+    await server.logged('Server listening at');
+  } catch (error) {
+    await server.kill('SIGKILL');
+    throw error;
+  }
   return server;
 }
 
