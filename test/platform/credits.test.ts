@@ -16,30 +16,55 @@ const EMI_BODY = { principal: 100000, rate: 10, tenure: 12 };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 
-/** Two real service processes on one DATA_DIR (one SQLite file); stopped with SIGTERM, as in production. */
+/** SIGKILLs a server's process group: the launcher's node and anything it started. */
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Two real service processes on one DATA_DIR (one SQLite file); stopped with SIGTERM, as in
+ * production. Each runs detached in its own process group, killed whole once stopped, when a
+ * start fails, or when this file exits, so a failed test leaves no server behind.
+ */
 async function twoServers(dataDir: string): Promise<{ ports: number[]; stop(): Promise<void> }> {
   const ports = [await freePort(), await freePort()];
   const children: ChildProcess[] = ports.map((port) =>
     spawn(`${ROOT}bin/tool-service`, ['serve'], {
       env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' },
       stdio: 'ignore',
+      detached: true,
     }),
   );
-  for (const port of ports) {
-    for (let i = 0; ; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
-      if (ok) break;
-      assert.ok(i < 200, `server on ${port} did not start`);
-      await new Promise((r) => setTimeout(r, 100));
+  const sweep = () => children.forEach(killGroup);
+  process.once('exit', sweep);
+  const exits = children.map((child) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined)));
+  try {
+    // Wait for each to answer, or to die: no clock here, the test's timeout is the hang guard.
+    for (const [i, port] of ports.entries()) {
+      const child = children[i]!;
+      for (;;) {
+        assert.ok(child.exitCode === null && child.signalCode === null, `the server on ${port} exited (${child.exitCode ?? child.signalCode}) before answering`);
+        if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
     }
+  } catch (error) {
+    sweep();
+    throw error;
   }
   return {
     ports,
     async stop() {
-      for (const child of children) {
-        child.kill('SIGTERM');
-        if (child.exitCode === null) await once(child, 'exit');
+      for (const [i, child] of children.entries()) {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exits[i];
       }
+      sweep();
+      process.off('exit', sweep);
     },
   };
 }
