@@ -57,11 +57,12 @@ describe('sandboxedCommand', () => {
 
   it('kills the program at its time limit', async () => {
     const started = Date.now();
-    await assert.rejects(runSandboxed(sh, ['-c', 'sleep 30'], { writable: [dir], cwd: dir, timeoutMs: 300, engine: 'test', logger: silentLogger }), (error: unknown) => {
+    await assert.rejects(runSandboxed(sh, ['-c', 'sleep 600'], { writable: [dir], cwd: dir, timeoutMs: 300, engine: 'test', logger: silentLogger }), (error: unknown) => {
       assert.ok(error instanceof Error);
       assert.equal(error.name, 'TimeoutError');
       return true;
     });
-    assert.ok(Date.now() - started < 10_000);
+    // Killed, not waited out: far below the program's 600 s, whatever the machine's load.
+    assert.ok(Date.now() - started < 300_000, `killed after ${Date.now() - started} ms`);
   });
 });

@@ -82,14 +82,15 @@ describe('compute pool: a job holds a worker, never the main thread', () => {
     });
     await started;
     // The job computes on the only worker until its gate opens: the main thread must stay free.
-    // The freeze this guards against lasted 200-300 s; 1 s is a wide margin for a loaded machine.
+    // The freeze this guards against lasted 200-300 s. The bound sits far below that and far above
+    // what two loopback calls take even on a shared machine at load 15-20, where 1 s is not assured.
     const t0 = performance.now();
     const [calc, health] = await Promise.all([post(app!.base, CALCULATOR, b.apiKey, { principal: 1000, rate: 5, timeYears: 2 }), fetch(`${app!.base}/healthz`)]);
     const elapsed = performance.now() - t0;
     assert.equal(calc.status, 200);
     assert.equal((await json(calc)).result.interest, 100);
     assert.equal(health.status, 200);
-    assert.ok(elapsed < 1000, `B answered in ${elapsed.toFixed(0)} ms while A's job computed`);
+    assert.ok(elapsed < 30_000, `B answered in ${elapsed.toFixed(0)} ms while A's job computed`);
     assert.equal(aDone, false, "A's job was still running when B was answered");
     assert.equal(app!.pool.status().running, 1);
     open(app!, 'held');
