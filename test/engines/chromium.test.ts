@@ -12,7 +12,7 @@ import { ServiceError } from '../../src/core/errors.ts';
 import { ChromiumEngine } from '../../src/engines/chromium.ts';
 import { findProgram } from '../../src/engines/process.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
-import { commandOf, descendantsOf, pdfPageSize, pdfText, recordingServer, waitUntil, type RecordingServer } from './support/tools.ts';
+import { commandOf, descendantsOf, ENGINE_JOB_LIMIT_MS, pdfPageSize, pdfText, recordingServer, waitUntil, type RecordingServer } from './support/tools.ts';
 
 const available = (await findProgram('/usr/bin/chromium')) !== null && (await findProgram('pdftotext')) !== null;
 const MM = 72 / 25.4;
@@ -82,7 +82,7 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
     dir = await mkdtemp(path.join(os.tmpdir(), 'engines-chromium-test-'));
     server = await recordingServer('/* nothing */');
     ({ hits, base } = server);
-    engine = new ChromiumEngine({ concurrency: 2, logger: silentLogger });
+    engine = new ChromiumEngine({ concurrency: 2, jobTimeoutMs: ENGINE_JOB_LIMIT_MS, logger: silentLogger });
   });
 
   after(async () => {
@@ -137,7 +137,7 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
   });
 
   it('blocks the same requests by interception alone, without a network namespace', async () => {
-    const open = new ChromiumEngine({ concurrency: 1, isolateNetwork: false, logger: silentLogger });
+    const open = new ChromiumEngine({ concurrency: 1, isolateNetwork: false, jobTimeoutMs: ENGINE_JOB_LIMIT_MS, logger: silentLogger });
     try {
       const output = path.join(dir, 'ssrf-open.pdf');
       await open.htmlToPdf({ html: probeHtml('Interception probe'), outputPath: output });
@@ -159,7 +159,8 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
       assert.equal(error.error, 'document_too_complex');
       return true;
     });
-    assert.ok(Date.now() - started < 4000);
+    // The job's own 1.5 s limit stopped it, not the engine's (no race with a busy machine's clock).
+    assert.ok(Date.now() - started < ENGINE_JOB_LIMIT_MS, `stopped after ${Date.now() - started} ms`);
     await jobsSettled(engine);
     const output = path.join(dir, 'after-timeout.pdf');
     await engine.htmlToPdf({ html: '<p>Still working</p>', outputPath: output });
@@ -228,7 +229,7 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
   });
 
   it('bounds what a page allocates outside the script heap too: the allocation is refused, the browser stays', async () => {
-    const bounded = new ChromiumEngine({ concurrency: 1, processMemoryMb: 2048, logger: silentLogger });
+    const bounded = new ChromiumEngine({ concurrency: 1, processMemoryMb: 2048, jobTimeoutMs: ENGINE_JOB_LIMIT_MS, logger: silentLogger });
     try {
       // 4 GB of array buffers, each one written so that its memory is really taken.
       const html = `<p>buffers</p><script>
@@ -283,7 +284,7 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
   });
 
   it('leaves no browser process after close', async () => {
-    const other = new ChromiumEngine({ concurrency: 1, logger: silentLogger });
+    const other = new ChromiumEngine({ concurrency: 1, jobTimeoutMs: ENGINE_JOB_LIMIT_MS, logger: silentLogger });
     await other.htmlToPdf({ html: '<p>x</p>' });
     const before = browserProcesses().length;
     await other.close();
@@ -291,6 +292,6 @@ describe('Chromium engine', { skip: !available && 'chromium or poppler-utils not
     await waitUntil(() => browserProcesses().length < before, 'the closed browser\'s processes are gone');
     await engine.close();
     await waitUntil(() => browserProcesses().length === 0, `no browser process is left (left: ${browserProcesses().join(', ')})`);
-    engine = new ChromiumEngine({ logger: silentLogger }); // for after()
+    engine = new ChromiumEngine({ jobTimeoutMs: ENGINE_JOB_LIMIT_MS, logger: silentLogger }); // for after()
   });
 });

@@ -14,7 +14,7 @@ import { ChromiumEngine } from '../../src/engines/chromium.ts';
 import { ProgramEngine } from '../../src/engines/program.ts';
 import { FAKE_PASSWD, sandboxCommand } from '../../src/engines/sandbox.ts';
 import { silentLogger } from '../../src/engines/supervisor.ts';
-import { commandOf, descendantsOf, pdfText, waitUntil } from './support/tools.ts';
+import { commandOf, descendantsOf, ENGINE_JOB_LIMIT_MS, pdfText, waitUntil } from './support/tools.ts';
 
 describe('program engine sandbox', () => {
   let dataDir: string;
@@ -134,7 +134,7 @@ describe('Chromium in the sandbox', () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'engines-sandbox-data-'));
     await writeFile(path.join(dataDir, 'signing-secret'), canary);
     // sandbox: 'bwrap' requires bubblewrap: without it these tests fail, they do not pass quietly.
-    engine = new ChromiumEngine({ concurrency: 1, sandbox: 'bwrap', logger: silentLogger });
+    engine = new ChromiumEngine({ concurrency: 1, sandbox: 'bwrap', jobTimeoutMs: ENGINE_JOB_LIMIT_MS, logger: silentLogger });
     await engine.warm();
   });
 
@@ -207,7 +207,7 @@ describe('Chromium without bubblewrap', () => {
 
   before(() => {
     process.env.CHROMIUM_SANDBOX_CANARY = canary;
-    engine = new ChromiumEngine({ concurrency: 1, sandbox: 'none', logger: silentLogger });
+    engine = new ChromiumEngine({ concurrency: 1, sandbox: 'none', jobTimeoutMs: ENGINE_JOB_LIMIT_MS, logger: silentLogger });
   });
 
   after(async () => {

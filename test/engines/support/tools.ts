@@ -133,7 +133,15 @@ export async function zipEntryText(file: string, name: string, encoding: BufferE
  * For states only visible from outside (a process reaped, a process list emptied): the test waits
  * for the state itself, however long the machine takes, instead of guessing with a fixed sleep.
  */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+/**
+ * A job limit for engines in tests whose jobs are not about their limit: a hang guard that holds on
+ * a loaded machine (a shared CI box at load 15-20 made ordinary jobs hit the 30-60 s production
+ * defaults). Tests of the limit itself pass a short `timeoutMs` per job and check the 422.
+ */
+export const ENGINE_JOB_LIMIT_MS = 300_000;
+
+// The deadline only turns a hang into a message naming what was awaited; the condition is the event.
+export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
