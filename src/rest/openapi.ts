@@ -1,7 +1,8 @@
 import { escapeDescriptionHtml, openApiTags } from './openapi-tags.ts';
 import { z } from 'zod';
 import type { Catalog } from '../core/catalog.ts';
-import type { AnyTool, FileToolExample } from '../core/define-tool.ts';
+import type { AnyTool, ErrorBody, FileToolExample } from '../core/define-tool.ts';
+import { insightSuccess, successEnvelope } from '../core/envelope.ts';
 import type { RouteSpec } from './route-spec.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -35,6 +36,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Idempotency-Key reused with a different body, or still running; or a conflicting resource.',
   429: 'Rate limited (`rate_limited`, with Retry-After) or monthly quota exhausted (`quota_exhausted`, with `resetAt` and `x-should-retry: false`).',
   500: 'The service failed; the call is refunded.',
+  502: 'An upstream provider failed or refused (`ai_provider_error`, `ai_provider_unreachable`, with `providerStatus`); refunded.',
   503: 'A dependency (an engine) is unavailable; refunded.',
   504: 'The tool did not finish in time; refunded.',
 };
@@ -54,13 +56,28 @@ const meteredHeaders = Object.fromEntries(Object.keys(METERED_HEADERS).map((name
 /** components.responses name of an error status: the error answers are defined once and referenced. */
 const errorResponseName = (status: number): string => `Error${status}`;
 
-function errorResponses(statuses: readonly number[]): Record<string, unknown> {
-  return Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/${errorResponseName(status)}` }]));
+/** The schema of each error body a tool may answer (define-tool.ts ErrorBody). */
+const ERROR_BODY_SCHEMA: Record<ErrorBody, string> = { envelope: 'ErrorEnvelope', 'status-message': 'StatusMessageError', insight: 'InsightEnvelope' };
+
+/**
+ * The error answers of `statuses`: the shared components for the error envelope; inline for a tool
+ * whose errors have another body (to-jpg's `{status, message}`, video-insight's envelope).
+ */
+function errorResponses(statuses: readonly number[], body: ErrorBody = 'envelope'): Record<string, unknown> {
+  if (body === 'envelope') return Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/${errorResponseName(status)}` }]));
+  return Object.fromEntries(
+    statuses.map((status) => [
+      String(status),
+      { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: `#/components/schemas/${ERROR_BODY_SCHEMA[body]}` } } } },
+    ]),
+  );
 }
 
-function errorResponseComponents(): Record<string, unknown> {
+/** The error responses `paths` refers to (an unused component is a lint warning). */
+function errorResponseComponents(paths: unknown): Record<string, unknown> {
+  const used = new Set([...JSON.stringify(paths).matchAll(/#\/components\/responses\/(Error\d+)/g)].map((m) => m[1]));
   return Object.fromEntries(
-    Object.entries(ERROR_DESCRIPTIONS).map(([status, description]) => [
+    Object.entries(ERROR_DESCRIPTIONS).filter(([status]) => used.has(errorResponseName(Number(status)))).map(([status, description]) => [
       errorResponseName(Number(status)),
       { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
     ]),
@@ -82,13 +99,26 @@ function successSchema(result: JsonSchema): JsonSchema {
   };
 }
 
+/** The 200 body of a JSON tool: the success envelope, or video-insight's own (its text as `result`, beside `meta`). */
+function jsonToolSuccess(tool: AnyTool): { schema: JsonSchema; example: (output: unknown) => unknown } {
+  const output = jsonSchema(tool.output, 'output');
+  if (tool.errorBody !== 'insight') return { schema: successSchema(output), example: (result) => successEnvelope(result) };
+  const meta = ((output['properties'] ?? {}) as Record<string, JsonSchema>)['meta'] ?? { type: 'object' };
+  return {
+    schema: { allOf: [{ $ref: '#/components/schemas/InsightEnvelope' }, { type: 'object', properties: { status: { const: true }, result: { type: 'string', description: "The model's answer" }, meta } }] },
+    example: (result) => insightSuccess(result),
+  };
+}
+
 function toolOperation(tool: AnyTool, publicBaseUrl: string): Record<string, unknown> {
   const input = jsonSchema(tool.input, 'input');
   const exampleInputs = [...tool.examples, ...(tool.urlExamples ?? [])];
   const examples = Object.fromEntries(exampleInputs.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: ex.input }]));
-  const responseExamples = Object.fromEntries(
-    tool.examples.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: { status: true, code: 200, message: 'OK', result: ex.output, warnings: [], error: '' } }]),
-  );
+  const success = jsonToolSuccess(tool);
+  const responseExamples = Object.fromEntries(tool.examples.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: success.example(ex.output) }]));
+  const errorBody = tool.errorBody ?? 'envelope';
+  // The AI tool can also refuse the video (422), fail upstream (502) or find no provider (503).
+  const toolErrors = [...(tool.method === 'POST' ? [...TOOL_ERRORS, 415] : TOOL_ERRORS), ...(tool.family === 'ai-models' ? [422, 502, 503] : [])];
   const operation: Record<string, unknown> = {
     operationId: tool.operationId,
     summary: tool.title,
@@ -99,9 +129,9 @@ function toolOperation(tool: AnyTool, publicBaseUrl: string): Record<string, unk
     security: [{ ApiKeyAuth: [] }],
     'x-credits': tool.credits,
     responses: {
-      '200': { description: 'Success envelope', headers: meteredHeaders, content: { 'application/json': { schema: successSchema(jsonSchema(tool.output, 'output')), examples: responseExamples } } },
+      '200': { description: 'Success envelope', headers: meteredHeaders, content: { 'application/json': { schema: success.schema, examples: responseExamples } } },
       // A POST JSON tool answers 415 to a body that is not application/json.
-      ...errorResponses(tool.method === 'POST' ? [...TOOL_ERRORS, 415] : TOOL_ERRORS),
+      ...errorResponses(toolErrors, errorBody),
     },
   };
   if (tool.upload) {
@@ -133,7 +163,7 @@ function toolOperation(tool: AnyTool, publicBaseUrl: string): Record<string, unk
     };
     operation['responses'] = {
       '200': fileToolSuccess(tool, fileExamples, publicBaseUrl),
-      ...errorResponses([...TOOL_ERRORS, 410, 413, 415, 422, 503]),
+      ...errorResponses([...TOOL_ERRORS, 410, 413, 415, 422, 503], errorBody),
     };
     return operation;
   }
@@ -278,7 +308,7 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
     paths,
     components: {
       headers: METERED_HEADERS,
-      responses: errorResponseComponents(),
+      responses: errorResponseComponents(paths),
       securitySchemes: {
         ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key secret (starts with uts_live_)' },
         BasicAuth: { type: 'http', scheme: 'basic', description: 'Account e-mail and password; only for key management' },
@@ -307,6 +337,28 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
               type: 'array',
               items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' }, allowed: { type: 'array', items: { type: ['string', 'number'] } } } },
             },
+            requestId: { type: 'string' },
+          },
+        },
+        StatusMessageError: {
+          type: 'object',
+          description: "The spec's short error body of convertors/to-jpg",
+          required: ['status', 'message'],
+          properties: { status: { type: 'integer', description: 'The HTTP status' }, message: { type: 'string' } },
+        },
+        InsightEnvelope: {
+          type: 'object',
+          description: "The spec's envelope of ai-models/video-insight, on success and on error",
+          required: ['status', 'code', 'message', 'result', 'meta', 'error', 'retryAfterSeconds'],
+          properties: {
+            status: { type: 'boolean' },
+            code: { type: 'integer', description: 'The HTTP status' },
+            message: { type: 'string' },
+            result: { type: 'string', description: "The model's answer; empty on error" },
+            meta: { type: 'object', description: 'What produced the answer (provider, model, video, tokens or frames, time); empty on error' },
+            error: { type: 'string', description: 'Machine-readable error code; empty on success' },
+            retryAfterSeconds: { type: 'integer', description: 'Seconds to wait before retrying (a busy provider); 0 when there is nothing to wait for' },
+            detail: { type: 'string' },
             requestId: { type: 'string' },
           },
         },

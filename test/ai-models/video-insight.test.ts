@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadCatalog } from '../../src/core/catalog.ts';
+import { documentedResponses, type DocumentedResponses } from '../support/documented-responses.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { jpegSize, makeVideo, startGeminiStandIn, startOpenAiStandIn, startVideoWeb, type StandIn, type VideoWeb } from './support/provider-stand-in.ts';
 
@@ -14,18 +15,25 @@ const OPENAI_KEY = 'sk-test-openai-9a2b';
 
 const credits = (res: { headers: Record<string, unknown> }) => Number(res.headers['x-credits-remaining']);
 
+/** What /openapi.json says of this answer: the spec's envelope, on success and on every error. */
+function assertDocumented(documented: DocumentedResponses, res: { statusCode: number; headers: Record<string, unknown>; json(): unknown }): void {
+  assert.deepEqual(documented.problems({ path: PATH, method: 'POST', status: res.statusCode, contentType: String(res.headers['content-type']), body: res.json() }), []);
+}
+
 describe('video-insight on Gemini (the @google/genai client against a stand-in)', () => {
   let gemini: StandIn;
   let web: VideoWeb;
   let t: TestApp;
   let apiKey: string;
   let video: Buffer;
+  let documented: DocumentedResponses;
   before(async () => {
     gemini = await startGeminiStandIn();
     web = await startVideoWeb();
     video = makeVideo(6);
     t = await startTestApp({ env: { AI_PROVIDER: 'gemini', GEMINI_API_KEY: GEMINI_KEY, GEMINI_BASE_URL: gemini.baseUrl, EGRESS_ALLOW: '127.0.0.1' } });
     ({ apiKey } = await t.account({ plan: 'pro', quota: 1000 }));
+    documented = documentedResponses((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   });
   after(async () => {
     await t?.close();
@@ -37,6 +45,7 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     const first = await t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'Summarise this video' }, apiKey);
     const body = first.json();
     assert.equal(first.statusCode, 200, JSON.stringify(body));
+    assertDocumented(documented, first);
     assert.deepEqual(Object.keys(body).sort(), ['code', 'error', 'message', 'meta', 'result', 'retryAfterSeconds', 'status']);
     assert.equal(body.status, true);
     assert.equal(body.result, gemini.answer);
@@ -102,6 +111,7 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'busy?' }, apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 503, JSON.stringify(body));
+    assertDocumented(documented, res);
     assert.equal(body.error, 'ai_provider_busy');
     assert.equal(body.retryAfterSeconds, 7);
     assert.equal(res.headers['retry-after'], '7');
@@ -123,6 +133,7 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
       const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: `fails with ${status}` }, apiKey);
       const body = res.json();
       assert.equal(res.statusCode, 502, JSON.stringify(body));
+      assertDocumented(documented, res);
       assert.equal(body.error, 'ai_provider_error');
       assert.equal(body.providerStatus, status);
       assert.match(body.detail, /stand-in says no/);
@@ -149,6 +160,7 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
       const res = await t.call(PATH, input, apiKey);
       const body = res.json();
       assert.equal(res.statusCode, status, `${JSON.stringify(input).slice(0, 80)}: ${JSON.stringify(body)}`);
+      assertDocumented(documented, res);
       assert.equal(body.error, error);
       assert.match(JSON.stringify(body), new RegExp(field));
       assert.equal(typeof body.retryAfterSeconds, 'number');
@@ -162,6 +174,7 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     const free = await t.account({ plan: 'free' });
     const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'x' }, free.apiKey);
     assert.equal(res.statusCode, 403);
+    assertDocumented(documented, res);
     assert.equal(res.json().error, 'plan_forbidden');
   });
 

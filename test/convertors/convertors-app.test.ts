@@ -110,7 +110,13 @@ describe('convertors over REST', () => {
     assert.deepEqual(await json(noKey), { status: 401, message: 'An API key is required: Send your API key in the X-Api-Key header' });
     const wrongField = await upload(base, '/api/v1/convertors/to-jpg', apiKey, { field: 'picture', name: 'a.png', content: await solidImage('png', 2, 2, [0, 0, 0]) });
     assert.equal(wrongField.status, 400);
-    assert.match((await json(wrongField)).message, /"image" or "file"/);
+    const wrongFieldBody = await json(wrongField);
+    assert.match(wrongFieldBody.message, /"image" or "file"/);
+    // The document describes this short body, not the envelope, for every one of them.
+    const documented = await documentedResponsesAt(base);
+    for (const [res, answer] of [[wrongType, body], [noKey, { status: 401, message: 'x' }], [wrongField, wrongFieldBody]] as const) {
+      assert.deepEqual(documented.problems({ path: '/api/v1/convertors/to-jpg', method: 'POST', status: res.status, contentType: res.headers.get('content-type') ?? undefined, body: answer }), []);
+    }
   });
 
   it('every image convertor takes its file in "image", the spec\'s field, and in "file"', async () => {
