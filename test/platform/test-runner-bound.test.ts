@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_FILE_TIMEOUT_MS, DEFAULT_TEST_TIMEOUT_MS } from '../../scripts/run-tests.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HANGS = 'test/support/runner-fixtures/hangs-before-its-tests.ts';
@@ -44,6 +45,10 @@ describe('the test runner', { timeout: 300_000 }, () => {
     assert.equal(output.match(/ℹ tests /g)?.length, 1);
     assert.match(output, /ℹ pass 1\n/);
     assert.doesNotMatch(output, /failing tests/);
+  });
+
+  it("bounds a file beyond one test's limit, so a hung test fails under its own name first", () => {
+    assert.ok(DEFAULT_FILE_TIMEOUT_MS > DEFAULT_TEST_TIMEOUT_MS, `${DEFAULT_FILE_TIMEOUT_MS} > ${DEFAULT_TEST_TIMEOUT_MS}`);
   });
 
   it('fails when no file matches, rather than passing on nothing', async (t) => {
