@@ -20,7 +20,10 @@ export interface FileApp {
  * account fails, the app is closed here: the suite's after() only sees apps it was given.
  */
 export async function startFileApp(options: { quota?: number; env?: Record<string, string> } = {}): Promise<FileApp> {
-  const t = await startTestApp(options.env ? { env: options.env } : {});
+  // An engine job's limit is a hang guard here (5 min, not the 60 s default): on a loaded CI
+  // machine a slow LibreOffice or Chromium job is still a correct one. The tests about limits set
+  // their own ENGINE_JOB_TIMEOUT_MS and assert the 422 the mechanism answers.
+  const t = await startTestApp({ env: { ENGINE_JOB_TIMEOUT_MS: '300000', ...options.env } });
   try {
     const base = await listen(t);
     const { apiKey } = await t.account({ plan: 'business', quota: options.quota ?? 100_000 });
