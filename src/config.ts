@@ -15,6 +15,11 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: z.string().optional(),
+  // Unset: limits counted in each process. redis://host:port[/db] (rediss:// for TLS): shared between nodes.
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/[^/]+(\/\d+)?\/?$/, 'must be redis://[user:pass@]host:port[/db] (or rediss:// for TLS)')
+    .optional(),
   PUBLIC_BASE_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(50 * 1024 * 1024).default(1024 * 1024),
@@ -102,6 +107,8 @@ export interface Config {
   attemptLimits: AttemptLimits;
   /** Requests a minute one client address may make to the routes that need no key (catalog reads, sign-up). */
   keylessRequestsPerMinute: number;
+  /** `redis://host:port[/db]`: rate limits (and later run wake-ups) shared between nodes; undefined: per process. */
+  redisUrl: string | undefined;
   trustProxy: boolean;
   bootstrapAccount: boolean;
   bootstrapEmail: string;
@@ -223,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpFrom: e.SMTP_FROM,
     attemptLimits: { signupsPerHour: e.SIGNUP_PER_HOUR, passwordFailures: e.PASSWORD_FAILURES_LIMIT, passwordWindowMinutes: e.PASSWORD_FAILURES_WINDOW_MINUTES },
     keylessRequestsPerMinute: e.KEYLESS_REQUESTS_PER_MINUTE,
+    redisUrl: e.REDIS_URL,
     trustProxy: e.TRUST_PROXY,
     bootstrapAccount: e.BOOTSTRAP_ACCOUNT,
     bootstrapEmail: e.BOOTSTRAP_EMAIL,

@@ -160,7 +160,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     } catch (err) {
       checks['database'] = { state: 'failed', detail: err instanceof Error ? err.message : String(err) };
     }
-    const ready = Object.values(checks).every((c) => c.state === 'ready');
+    // Redis out is degraded, not failed: each node then limits on its own and serves on.
+    if (services.redis) checks['redis'] = services.redis.status();
+    const ready = Object.values(checks).every((c) => c.state !== 'failed');
     // A missing engine only disables its own tools (they answer 503), so it is listed, not fatal.
     const engineList = await engines.engineStatus();
     return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', version: VERSION, tools: catalog.tools.length, checks, engines: engineList, compute: services.compute.status(), fetcher: fetcher.status() });

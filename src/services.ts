@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { AccountStore } from './accounts/account-store.ts';
 import { CreditLedger } from './accounts/credit-ledger.ts';
-import { RateLimiter } from './accounts/rate-limiter.ts';
+import { RateLimiter, type RequestLimiter } from './accounts/rate-limiter.ts';
+import { RedisConnection } from './accounts/redis-connection.ts';
+import { SharedRateLimiter } from './accounts/shared-rate-limiter.ts';
 import { UsageRecorder } from './accounts/usage-recorder.ts';
 import { egressFetcherFromConfig, type EgressFetcher } from './analysis/fetch-supervisor.ts';
 import type { Config } from './config.ts';
@@ -41,7 +43,9 @@ export interface Services {
   accounts: AccountStore;
   invoker: Invoker;
   /** the per-minute limit of every account: invoke takes from it, and so does every MCP tool call (mcp/tool-guard.ts) */
-  rateLimiter: RateLimiter;
+  rateLimiter: RequestLimiter;
+  /** the connection to REDIS_URL, shared by whatever must be shared between nodes; undefined without REDIS_URL */
+  redis: RedisConnection | undefined;
   metrics: Metrics;
   ledger: CreditLedger;
   usage: UsageRecorder;
@@ -127,7 +131,11 @@ export async function createServices(config: Config, log: Logger, options: Servi
     createEngines({ ...engineOptionsFrom(config.engines), maxQueued: config.engineQueueLimit, jobTimeoutMs: config.engineJobTimeoutMs, zipLimits: config.zipLimits, logger: log });
   const fetcher = options.fetcher ?? egressFetcherFromConfig(config);
   const compute = new ComputePool({ ...config.compute, workers: config.compute.workers || DEFAULT_COMPUTE_WORKERS });
-  const rateLimiter = new RateLimiter();
+  // With REDIS_URL the limits are counted in Redis for all nodes; the start waits briefly for it,
+  // and a Redis that does not answer only means per-node limits until it does (logged, /readyz).
+  const redis = config.redisUrl === undefined ? undefined : new RedisConnection(config.redisUrl, log);
+  await redis?.connect(2000);
+  const rateLimiter: RequestLimiter = redis ? new SharedRateLimiter(redis) : new RateLimiter();
   const invoker = new Invoker({
     compute,
     files,
@@ -194,9 +202,10 @@ export async function createServices(config: Config, log: Logger, options: Servi
       await ledger.close();
       if (!options.engines) await engines.close();
       await compute.close();
+      await redis?.close();
       await db.destroy();
     })();
     return closing;
   };
-  return { config, log, db, catalog, accounts, invoker, rateLimiter, metrics, ledger, usage, files, store, signer, engines, compute, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, jobs, close };
+  return { config, log, db, catalog, accounts, invoker, rateLimiter, redis, metrics, ledger, usage, files, store, signer, engines, compute, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, jobs, close };
 }

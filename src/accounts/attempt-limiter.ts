@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import { ServiceError } from '../core/errors.ts';
 import { normalizeEmail } from './account-store.ts';
 import { hashSecret } from './secrets.ts';
-import type { RateLimiter } from './rate-limiter.ts';
+import type { RequestLimiter } from './rate-limiter.ts';
 
 /** The limits of what anyone may try without a key (config: SIGNUP_PER_HOUR, PASSWORD_FAILURES_*). */
 export interface AttemptLimits {
@@ -154,13 +154,14 @@ export function rateLimitedError(retryAfterSeconds: number, message: string): Se
 
 /**
  * The calls that need no key (catalog reads, sign-up, e-mail verification) are limited too: per
- * client address and minute, counted in the node's RateLimiter beside the accounts' own windows
- * (the `address:` prefix keeps the two apart). In memory like those: it guards one node against a
- * flood of cheap reads; what must hold across nodes (sign-ups, passwords) is counted above.
+ * client address and minute, counted by the accounts' own limiter beside their windows (the
+ * `address:` prefix keeps the two apart): in the node's memory, or in Redis for all nodes when
+ * REDIS_URL is set. Sign-ups and passwords, which must hold across nodes even without Redis, are
+ * counted in the database above.
  */
-export function keylessLimiter(rateLimiter: RateLimiter, perMinute: number): (request: { ip: string }) => void {
-  return (request) => {
-    const decision = rateLimiter.take(`address:${clientAddressKey(request.ip)}`, perMinute);
+export function keylessLimiter(rateLimiter: RequestLimiter, perMinute: number): (request: { ip: string }) => Promise<void> {
+  return async (request) => {
+    const decision = await rateLimiter.take(`address:${clientAddressKey(request.ip)}`, perMinute);
     if (!decision.allowed) throw rateLimitedError(decision.resetSeconds, `Too many requests without a key from this address: at most ${perMinute} a minute (KEYLESS_REQUESTS_PER_MINUTE)`);
   };
 }

@@ -8,6 +8,18 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+/**
+ * What the surfaces take from: the in-memory RateLimiter below (one node), or the shared one
+ * (shared-rate-limiter.ts, REDIS_URL) that counts every node's requests together. Callers await
+ * take() whichever it is.
+ */
+export interface RequestLimiter {
+  /** One token of `key`'s window (an account id, or `address:` and a client address). */
+  take(key: string, limit: number): RateDecision | Promise<RateDecision>;
+  /** Runs `work` as one request that already took its token `decision` (see RateLimiter.covered). */
+  covered<T>(key: string, decision: RateDecision, work: () => T): T;
+}
+
 /** A token a surface took for a whole request, still unspent by the calls that request makes. */
 interface Cover {
   accountId: string;
@@ -18,20 +30,17 @@ interface Cover {
 /**
  * Per-account requests-per-minute, a fixed one-minute window aligned to the clock, kept in
  * memory: it guards a node against bursts. The credit quota, which must hold across nodes,
- * lives in the database; a shared store (Redis) replaces this class for many nodes.
+ * lives in the database. For many nodes SharedRateLimiter counts in Redis and keeps one of these as
+ * its fallback for an outage.
  */
-export class RateLimiter {
+export class RateLimiter implements RequestLimiter {
   readonly #windows = new Map<string, { window: number; count: number }>();
   readonly #covers = new AsyncLocalStorage<Cover>();
   #lastSweep = 0;
 
   take(accountId: string, limit: number, nowMs = Date.now()): RateDecision {
-    // The request that made this call already paid for it (see covered()).
-    const cover = this.#covers.getStore();
-    if (cover !== undefined && !cover.spent && cover.accountId === accountId) {
-      cover.spent = true;
-      return cover.decision;
-    }
+    const paid = this.spendCover(accountId);
+    if (paid !== undefined) return paid;
     const window = Math.floor(nowMs / 60_000);
     const resetSeconds = Math.max(1, Math.ceil(((window + 1) * 60_000 - nowMs) / 1000));
     if (window !== this.#lastSweep) this.#sweep(window);
@@ -53,6 +62,18 @@ export class RateLimiter {
    */
   covered<T>(accountId: string, decision: RateDecision, work: () => T): T {
     return this.#covers.run({ accountId, decision, spent: false }, work);
+  }
+
+  /**
+   * The token the request in progress already took for `accountId` (see covered()), spent by
+   * this call; undefined when there is none left. Synchronous, so a shared limiter checks it
+   * before its first await, in the caller's async context.
+   */
+  spendCover(accountId: string): RateDecision | undefined {
+    const cover = this.#covers.getStore();
+    if (cover === undefined || cover.spent || cover.accountId !== accountId) return undefined;
+    cover.spent = true;
+    return cover.decision;
   }
 
   #sweep(window: number): void {

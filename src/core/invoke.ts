@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore, Caller, Limits } from '../accounts/account-store.ts';
 import { periodResetAt } from '../accounts/periods.ts';
-import type { RateDecision, RateLimiter } from '../accounts/rate-limiter.ts';
+import type { RateDecision, RequestLimiter } from '../accounts/rate-limiter.ts';
 import type { CreditLedger } from '../accounts/credit-ledger.ts';
 import type { UsageRecorder } from '../accounts/usage-recorder.ts';
 import { looksLikeApiKey } from '../accounts/secrets.ts';
@@ -49,7 +49,7 @@ export interface InvokerDeps {
   accounts: AccountStore;
   ledger: CreditLedger;
   usage: UsageRecorder;
-  rateLimiter: RateLimiter;
+  rateLimiter: RequestLimiter;
   metrics: Metrics;
   toolTimeoutMs: number;
   idempotencyTtlMs: number;
@@ -198,7 +198,7 @@ export class Invoker {
     const caller = req.caller;
     const accountId = caller.account.id;
 
-    const rate = this.#deps.rateLimiter.take(accountId, limits.requestsPerMinute);
+    const rate = await this.#deps.rateLimiter.take(accountId, limits.requestsPerMinute);
     if (!rate.allowed) {
       return this.#fail(
         'rate',

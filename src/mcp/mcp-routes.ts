@@ -25,7 +25,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Readable } from 'node:stream';
 import type { AccountStore, Caller } from '../accounts/account-store.ts';
-import type { RateLimiter } from '../accounts/rate-limiter.ts';
+import type { RequestLimiter } from '../accounts/rate-limiter.ts';
 import type { Catalog } from '../core/catalog.ts';
 import { errorEnvelope } from '../core/envelope.ts';
 import { ServiceError, isServiceError } from '../core/errors.ts';
@@ -54,7 +54,7 @@ export interface McpRouteOptions {
   catalog: Catalog;
   invoker: Invoker;
   /** the per-minute limiter invoke uses: free tools count against it too (tool-guard.ts) */
-  rateLimiter: RateLimiter;
+  rateLimiter: RequestLimiter;
   /** where an open SSE session learns that its key was revoked */
   accounts: Pick<AccountStore, 'getKey'>;
   /** caps and idle time of legacy SSE sessions */

@@ -4,12 +4,12 @@
 // token of the account's per-minute limit, the same limiter invoke uses. Free tools (search,
 // schemas, planning, skills, runs, payloads, feature memory) cost no credits but do work, so they
 // count like any request. A billed tool's first catalog call spends the token its tool call took
-// (RateLimiter.covered), so invoke_tool costs one token, not two; a playbook's further steps each
+// (RequestLimiter.covered), so invoke_tool costs one token, not two; a playbook's further steps each
 // take their own, as REST calls would.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { RateLimiter } from '../accounts/rate-limiter.ts';
+import type { RequestLimiter } from '../accounts/rate-limiter.ts';
 import { ServiceError, isServiceError } from '../core/errors.ts';
 import type { Invoker } from '../core/invoke.ts';
 import { runInScope, scopeOfAuthInfo } from './call-scope.ts';
@@ -17,7 +17,7 @@ import { result } from './tool-result.ts';
 
 export interface ToolGuardDeps {
   invoker: Invoker;
-  rateLimiter: RateLimiter;
+  rateLimiter: RequestLimiter;
 }
 
 /** A refused call, shaped as invoke_tool shapes a refusal: error, message, detail, stage, retryAfterSeconds. */
@@ -39,7 +39,7 @@ function refusal(tool: string, stage: 'authorize' | 'rate', error: ServiceError)
 }
 
 /** Checks one call and runs it in its own scope, or answers why it may not run. */
-function guardCall<T>(tool: string, authInfo: AuthInfo | undefined, deps: ToolGuardDeps, run: () => T): T | CallToolResult {
+async function guardCall<T>(tool: string, authInfo: AuthInfo | undefined, deps: ToolGuardDeps, run: () => T): Promise<Awaited<T> | CallToolResult> {
   const scope = scopeOfAuthInfo(authInfo);
   // Only our routes connect transports, and they always send the scope; anything else is refused.
   if (scope === undefined) return refusal(tool, 'authorize', new ServiceError(401, 'missing_api_key', 'An API key is required'));
@@ -51,7 +51,7 @@ function guardCall<T>(tool: string, authInfo: AuthInfo | undefined, deps: ToolGu
     return refusal(tool, 'authorize', err);
   }
   const accountId = scope.caller.account.id;
-  const rate = deps.rateLimiter.take(accountId, requestsPerMinute);
+  const rate = await deps.rateLimiter.take(accountId, requestsPerMinute);
   if (!rate.allowed) {
     return refusal(
       tool,
@@ -62,7 +62,7 @@ function guardCall<T>(tool: string, authInfo: AuthInfo | undefined, deps: ToolGu
       }),
     );
   }
-  return runInScope(scope, () => deps.rateLimiter.covered(accountId, rate, run));
+  return await runInScope(scope, () => deps.rateLimiter.covered(accountId, rate, run));
 }
 
 /**

@@ -43,7 +43,7 @@ export interface RouteContext {
 
 export interface RouteAuthenticators {
   /** auth 'none': the client address's per-minute limit, which throws 429 past it (free calls are limited too). */
-  keyless(request: FastifyRequest): void;
+  keyless(request: FastifyRequest): void | Promise<void>;
   apiKey(request: FastifyRequest): Promise<Caller>;
   apiKeyOrPassword(request: FastifyRequest): Promise<{ account: Account; via: Caller | null }>;
 }
@@ -61,7 +61,7 @@ export function mountRoutes(app: FastifyInstance, routes: readonly RouteSpec[], 
       url: route.url,
       handler: async (request, reply) => {
         const ctx: RouteContext = { caller: null, owner: null, body: request.body, query: request.query, params: request.params };
-        if (route.auth === 'none') auth.keyless(request);
+        if (route.auth === 'none') await auth.keyless(request);
         else if (route.auth === 'apiKey') ctx.caller = await auth.apiKey(request);
         else if (route.auth === 'apiKeyOrPassword') ctx.owner = await auth.apiKeyOrPassword(request);
         if (route.params) ctx.params = validateInput(route.params, request.params ?? {});
