@@ -4,6 +4,7 @@ import { buildEgressPolicy, type EgressPolicy } from './analysis/egress-policy.t
 import { engineSettingsFrom, engineSettingsShape, type EngineSettings } from './engines/engine-registry.ts';
 import { DEFAULT_ZIP_LIMITS, type ZipSafetyLimits } from './files/zip-limits.ts';
 import type { AttemptLimits } from './accounts/attempt-limiter.ts';
+import { parseFileStore, type FileStoreSettings } from './files/s3-settings.ts';
 
 const boolFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -44,6 +45,14 @@ const envSchema = z.object({
   FILE_RETENTION_HOURS: z.coerce.number().positive().max(24).default(24),
   DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(10).max(24 * 3600).default(3600),
   FILE_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  // Where results live: local ($DATA_DIR/files) or s3://<bucket>[/<prefix>] with the AWS SDK's own variables (files/s3-settings.ts).
+  FILE_STORE: z.string().default('local'),
+  AWS_ENDPOINT_URL_S3: z.url({ protocol: /^https?$/ }).optional(),
+  AWS_REGION: z.string().min(1).optional(),
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  AWS_SESSION_TOKEN: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: boolFromEnv.default(false),
   BINARY_DELIVERY_DEPRECATED_AT: z.iso.date().default('2026-11-01'),
   BINARY_DELIVERY_SUNSET_AT: z.iso.date().default('2027-06-30'),
   ENGINE_QUEUE_LIMIT: z.coerce.number().int().min(0).max(1000).default(16),
@@ -120,6 +129,8 @@ export interface Config {
   downloadUrlTtlSeconds: number;
   /** HMAC key for download links; unset means one generated and kept in DATA_DIR/signing-secret. */
   fileSigningSecret: string | undefined;
+  /** FILE_STORE: the local folder, or an S3 bucket with its endpoint, region and credentials */
+  fileStore: FileStoreSettings;
   binaryDeliveryDeprecatedAt: Date;
   binaryDeliverySunsetAt: Date;
   engineQueueLimit: number;
@@ -217,6 +228,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `invalid configuration:\n  DATABASE_URL: only sqlite:<path> is supported in this version (got "${databaseUrl.split(':')[0]}:")`,
     );
   }
+  let fileStore: FileStoreSettings;
+  try {
+    fileStore = parseFileStore(e);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration:\n  ${(error as Error).message}`);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -241,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fileRetentionMs: e.FILE_RETENTION_HOURS * 3600_000,
     downloadUrlTtlSeconds: e.DOWNLOAD_URL_TTL_SECONDS,
     fileSigningSecret: e.FILE_SIGNING_SECRET,
+    fileStore,
     binaryDeliveryDeprecatedAt: new Date(`${e.BINARY_DELIVERY_DEPRECATED_AT}T00:00:00Z`),
     binaryDeliverySunsetAt: new Date(`${e.BINARY_DELIVERY_SUNSET_AT}T00:00:00Z`),
     engineQueueLimit: e.ENGINE_QUEUE_LIMIT,

@@ -21,7 +21,8 @@ import { Metrics } from './core/metrics.ts';
 import { changeCounter, migrateToLatest, openDatabase, type Db } from './db/database.ts';
 import { createEngines, engineOptionsFrom, type Engines } from './engines/index.ts';
 import { FilePipeline } from './files/file-pipeline.ts';
-import { LocalFileStore, type FileStore } from './files/file-store.ts';
+import type { FileStore } from './files/file-store.ts';
+import { openFileStore } from './files/s3-file-store.ts';
 import { LinkSigner, loadSigningSecret } from './files/signed-links.ts';
 import { CodingJobStore } from './runs/coding-jobs/coding-job-store.ts';
 import { JobService } from './runs/workflow/job-service.ts';
@@ -113,7 +114,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   // Before the first call: what a process killed on this database had leased and not spent goes back.
   const reclaimedAtStart = await ledger.reclaimDead(Date.now(), true);
   if (reclaimedAtStart > 0) log.info({ credits: reclaimedAtStart }, 'returned the unspent credit leases of a stopped process');
-  const store = new LocalFileStore(join(config.dataDir, 'files'));
+  // FILE_STORE: $DATA_DIR/files, or an S3-compatible bucket that every node shares.
+  const store = await openFileStore(config, log);
   const signer = new LinkSigner(loadSigningSecret(config.dataDir, config.fileSigningSecret));
   const files = new FilePipeline({
     workRoot: join(config.dataDir, 'work'),
@@ -172,7 +174,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   }
 
   // Retention: a sweep at start catches files left from before a restart, then one every few minutes.
-  await store.sweep();
+  // A storage that does not answer at start must not stop the start; the next beat tries again.
+  await store.sweep().catch((err: unknown) => log.error({ err }, 'file sweep failed'));
   await files.sweepWorkDirs();
   const sweepEveryMs = Math.min(10 * 60_000, Math.max(1000, config.fileRetentionMs / 24));
   const sweeper = setInterval(() => {
@@ -202,6 +205,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
       await ledger.close();
       if (!options.engines) await engines.close();
       await compute.close();
+      store.close?.();
       await redis?.close();
       await db.destroy();
     })();

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, type ReadStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile, copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 
 export interface StoredFile {
   fileId: string;
@@ -15,17 +16,25 @@ export interface StoredFile {
   ownerId?: string;
 }
 
-/** Where results live until they are downloaded or expire. Local disk now; S3 later, same interface. */
+/**
+ * Where results live until they are downloaded or expire: the local disk (LocalFileStore) or an
+ * S3-compatible bucket (s3-file-store.ts), chosen by FILE_STORE. Every method of a remote store may
+ * throw a 503 `storage_unavailable` ServiceError; get() answers undefined only for a file that is
+ * not there (or is past its deleteAt), never for an outage.
+ */
 export interface FileStore {
   /** Takes ownership of the file at `sourcePath` (moved, not copied, when possible). */
   put(sourcePath: string, meta: { fileName: string; mimeType: string; retentionMs: number; ownerId?: string }): Promise<StoredFile>;
   get(fileId: string): Promise<StoredFile | undefined>;
-  open(fileId: string): ReadStream;
+  /** The stored bytes as a stream (a remote store's body is streamed through, never held whole). */
+  open(fileId: string): Promise<Readable>;
   /** Copies the stored bytes to a local path (a work folder), for a call that takes the file as its input. */
   copyTo(fileId: string, destPath: string): Promise<void>;
   delete(fileId: string): Promise<void>;
   /** Deletes every file past its retention, including files left from before a restart. */
   sweep(now?: Date): Promise<number>;
+  /** Releases connections (a remote store's); called once when the services stop. */
+  close?(): void;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -77,7 +86,7 @@ export class LocalFileStore implements FileStore {
     }
   }
 
-  open(fileId: string): ReadStream {
+  async open(fileId: string): Promise<Readable> {
     return createReadStream(join(this.#dir(fileId), 'blob'));
   }
 

@@ -10,13 +10,18 @@ export function contentDisposition(fileName: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }
 
-export function sendStoredFile(reply: FastifyReply, store: FileStore, stored: StoredFile, contentType: string): FastifyReply {
+/**
+ * Streams a stored result to the reply. The store is opened before any header is set, so a storage
+ * outage answers its 503 as JSON; from a remote store the bytes pass through, never held whole.
+ */
+export async function sendStoredFile(reply: FastifyReply, store: FileStore, stored: StoredFile, contentType: string): Promise<FastifyReply> {
+  const body = await store.open(stored.fileId);
   reply.header('Content-Type', contentType);
   reply.header('Content-Length', String(stored.sizeBytes));
   reply.header('Content-Disposition', contentDisposition(stored.fileName));
   reply.header('X-Content-Type-Options', 'nosniff');
   reply.header('Cache-Control', 'private, no-store');
-  return reply.send(store.open(stored.fileId));
+  return reply.send(body);
 }
 
 /** A link's lifetime as a person reads it: "1 hour", "90 minutes", "45 seconds". */
