@@ -34,7 +34,8 @@ describe('two apps sharing one Redis (REDIS_URL)', () => {
     two = await startTestApp({ env: { REDIS_URL: redis.url, DATA_DIR: one.dataDir } });
   });
   after(async () => {
-    await two?.close();
+    // The second node's app only: the shared folder goes with the first node's close().
+    await two?.app.close();
     await one?.close();
     await redis?.stop();
   });
@@ -91,6 +92,36 @@ describe('two apps sharing one Redis (REDIS_URL)', () => {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       assert.deepEqual((await readyz(t)).body.checks['redis'], { state: 'ready' });
+    }
+  });
+
+  it('a node started while Redis is out starts (degraded, serving) and shares the limits once Redis is up', async () => {
+    await redis.kill();
+    const late = await startTestApp({ env: { REDIS_URL: redis.url, DATA_DIR: one.dataDir } });
+    try {
+      const { code, body } = await readyz(late);
+      assert.equal(code, 200);
+      assert.equal(body.checks['redis']?.state, 'degraded');
+      const { apiKey } = await late.account({ rateLimit: 5, quota: 1000 });
+      assert.equal((await late.call(EMI, EMI_BODY, apiKey)).statusCode, 200, 'served while Redis is out');
+      await redis.restart();
+      const deadline = Date.now() + 15_000;
+      while (late.services.redis!.status().state !== 'ready' || one.services.redis!.status().state !== 'ready') {
+        assert.ok(Date.now() < deadline, 'the nodes found Redis');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      // Shared with the node that was up all along: five in all across both, not five each.
+      for (;;) {
+        const { apiKey: shared } = await late.account({ rateLimit: 5, quota: 1000 });
+        const minute = await redisMinute(late);
+        const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? late : one).call(EMI, EMI_BODY, shared)));
+        if ((await redisMinute(late)) !== minute) continue;
+        assert.equal(answers.filter((r) => r.statusCode === 200).length, 5);
+        break;
+      }
+    } finally {
+      // Its app only: TestApp.close() would remove the folder the other nodes still use.
+      await late.app.close();
     }
   });
 });
