@@ -223,11 +223,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const dataDir = resolve(e.DATA_DIR);
   const databaseUrl = e.DATABASE_URL ?? `sqlite:${join(dataDir, 'tool-service.db')}`;
-  if (!databaseUrl.startsWith('sqlite:')) {
-    throw new ConfigError(
-      `invalid configuration:\n  DATABASE_URL: only sqlite:<path> is supported in this version (got "${databaseUrl.split(':')[0]}:")`,
-    );
-  }
+  const databaseProblem = databaseUrlProblem(databaseUrl);
+  if (databaseProblem) throw new ConfigError(`invalid configuration:\n  DATABASE_URL: ${databaseProblem}`);
   let fileStore: FileStoreSettings;
   try {
     fileStore = parseFileStore(e);
@@ -292,6 +289,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     compute: { workers: e.COMPUTE_WORKERS, jobTimeoutMs: e.COMPUTE_JOB_TIMEOUT_MS, memoryMb: e.COMPUTE_MEMORY_MB, maxQueued: e.COMPUTE_QUEUE_LIMIT },
     ai: aiSettings(e),
   };
+}
+
+/** Whether DATABASE_URL is `postgres://` (or `postgresql://`) rather than `sqlite:`. */
+export function isPostgresUrl(databaseUrl: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(databaseUrl);
+}
+
+/** What is wrong with a DATABASE_URL, or undefined. The answer never repeats a password. */
+function databaseUrlProblem(databaseUrl: string): string | undefined {
+  if (databaseUrl.startsWith('sqlite:')) return databaseUrl.length > 'sqlite:'.length ? undefined : 'sqlite: needs a path (sqlite:<path>)';
+  if (!isPostgresUrl(databaseUrl)) {
+    return `must be sqlite:<path> or postgres://user:pass@host:port/db (got "${databaseUrl.split(':')[0]}:")`;
+  }
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return 'is not a valid postgres:// URL (expected postgres://user:pass@host:port/db; percent-encode special characters in the password)';
+  }
+  if (!url.hostname && !url.searchParams.get('host')) return 'names no host (expected postgres://user:pass@host:port/db)';
+  if (url.pathname.replace(/^\//, '') === '') return 'names no database (expected postgres://user:pass@host:port/db)';
+  return undefined;
 }
 
 /** Resolves `sqlite:<path>` (relative paths against the working directory). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
+import { minusFloorZero } from '../db/dialect.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, sweepIdempotency, type ClaimOptions, type IdempotencyClaim } from './idempotency-claims.ts';
 import type { LeaseHolder } from './lease-holder.ts';
@@ -148,7 +149,9 @@ export async function spendWithinQuota(db: Kysely<Database>, accountId: string, 
  * them together with its leases' consumption, so a crash never leaves the two disagreeing.
  */
 export async function addUsageCounts(trx: Kysely<Database>, counts: readonly UsageCount[]): Promise<void> {
-  for (const c of counts) {
+  // In the key's order: two nodes flushing the same counters at once then lock their rows in one
+  // order and wait for each other instead of deadlocking (PostgreSQL locks row by row).
+  for (const c of [...counts].sort(compareUsageCounts)) {
     await trx
       .insertInto('usage_counters')
       .values({ account_id: c.accountId, key_id: c.keyId, operation_id: c.operationId, period: c.period, calls: c.calls, failures: c.failures, credits: c.credits })
@@ -161,6 +164,14 @@ export async function addUsageCounts(trx: Kysely<Database>, counts: readonly Usa
       )
       .execute();
   }
+}
+
+function compareUsageCounts(a: UsageCount, b: UsageCount): number {
+  return compareText(a.accountId, b.accountId) || compareText(a.period, b.period) || compareText(a.keyId, b.keyId) || compareText(a.operationId, b.operationId);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function normalizeEmail(email: string): string {
@@ -469,7 +480,7 @@ export class AccountStore {
   async refundPeriod(accountId: string, period: string, credits: number): Promise<void> {
     await this.#db
       .updateTable('credit_periods')
-      .set({ used: sql<number>`max(used - ${credits}, 0)` })
+      .set({ used: minusFloorZero('used', credits) })
       .where('account_id', '=', accountId)
       .where('period', '=', period)
       .execute();

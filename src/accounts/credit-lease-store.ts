@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { forUpdate, minusFloorZero, transactionWithRetry } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
 import { addUsageCounts, spendWithinQuota, type UsageCount } from './account-store.ts';
 import type { LeaseHolder, LeaseHolderRecord } from './lease-holder.ts';
@@ -56,6 +57,11 @@ export interface GrantResult {
 
 type Trx = Kysely<Database>;
 
+function compareLeases(a: Lease, b: Lease): number {
+  const key = (l: Lease) => `${l.accountId}\u0000${l.period}\u0000${l.id}`;
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+}
+
 /**
  * The database side of credit leases. Every change to a lease is one transaction together with
  * what it accounts for: a grant with the charge on `credit_periods`, a flush with the usage
@@ -75,7 +81,7 @@ export class CreditLeaseStore {
   /** Charges `credits` to the account's month, within the quota, and adds them to the lease's row. */
   async grant(lease: Lease, credits: number, quota: number): Promise<GrantResult> {
     if (credits > quota) return { charged: false, used: await this.#used(this.#db, lease), shortfall: 0 };
-    return this.#db.transaction().execute(async (trx) => {
+    return transactionWithRetry(this.#db, async (trx) => {
       // The conditional upsert comes first: a write, so the transaction holds the write lock from its first statement.
       const used = await spendWithinQuota(trx, lease.accountId, lease.period, credits, quota);
       if (used === undefined) return { charged: false, used: await this.#used(trx, lease), shortfall: 0 };
@@ -99,7 +105,7 @@ export class CreditLeaseStore {
    * where no process may sit on credits another could spend). Answers the shortfall (see #recount).
    */
   async shrink(lease: Lease, credits: number): Promise<number> {
-    return this.#db.transaction().execute(async (trx) => {
+    return transactionWithRetry(this.#db, async (trx) => {
       const updated = await trx
         .updateTable('credit_leases')
         .set({ granted: sql<number>`granted - ${credits}` })
@@ -121,11 +127,14 @@ export class CreditLeaseStore {
    */
   async commit(usage: readonly UsageCount[], writes: readonly LeaseWrite[], now: number): Promise<number[]> {
     const stamp = new Date(now).toISOString();
-    return this.#db.transaction().execute(async (trx) => {
+    return transactionWithRetry(this.#db, async (trx) => {
       await addUsageCounts(trx, usage);
-      const shortfalls: number[] = [];
-      for (const { lease, settled, release } of writes) {
-        shortfalls.push(0);
+      const shortfalls = writes.map(() => 0);
+      // Accounts in one order on every node, so two flushes giving credits back lock
+      // credit_periods rows in the same order (see addUsageCounts); answers stay in `writes` order.
+      const order = writes.map((_, i) => i).sort((a, b) => compareLeases(writes[a]!.lease, writes[b]!.lease));
+      for (const index of order) {
+        const { lease, settled, release } = writes[index]!;
         if (!lease.rowWritten) continue;
         if (release) {
           const deleted = await trx.deleteFrom('credit_leases').where('id', '=', lease.id).executeTakeFirst();
@@ -139,7 +148,7 @@ export class CreditLeaseStore {
         // Taken for dead while alive (stalled past the stale limit): count again what the reclaim gave back.
         const { shortfall } = await this.#recount(trx, lease, lease.granted - lease.rowSpent);
         await this.#insertRow(trx, lease, lease.granted - shortfall, settled, stamp);
-        shortfalls[shortfalls.length - 1] = shortfall;
+        shortfalls[index] = shortfall;
       }
       return shortfalls;
     });
@@ -162,7 +171,7 @@ export class CreditLeaseStore {
    * undefined when the lease was not there to reclaim.
    */
   async reclaim(id: string, heartbeat: string): Promise<number | undefined> {
-    return this.#db.transaction().execute(async (trx) => {
+    return transactionWithRetry(this.#db, async (trx) => {
       const row = await trx
         .deleteFrom('credit_leases')
         .where('id', '=', id)
@@ -198,7 +207,7 @@ export class CreditLeaseStore {
     if (credits <= 0) return;
     await trx
       .updateTable('credit_periods')
-      .set({ used: sql<number>`max(used - ${credits}, 0)` })
+      .set({ used: minusFloorZero('used', credits) })
       .where('account_id', '=', accountId)
       .where('period', '=', period)
       .execute();
@@ -212,13 +221,18 @@ export class CreditLeaseStore {
    */
   async #recount(trx: Trx, lease: Lease, credits: number): Promise<{ added: number; shortfall: number }> {
     if (credits <= 0) return { added: 0, shortfall: 0 };
-    const used = await this.#used(trx, lease);
-    const added = Math.max(0, Math.min(credits, lease.quota - used));
+    // A read then a write: the row is created if missing and locked first, so another node's
+    // charge or recount cannot slip in between and both fill the same room (PostgreSQL; on
+    // SQLite the transaction already holds the one write lock).
+    await trx.insertInto('credit_periods').values({ account_id: lease.accountId, period: lease.period, used: 0 }).onConflict((oc) => oc.columns(['account_id', 'period']).doNothing()).execute();
+    const row = await forUpdate(trx, trx.selectFrom('credit_periods').select('used').where('account_id', '=', lease.accountId).where('period', '=', lease.period)).executeTakeFirstOrThrow();
+    const added = Math.max(0, Math.min(credits, lease.quota - row.used));
     if (added > 0) {
       await trx
-        .insertInto('credit_periods')
-        .values({ account_id: lease.accountId, period: lease.period, used: added })
-        .onConflict((oc) => oc.columns(['account_id', 'period']).doUpdateSet({ used: sql<number>`credit_periods.used + excluded.used` }))
+        .updateTable('credit_periods')
+        .set({ used: sql<number>`used + ${added}` })
+        .where('account_id', '=', lease.accountId)
+        .where('period', '=', lease.period)
         .execute();
     }
     return { added, shortfall: credits - added };

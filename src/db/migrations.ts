@@ -1,8 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
+import { columnTypes } from './dialect.ts';
 
 // Migrations live in code (not files found at run time) so they ship with the module graph.
-// Written with Kysely's schema builder so the same steps run on PostgreSQL later.
+// Written with Kysely's schema builder so the same steps run on SQLite and PostgreSQL; the types
+// that differ come from columnTypes (dialect.ts), which gives SQLite the types it always had.
 const migrations: Record<string, Migration> = {
   '0001_accounts_keys_credits': {
     async up(db: Kysely<unknown>) {
@@ -26,7 +28,7 @@ const migrations: Record<string, Migration> = {
         .addColumn('display_prefix', 'text', (c) => c.notNull())
         .addColumn('secret_hash', 'text', (c) => c.notNull().unique())
         .addColumn('tools', 'text')
-        .addColumn('can_manage_keys', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('can_manage_keys', columnTypes(db).flag, (c) => c.notNull().defaultTo(0))
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('revoked_at', 'text')
         .execute();
@@ -47,7 +49,7 @@ const migrations: Record<string, Migration> = {
         .execute();
       await db.schema
         .createTable('usage_events')
-        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('id', columnTypes(db).autoId.type, (c) => (columnTypes(db).autoId.autoIncrement ? c.primaryKey().autoIncrement() : c.primaryKey()))
         .addColumn('account_id', 'text', (c) => c.notNull())
         .addColumn('key_id', 'text', (c) => c.notNull())
         .addColumn('operation_id', 'text', (c) => c.notNull())
@@ -305,7 +307,7 @@ const migrations: Record<string, Migration> = {
       await db.schema
         .createTable('attempt_counters')
         .addColumn('key', 'text', (c) => c.primaryKey())
-        .addColumn('expires_at', 'integer', (c) => c.notNull())
+        .addColumn('expires_at', columnTypes(db).epochMs, (c) => c.notNull())
         .addColumn('count', 'integer', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('attempt_counters_expires').on('attempt_counters').column('expires_at').execute();

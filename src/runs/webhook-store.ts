@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { ServiceError } from '../core/errors.ts';
 import type { Db } from '../db/database.ts';
+import { withAccountLocked } from '../db/dialect.ts';
 import type { WebhooksTable } from '../db/schema.ts';
 import { newWebhookSecret, type SecretBox } from './webhook-signature.ts';
 
@@ -75,15 +76,19 @@ export class WebhookStore {
 
   /**
    * Registers a webhook and answers it with its new secret. The count check and the insert are
-   * one statement, so two concurrent creations cannot pass the limit together.
+   * one statement, so two concurrent creations cannot pass the limit together: on SQLite, one
+   * writer at a time; on PostgreSQL, whose READ COMMITTED lets two such statements count the
+   * same rows, they also hold the account's row locked, so the second counts after the first.
    */
   async create(accountId: string, input: { url: string; events: WebhookEventType[]; description?: string | undefined }): Promise<{ webhook: Webhook; secret: string }> {
     const secret = newWebhookSecret();
     const id = randomUUID();
     const createdAt = new Date().toISOString();
-    const result = await sql`insert into webhooks (id, account_id, url, events, description, secret_sealed, created_at)
-      select ${id}, ${accountId}, ${input.url}, ${JSON.stringify(input.events)}, ${input.description ?? null}, ${this.#box.seal(secret)}, ${createdAt}
-      where (select count(*) from webhooks where account_id = ${accountId}) < ${MAX_WEBHOOKS_PER_ACCOUNT}`.execute(this.#db);
+    const result = await withAccountLocked(this.#db, accountId, (db) =>
+      sql`insert into webhooks (id, account_id, url, events, description, secret_sealed, created_at)
+        select ${id}, ${accountId}, ${input.url}, ${JSON.stringify(input.events)}, ${input.description ?? null}, ${this.#box.seal(secret)}, ${createdAt}
+        where (select count(*) from webhooks where account_id = ${accountId}) < ${MAX_WEBHOOKS_PER_ACCOUNT}`.execute(db),
+    );
     if (Number(result.numAffectedRows ?? 0) === 0) {
       throw new ServiceError(409, 'webhook_limit_reached', `An account may have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhooks`, {
         detail: 'Delete one with DELETE /api/v1/webhooks/{id} before adding another',

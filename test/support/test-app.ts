@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import type { Catalog } from '../../src/core/catalog.ts';
 import { createApp, type Services } from '../../src/server.ts';
 import type { EgressFetcher } from '../../src/analysis/fetch-supervisor.ts';
+import { testPostgresCluster, testsUsePostgres } from './postgres-cluster.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -21,11 +22,32 @@ export interface TestApp {
 }
 
 let counter = 0;
+const databaseByDataDir = new Map<string, string>();
 
-/** A real app on a real SQLite file in a fresh temp DATA_DIR. */
+/**
+ * A real app in a fresh temp DATA_DIR, on a real SQLite file there, or with TEST_DATABASE=postgres
+ * on a fresh database of the test process's PostgreSQL cluster (see postgres-cluster.ts), dropped
+ * on close. A DATABASE_URL in `env` wins over both.
+ */
 export async function startTestApp(options: { catalog?: Catalog; env?: Record<string, string>; fetcher?: EgressFetcher } = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tool-service-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://localhost:8080', ENGINES_WARM_ON_START: 'false', ...options.env });
+  const cluster = testsUsePostgres() && options.env?.DATABASE_URL === undefined ? await testPostgresCluster() : undefined;
+  // A test that restarts an app on the DATA_DIR it passes expects the database it had: it is kept
+  // (not dropped on close) and given again for that folder.
+  const reusedDir = options.env?.DATA_DIR;
+  let databaseUrl = reusedDir === undefined ? undefined : databaseByDataDir.get(reusedDir);
+  if (cluster && databaseUrl === undefined) {
+    databaseUrl = await cluster.createDatabase();
+    if (reusedDir !== undefined) databaseByDataDir.set(reusedDir, databaseUrl);
+  }
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: 'http://localhost:8080',
+    ENGINES_WARM_ON_START: 'false',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...options.env,
+  });
   const { app, services } = await createApp(config, { ...(options.catalog ? { catalog: options.catalog } : {}), ...(options.fetcher ? { fetcher: options.fetcher } : {}) });
   await app.ready();
   return {
@@ -60,6 +82,7 @@ export async function startTestApp(options: { catalog?: Catalog; env?: Record<st
       app.server.closeAllConnections();
       await closing;
       rmSync(dataDir, { recursive: true, force: true });
+      if (cluster && databaseUrl && reusedDir === undefined) await cluster.dropDatabase(databaseUrl);
     },
   };
 }

@@ -5,6 +5,7 @@
 // unpublish; deleting the feature removes its pattern too (a foreign key cascade).
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
+import { containsText } from '../../db/dialect.ts';
 import type { FeaturePatternsTable } from '../../db/schema.ts';
 import type { FeatureStore } from './feature-store.ts';
 import { projectNames, redactList, redactText } from './pattern-redaction.ts';
@@ -96,10 +97,10 @@ export class PatternStore {
       .slice(0, 10);
     let query = this.#db.selectFrom('feature_patterns');
     for (const word of words) {
-      // instr instead of LIKE: the word is matched as written, with no wildcard characters to escape
+      // instr/strpos instead of LIKE: the word is matched as written, with no wildcard characters to escape
       query = query.where((eb) =>
         eb.or(
-          (['title', 'requirements', 'acceptance'] as const).map((column) => eb(eb.fn('instr', [eb.fn('lower', [column]), eb.val(word)]), '>', 0)),
+          (['title', 'requirements', 'acceptance'] as const).map((column) => containsText(this.#db, eb, eb.fn<string>('lower', [column]), word)),
         ),
       );
     }
