@@ -4,6 +4,7 @@ import { buildEgressPolicy, type EgressPolicy } from './analysis/egress-policy.t
 import { engineSettingsFrom, engineSettingsShape, type EngineSettings } from './engines/engine-registry.ts';
 import { DEFAULT_ZIP_LIMITS, type ZipSafetyLimits } from './files/zip-limits.ts';
 import type { AttemptLimits } from './accounts/attempt-limiter.ts';
+import { AI_TIMEOUT_MAX_MS } from './ai/call-budget.ts';
 import { parseFileStore, type FileStoreSettings } from './files/s3-settings.ts';
 
 const boolFromEnv = z
@@ -95,6 +96,8 @@ const envSchema = z.object({
   GEMINI_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://generativelanguage.googleapis.com'),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).default('https://api.openai.com/v1'),
+  // A model reading a long video takes minutes, not TOOL_TIMEOUT_MS: ai-models calls have their own ceiling.
+  AI_TIMEOUT_MS: z.coerce.number().int().min(1000).max(AI_TIMEOUT_MAX_MS).default(300_000),
 });
 
 /** Every environment variable the service reads (docs/configuration.md's table lists each). */
@@ -176,6 +179,8 @@ export interface AiSettings {
   /** never logged nor answered (see src/ai/) */
   apiKey: string;
   baseUrl: string;
+  /** AI_TIMEOUT_MS: the most one ai-models call may take (a shorter video is given less; catalog/ai-models/) */
+  timeoutMs: number;
 }
 
 /** The model used when AI_MODEL is unset (docs/ai-models.md). */
@@ -189,7 +194,7 @@ function aiSettings(e: z.infer<typeof envSchema>): AiSettings | undefined {
     const name = gemini ? 'GEMINI_API_KEY' : 'OPENAI_API_KEY';
     throw new ConfigError(`invalid configuration:\n  ${name}: required with AI_PROVIDER=${e.AI_PROVIDER}${gemini ? '' : ' (any value for a server that takes no key)'}`);
   }
-  return { provider: e.AI_PROVIDER, model: e.AI_MODEL ?? DEFAULT_AI_MODELS[e.AI_PROVIDER], apiKey, baseUrl: (gemini ? e.GEMINI_BASE_URL : e.OPENAI_BASE_URL).replace(/\/+$/, '') };
+  return { provider: e.AI_PROVIDER, model: e.AI_MODEL ?? DEFAULT_AI_MODELS[e.AI_PROVIDER], apiKey, baseUrl: (gemini ? e.GEMINI_BASE_URL : e.OPENAI_BASE_URL).replace(/\/+$/, ''), timeoutMs: e.AI_TIMEOUT_MS };
 }
 
 /** How long a client may take to send a request (see rest/body-pace.ts for why these defaults). */

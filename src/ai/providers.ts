@@ -14,8 +14,6 @@ import { providerFetch, type ProviderFetch } from './provider-fetch.ts';
 export const GEMINI_INLINE_MAX_BYTES = 14 * 1024 * 1024;
 /** The largest answer read from a provider. */
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-/** One provider request at most; the call's own budget (TOOL_TIMEOUT_MS) normally ends it first. */
-const REQUEST_TIMEOUT_MS = 300_000;
 /** How often an uploaded file's processing state is asked for. */
 const UPLOAD_POLL_MS = 1000;
 
@@ -42,18 +40,22 @@ export interface AiProvider {
   readonly model: string;
   /** whether the provider reads a video-platform URL itself */
   readonly readsPlatformUrls: boolean;
+  /** AI_TIMEOUT_MS: the most one call may take (src/ai/call-budget.ts) */
+  readonly timeoutMs: number;
   describe(request: InsightRequest): Promise<InsightAnswer>;
 }
 
 /** The provider the settings name; `pins` are EGRESS_RESOLVE's (they apply to the provider host too). */
 export function createAiProvider(settings: AiSettings, pins: EgressPolicy['pins']): AiProvider {
+  // A single request may take the whole call's bound; the call's signal (its budget) ends it sooner.
   const bind = (signal: AbortSignal, maxRequestBodyBytes: number): ProviderFetch =>
-    providerFetch({ baseUrl: settings.baseUrl, pins, signal, timeoutMs: REQUEST_TIMEOUT_MS, maxRequestBodyBytes, maxResponseBytes: MAX_RESPONSE_BYTES });
+    providerFetch({ baseUrl: settings.baseUrl, pins, signal, timeoutMs: settings.timeoutMs, maxRequestBodyBytes, maxResponseBytes: MAX_RESPONSE_BYTES });
   const describe = settings.provider === 'gemini' ? geminiDescribe : openAiDescribe;
   return {
     name: settings.provider,
     model: settings.model,
     readsPlatformUrls: settings.provider === 'gemini',
+    timeoutMs: settings.timeoutMs,
     async describe(request) {
       const pf = bind(request.signal, 24 * 1024 * 1024);
       try {
@@ -109,7 +111,7 @@ async function openAiDescribe(settings: AiSettings, pf: ProviderFetch, request: 
   const { video, signal } = request;
   if (video.kind !== 'frames') throw new Error('the openai-compatible provider takes frames');
   // maxRetries 0: a 429 is answered to the caller with the provider's retry hint, not retried here.
-  const client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, fetch: pf.fetch, maxRetries: 0, timeout: REQUEST_TIMEOUT_MS });
+  const client = new OpenAI({ apiKey: settings.apiKey, baseURL: settings.baseUrl, fetch: pf.fetch, maxRetries: 0, timeout: settings.timeoutMs });
   const completion = await client.chat.completions.create(
     {
       model: settings.model,

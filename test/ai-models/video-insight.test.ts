@@ -54,7 +54,9 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     assert.equal(body.meta.model, 'gemini-2.5-flash');
     assert.equal(body.meta.source, 'platform');
     assert.equal(body.meta.sentAs, 'file-uri');
-    assert.equal(body.meta.durationSeconds, null);
+    // Gemini read the video itself: its length is estimated from the prompt tokens (1800 / 300 per second).
+    assert.equal(body.meta.durationSeconds, 6);
+    assert.equal(body.meta.durationFrom, 'tokens');
     assert.deepEqual(body.meta.tokens, { input: 1800, output: 40, total: 1840 });
     assert.equal(body.meta.cached, false);
     assert.ok(Number.isInteger(body.meta.elapsedMs));
@@ -95,6 +97,7 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     assert.equal(body.meta.source, 'download');
     assert.equal(body.meta.sentAs, 'inline');
     assert.ok(Math.abs(body.meta.durationSeconds - 6) < 0.2, String(body.meta.durationSeconds));
+    assert.equal(body.meta.durationFrom, 'file');
     assert.equal(body.meta.credits, 2);
     const parts = gemini.requests.at(-1)!.json().contents[0].parts;
     assert.equal(parts[0].inlineData.mimeType, 'video/mp4');
@@ -267,7 +270,8 @@ describe('video-insight time limits and configuration', () => {
   let apiKey: string;
   before(async () => {
     gemini = await startGeminiStandIn();
-    t = await startTestApp({ env: { AI_PROVIDER: 'gemini', GEMINI_API_KEY: GEMINI_KEY, GEMINI_BASE_URL: gemini.baseUrl, TOOL_TIMEOUT_MS: '1500' } });
+    // TOOL_TIMEOUT_MS, every other tool's bound, is short here: video-insight carries its own (AI_TIMEOUT_MS).
+    t = await startTestApp({ env: { AI_PROVIDER: 'gemini', GEMINI_API_KEY: GEMINI_KEY, GEMINI_BASE_URL: gemini.baseUrl, TOOL_TIMEOUT_MS: '1000', AI_TIMEOUT_MS: '8000' } });
     ({ apiKey } = await t.account({ plan: 'pro', quota: 1000 }));
     unset = await startTestApp();
   });
@@ -277,13 +281,27 @@ describe('video-insight time limits and configuration', () => {
     await gemini?.close();
   });
 
-  it('a stand-in that never answers ends at the time limit: 504, refunded', async () => {
+  it('is not bound by TOOL_TIMEOUT_MS: a provider answering after 2.5 s (TOOL_TIMEOUT_MS 1 s) is answered', async () => {
+    gemini.queue({ delayMs: 2500 });
+    const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'take your time' }, apiKey);
+    const body = res.json();
+    assert.equal(res.statusCode, 200, JSON.stringify(body));
+    assert.equal(body.result, gemini.answer);
+    assert.ok(body.meta.elapsedMs >= 2500, String(body.meta.elapsedMs));
+    assert.equal(credits(res), 998);
+  });
+
+  it('a stand-in that never answers ends at AI_TIMEOUT_MS: 504 tool_timeout naming the bound, refunded', async () => {
+    const start = credits(await t.call(PATH, { videoUrl: PLATFORM, prompt: 'take your time' }, apiKey));
     gemini.queue('hang');
     const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'x' }, apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 504, JSON.stringify(body));
     assert.equal(body.error, 'tool_timeout');
-    assert.equal(credits(res), 1000);
+    assert.match(body.message, /within 8000 ms/);
+    assert.match(body.detail, /AI_TIMEOUT_MS is 8000 ms/);
+    assert.equal(body.retryAfterSeconds, 0);
+    assert.equal(credits(res), start);
   });
 
   it('without AI_PROVIDER answers 503 ai_not_configured, not charged', async () => {

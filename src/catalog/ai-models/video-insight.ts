@@ -12,13 +12,15 @@ import { defineTool, type AiToolContext, type ToolContext } from '../../core/def
 import { ServiceError } from '../../core/errors.ts';
 import { probeVideo, sampleFrames } from '../../engines/ffmpeg-video.ts';
 import { downloadVideo, platformVideoUrl, VIDEO_MAX_SECONDS } from '../../ai/video-source.ts';
-import type { ProviderVideo } from '../../ai/providers.ts';
+import type { AiProvider, ProviderVideo } from '../../ai/providers.ts';
+import { AI_TIMEOUT_MAX_MS, INSIGHT_BASE_MS, INSIGHT_MS_PER_VIDEO_SECOND, insightBudgetMs, startCallBudget, type CallBudget } from '../../ai/call-budget.ts';
 
 export const PROMPT_MAX_CHARS = 4000;
 /** Frames for an OpenAI-compatible model: one per 3 s, at most 10, the longer side at most 768 px. */
 export const FRAME_OPTIONS = { maxFrames: 10, secondsPerFrame: 3, maxSide: 768 } as const;
 /** Gemini reads about 300 tokens per second of video at its default resolution (its documentation). */
 const GEMINI_TOKENS_PER_SECOND = 300;
+const OPERATION_ID = 'ai_models_video_insight';
 
 const input = z.object({
   videoUrl: z
@@ -35,7 +37,8 @@ const meta = z.object({
   model: z.string(),
   source: z.enum(['platform', 'download']).describe('platform: a video-platform URL the provider read itself; download: the file downloaded by the service'),
   sentAs: z.enum(['file-uri', 'inline', 'upload', 'frames']),
-  durationSeconds: z.number().nullable().describe('the video length (null for a platform URL: the service did not download it)'),
+  durationSeconds: z.number().nullable().describe("the video length in seconds: the downloaded file's, or for a platform URL estimated from the provider's prompt tokens (durationFrom says which); null when neither is known"),
+  durationFrom: z.enum(['file', 'tokens']).nullable().describe("file: measured with ffprobe on the downloaded video; tokens: Gemini's prompt tokens / 300 (its rate per second of video), an estimate"),
   frames: z.number().int().describe('frames sent (0 when the video itself was sent)'),
   frameSize: z.object({ width: z.number().int(), height: z.number().int() }).nullable(),
   tokens: z.object({ input: z.number().nullable(), output: z.number().nullable(), total: z.number().nullable() }),
@@ -66,7 +69,8 @@ export const videoInsight = defineTool({
     'Answers a prompt about a video with the configured AI model (Gemini, or an OpenAI-compatible model with image input). ' +
     'Gemini reads a video-platform URL itself; a direct video link is downloaded (type checked by content, at most 20 minutes) and sent whole to Gemini, or as up to 10 frames with its facts to an OpenAI-compatible model. ' +
     'Credits by the video length: up to 1 min 2, up to 5 min 4, up to 15 min 6, up to 30 min 8, longer or unknown 10 (the most is reserved and the rest given back). ' +
-    'A refused input costs nothing, a provider failure is refunded, and the same videoUrl and prompt within 24 h is answered from the cache, uncharged. The provider\'s 429 or 503 answers 503 with retryAfterSeconds.',
+    'A refused input costs nothing, a provider failure is refunded, and the same videoUrl and prompt within 24 h is answered from the cache, uncharged. The provider\'s 429 or 503 answers 503 with retryAfterSeconds. ' +
+    `Time limit: ${INSIGHT_BASE_MS / 1000} s plus ${INSIGHT_MS_PER_VIDEO_SECOND} ms per second of a downloaded video, at most the operator's AI_TIMEOUT_MS (5 min by default); past it 504 tool_timeout, refunded.`,
   aliases: ['video summary', 'summarise video', 'summarize video', 'video analysis', 'ask about a video', 'describe video'],
   credits: 10,
   input,
@@ -84,7 +88,8 @@ export const videoInsight = defineTool({
           model: 'gemini-2.5-flash',
           source: 'platform',
           sentAs: 'file-uri',
-          durationSeconds: null,
+          durationSeconds: 212,
+          durationFrom: 'tokens',
           frames: 0,
           frameSize: null,
           tokens: { input: 63600, output: 28, total: 63628 },
@@ -106,6 +111,9 @@ export const videoInsight = defineTool({
     },
   },
   creditsFor: (result) => result.meta.credits,
+  // The catalog's limit is only the hard stop above every AI_TIMEOUT_MS: the call's own bound
+  // (src/ai/call-budget.ts, from AI_TIMEOUT_MS and the video's length) ends it first.
+  limits: { timeoutMs: AI_TIMEOUT_MAX_MS + 5_000 },
   run: (fields, ctx: ToolContext) => insight(fields, ctx as AiToolContext),
 });
 
@@ -115,6 +123,15 @@ async function insight(fields: z.output<typeof input>, ctx: AiToolContext): Prom
   if (!ai) {
     throw new ServiceError(503, 'ai_not_configured', 'No AI model provider is configured on this service', { detail: 'The operator sets AI_PROVIDER (gemini or openai-compatible) and its key; see docs/ai-models.md' });
   }
+  const budget = startCallBudget(OPERATION_ID, ai.timeoutMs, ctx.signal);
+  try {
+    return await budget.within(answer(fields, ai, { ...ctx, signal: budget.signal }, budget, started));
+  } finally {
+    budget.end();
+  }
+}
+
+async function answer(fields: z.output<typeof input>, ai: AiProvider, ctx: AiToolContext, budget: CallBudget, started: number): Promise<Output> {
   const url = new URL(fields.videoUrl);
   const platform = platformVideoUrl(url);
   let video: ProviderVideo;
@@ -141,6 +158,10 @@ async function insight(fields: z.output<typeof input>, ctx: AiToolContext): Prom
         throw new ServiceError(422, 'video_too_long', `videoUrl: the video is longer than the ${VIDEO_MAX_SECONDS / 60} minutes this tool reads`, { detail: `It lasts ${Math.round(probe.durationSeconds)} s`, extra: { field: 'videoUrl' } });
       }
       durationSeconds = Number(probe.durationSeconds.toFixed(3));
+      budget.narrow(
+        insightBudgetMs(durationSeconds, ai.timeoutMs),
+        `${Math.round(durationSeconds)} s of video: ${INSIGHT_BASE_MS / 1000} s plus ${INSIGHT_MS_PER_VIDEO_SECOND} ms per second of video, at most AI_TIMEOUT_MS (${ai.timeoutMs} ms)`,
+      );
       if (ai.name === 'gemini') {
         video = { kind: 'file', bytes: downloaded.bytes, mimeType: downloaded.mimeType };
       } else {
@@ -158,19 +179,21 @@ async function insight(fields: z.output<typeof input>, ctx: AiToolContext): Prom
       await rm(dir, { recursive: true, force: true });
     }
   }
-  const answer = await ai.describe({ prompt: fields.prompt, video, signal: ctx.signal });
-  const seconds = durationSeconds ?? (answer.tokens.input === null ? null : answer.tokens.input / GEMINI_TOKENS_PER_SECOND);
+  const answered = await ai.describe({ prompt: fields.prompt, video, signal: ctx.signal });
+  const estimated = durationSeconds === null && answered.tokens.input !== null ? Math.round(answered.tokens.input / GEMINI_TOKENS_PER_SECOND) : null;
+  const seconds = durationSeconds ?? estimated;
   return {
-    text: answer.text,
+    text: answered.text,
     meta: {
       provider: ai.name,
       model: ai.model,
       source: video.kind === 'platform' ? 'platform' : 'download',
-      sentAs: answer.sentAs,
-      durationSeconds,
+      sentAs: answered.sentAs,
+      durationSeconds: seconds,
+      durationFrom: durationSeconds !== null ? 'file' : estimated !== null ? 'tokens' : null,
       frames,
       frameSize,
-      tokens: answer.tokens,
+      tokens: answered.tokens,
       credits: insightCredits(seconds),
       elapsedMs: Math.round(performance.now() - started),
       cached: false,

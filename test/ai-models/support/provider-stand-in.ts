@@ -18,7 +18,19 @@ export interface Recorded {
   json(): any;
 }
 
-export type Scripted = { status: number; headers?: Record<string, string>; body: unknown } | 'hang';
+/** An answer as given; 'hang': none ever; delayMs: the usual answer, that long later. */
+export type Scripted = { status: number; headers?: Record<string, string>; body: unknown } | 'hang' | { delayMs: number };
+
+/** A file uploaded to the Gemini stand-in: what its resumable upload delivered, and the states it was shown in. */
+export interface UploadedFile {
+  name: string;
+  uri: string;
+  mimeType: string;
+  /** the bytes of every chunk, in offset order */
+  bytes: Buffer;
+  /** the state each files.get answered, in order */
+  looks: string[];
+}
 
 export interface StandIn {
   baseUrl: string;
@@ -28,6 +40,12 @@ export interface StandIn {
   /** the text the model answers, and the tokens it reports */
   answer: string;
   tokens: { input: number; output: number; total: number };
+  /** Gemini: files uploaded, by name (files/f1) */
+  uploads: Map<string, UploadedFile>;
+  /** Gemini: how many files.get answers show a new upload PROCESSING before it is ACTIVE (0: ACTIVE on the first look) */
+  processingLooks: number;
+  /** Gemini: the state an upload ends in once processed (ACTIVE, or FAILED as for a file it cannot read) */
+  processedAs: 'ACTIVE' | 'FAILED';
   close(): Promise<void>;
 }
 
@@ -50,6 +68,9 @@ async function start(kind: 'gemini' | 'openai'): Promise<StandIn> {
   const scripted: Scripted[] = [];
   const hanging: ServerResponse[] = [];
   const files = new Map<string, { name: string; uri: string; mimeType: string; state: string; sizeBytes: string }>();
+  const uploads = new Map<string, UploadedFile>();
+  // Per upload id: the chunks received so far (the resumable protocol sends them in order, at their offsets).
+  const chunks = new Map<string, Buffer[]>();
   let baseUrl = '';
   const standIn: StandIn = {
     baseUrl: '',
@@ -57,6 +78,9 @@ async function start(kind: 'gemini' | 'openai'): Promise<StandIn> {
     answer: 'A test card with colour bars and a moving counter.',
     tokens: kind === 'openai' ? { input: 1200, output: 40, total: 1240 } : { input: 1800, output: 40, total: 1840 },
     queue: (...replies) => scripted.push(...replies),
+    uploads,
+    processingLooks: 0,
+    processedAs: 'ACTIVE',
     close: () =>
       new Promise((resolve) => {
         for (const res of hanging) res.destroy();
@@ -73,7 +97,8 @@ async function start(kind: 'gemini' | 'openai'): Promise<StandIn> {
       hanging.push(res);
       return;
     }
-    if (next) return send(res, next.status, next.body, next.headers);
+    if (next !== undefined && 'delayMs' in next) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
+    else if (next) return send(res, next.status, next.body, next.headers);
     if (kind === 'openai') {
       if (req.method === 'POST' && url.pathname === '/v1/chat/completions') {
         const model = (JSON.parse(body.toString('utf8')) as { model: string }).model;
@@ -100,19 +125,35 @@ async function start(kind: 'gemini' | 'openai'): Promise<StandIn> {
       const id = `f${files.size + 1}`;
       const meta = JSON.parse(body.toString('utf8')) as { file?: { mimeType?: string } };
       files.set(id, { name: `files/${id}`, uri: `${baseUrl}/v1beta/files/${id}`, mimeType: meta.file?.mimeType ?? String(req.headers['x-goog-upload-header-content-type']), state: 'PROCESSING', sizeBytes: String(req.headers['x-goog-upload-header-content-length']) });
+      chunks.set(id, []);
       return send(res, 200, {}, { 'x-goog-upload-url': `${baseUrl}/upload/v1beta/files?upload_id=${id}`, 'x-goog-upload-status': 'active' });
     }
     if (req.method === 'POST' && url.pathname === '/upload/v1beta/files') {
-      const file = files.get(url.searchParams.get('upload_id') ?? '');
-      if (!file) return send(res, 404, { error: { code: 404, message: 'no upload', status: 'NOT_FOUND' } });
+      const id = url.searchParams.get('upload_id') ?? '';
+      const file = files.get(id);
+      const received = chunks.get(id);
+      if (!file || !received) return send(res, 404, { error: { code: 404, message: 'no upload', status: 'NOT_FOUND' } });
+      // As Google's upload server does: a chunk must start where the last one ended.
+      const offset = Number(req.headers['x-goog-upload-offset']);
+      const have = received.reduce((n, c) => n + c.byteLength, 0);
+      if (offset !== have) return send(res, 400, { error: { code: 400, message: `offset ${offset}, expected ${have}`, status: 'INVALID_ARGUMENT' } });
+      received.push(body);
+      const command = String(req.headers['x-goog-upload-command'] ?? '');
+      if (command === 'upload') return send(res, 200, {}, { 'x-goog-upload-status': 'active' });
+      if (command !== 'upload, finalize') return send(res, 400, { error: { code: 400, message: `command ${command}`, status: 'INVALID_ARGUMENT' } });
+      const bytes = Buffer.concat(received);
+      if (String(bytes.byteLength) !== file.sizeBytes) return send(res, 400, { error: { code: 400, message: `${bytes.byteLength} bytes, ${file.sizeBytes} announced`, status: 'INVALID_ARGUMENT' } });
+      uploads.set(file.name, { name: file.name, uri: file.uri, mimeType: file.mimeType, bytes, looks: [] });
       return send(res, 200, { file }, { 'x-goog-upload-status': 'final' });
     }
     const get = /^\/v1beta\/files\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && get) {
       const file = files.get(get[1] ?? '');
       if (!file) return send(res, 404, { error: { code: 404, message: 'no file', status: 'NOT_FOUND' } });
-      // Processed on the first look, as a short video is.
-      file.state = 'ACTIVE';
+      // PROCESSING for the first processingLooks looks, then processedAs (a short video is at once).
+      const looks = uploads.get(file.name)?.looks;
+      if ((looks?.length ?? 0) >= standIn.processingLooks) file.state = standIn.processedAs;
+      looks?.push(file.state);
       return send(res, 200, file);
     }
     return send(res, 404, { error: { code: 404, message: `no route ${url.pathname}`, status: 'NOT_FOUND' } });

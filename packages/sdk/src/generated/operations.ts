@@ -649,8 +649,10 @@ export type AiModelsVideoInsightResult = {
     /** platform: a video-platform URL the provider read itself; download: the file downloaded by the service */
     source: 'platform' | 'download';
     sentAs: 'file-uri' | 'inline' | 'upload' | 'frames';
-    /** the video length (null for a platform URL: the service did not download it) */
+    /** the video length in seconds: the downloaded file's, or for a platform URL estimated from the provider's prompt tokens (durationFrom says which); null when neither is known */
     durationSeconds: number | null;
+    /** file: measured with ffprobe on the downloaded video; tokens: Gemini's prompt tokens / 300 (its rate per second of video), an estimate */
+    durationFrom: 'file' | 'tokens' | null;
     /** frames sent (0 when the video itself was sent) */
     frames: number;
     frameSize: {
