@@ -170,7 +170,10 @@ function providerFailure(err: unknown, pf: ProviderFetch, settings: AiSettings, 
     return new ServiceError(502, 'ai_provider_unreachable', 'The AI provider could not be reached', { detail: scrub(inner.detail), extra: { ...inner.extra, providerError: inner.error } });
   }
   const text = err instanceof Error ? err.message : String(err);
-  return new ServiceError(502, 'ai_provider_error', 'The AI provider call failed', { detail: scrub(text).slice(0, 500), cause: err });
+  // The client's own error is logged as the cause (5xx are): scrubbed, as its message may quote what was sent.
+  const cause = new Error(scrub(text));
+  if (err instanceof Error && err.stack !== undefined) cause.stack = scrub(err.stack);
+  return new ServiceError(502, 'ai_provider_error', 'The AI provider call failed', { detail: scrub(text).slice(0, 500), cause });
 }
 
 /** The ServiceError the provider fetch threw, wherever the client wrapped it. */

@@ -127,6 +127,14 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     const retry = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'busy?' }, apiKey);
     assert.equal(retry.statusCode, 200);
     assert.equal(retry.json().meta.cached, false);
+    // Its 503 without a hint: our 503 with the documented 30 s.
+    gemini.queue({ status: 503, body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } });
+    const unavailable = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'overloaded?' }, apiKey);
+    assert.equal(unavailable.statusCode, 503, JSON.stringify(unavailable.json()));
+    assert.equal(unavailable.json().error, 'ai_provider_busy');
+    assert.equal(unavailable.json().providerStatus, 503);
+    assert.equal(unavailable.json().retryAfterSeconds, 30);
+    assert.equal(credits(unavailable), credits(retry));
   });
 
   it("maps the provider's 400 and 500 to 502 naming its status, refunded, never quoting the key", async () => {
@@ -149,6 +157,9 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     const start = credits(await t.call(PATH, { videoUrl: PLATFORM, prompt: 'warm the cache' }, apiKey));
     const calls = gemini.requests.length;
     const notVideo = web.serve('/notes.mp4', 'video/mp4', Buffer.from('just some text pretending to be a video file\n'.repeat(20)));
+    // 20 min 1 s at one frame a second (small), and a second of lossless noise (about 9 MB, over FETCH_MAX_BYTES' 5 MB).
+    const tooLong = web.serve('/lecture.mp4', 'video/mp4', makeVideo(1201, 64, 48, { rate: 1 }));
+    const tooLarge = web.serve('/raw.mp4', 'video/mp4', makeVideo(1, 640, 360, { noise: true }));
     const cases: [unknown, number, string, string][] = [
       [{ prompt: 'x' }, 400, 'validation_error', 'videoUrl'],
       [{ videoUrl: 'ftp://example.com/v.mp4', prompt: 'x' }, 400, 'validation_error', 'videoUrl'],
@@ -158,6 +169,8 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
       [{ videoUrl: 'https://www.youtube.com/watch?v=short', prompt: 'x' }, 400, 'validation_error', 'videoUrl'],
       [{ videoUrl: notVideo, prompt: 'x' }, 422, 'not_a_video', 'videoUrl'],
       [{ videoUrl: `${web.base}/missing.mp4`, prompt: 'x' }, 422, 'fetch_failed', 'videoUrl'],
+      [{ videoUrl: tooLong, prompt: 'x' }, 422, 'video_too_long', 'videoUrl'],
+      [{ videoUrl: tooLarge, prompt: 'x' }, 422, 'video_too_large', 'videoUrl'],
     ];
     for (const [input, status, error, field] of cases) {
       const res = await t.call(PATH, input, apiKey);

@@ -71,7 +71,7 @@ export const videoInsight = defineTool({
     'Credits by the video length: up to 1 min 2, up to 5 min 4, up to 15 min 6, up to 30 min 8, longer or unknown 10 (the most is reserved and the rest given back). ' +
     'A refused input costs nothing, a provider failure is refunded, and the same videoUrl and prompt within 24 h is answered from the cache, uncharged. The provider\'s 429 or 503 answers 503 with retryAfterSeconds. ' +
     `Time limit: ${INSIGHT_BASE_MS / 1000} s plus ${INSIGHT_MS_PER_VIDEO_SECOND} ms per second of a downloaded video, at most the operator's AI_TIMEOUT_MS (5 min by default); past it 504 tool_timeout, refunded.`,
-  aliases: ['video summary', 'summarise video', 'summarize video', 'video analysis', 'ask about a video', 'describe video'],
+  aliases: ['video summary', 'summarise video', 'summarize video', 'video analysis', 'ask about a video', 'describe video', 'what happens in a video', 'explain video'],
   credits: 10,
   input,
   output,

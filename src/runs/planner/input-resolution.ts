@@ -15,7 +15,8 @@ import type { Catalog } from '../../core/catalog.ts';
 import type { AnyTool } from '../../core/define-tool.ts';
 import { inputSchemaOf, type Playbook } from '../playbooks/playbook-schema.ts';
 import type { Registries } from './goal-index.ts';
-import { contentFieldOf, isHtmlMarkup, sentContent, toolFields } from './input-content.ts';
+import { contentFieldOf, goalRequest, isHtmlMarkup, sentContent, toolFields } from './input-content.ts';
+import { extractUrls } from './goal-text.ts';
 import { judgeUrl } from './local-url.ts';
 
 /** live: needs input.url and a fetch; html: can run on input.html; json: plain fields; file: a file source */
@@ -148,11 +149,15 @@ export function toolExampleInput(tool: AnyTool): Record<string, unknown> {
 interface Args {
   input?: Record<string, unknown> | undefined;
   goalUrls?: readonly string[] | undefined;
+  /** the goal as written: its words fill a tool's request field (input-content.ts GOAL_TEXT_FIELDS) */
+  goal?: string | undefined;
 }
 
-const localPreviewHint = (field: string, htmlHelps: boolean): string =>
+const localPreviewHint = (field: string, htmlHelps: boolean | 'file'): string =>
   `The ${field} names your own machine or a private network, which the service can never reach (localhost URLs are never accepted). ` +
-  (htmlHelps
+  (htmlHelps === 'file'
+    ? `Put the file at a public https URL and pass that as input.${field}: the service downloads it from there.`
+    : htmlHelps
     ? "Pass the page's HTML as input.html for a free local analysis, or deploy a preview at a public https URL and pass that as input." + field + '.'
     : `Deploy a preview at a public https URL and pass that as input.${field}: these checks read the live response (TLS, headers, redirects), which HTML cannot answer.`);
 
@@ -284,7 +289,7 @@ function resolveTool(tool: AnyTool, args: Args): ResolvedInput | NeedInput {
   const job: JobRef = { kind: 'tool', id: tool.operationId };
   const given = args.input ?? {};
   const exampleInput = toolExampleInput(tool);
-  const { fields, required } = toolFields(tool);
+  const { fields, required, urlFields, goalTextField } = toolFields(tool);
   const local = localContent(given);
   const access = tool.kind === 'url' ? accessOf(tool) : null;
   const localMode = access === 'html' && local?.html !== undefined;
@@ -304,6 +309,27 @@ function resolveTool(tool: AnyTool, args: Args): ResolvedInput | NeedInput {
   if (tool.kind === 'url' && input.url === undefined && args.goalUrls?.[0] !== undefined) {
     input.url = args.goalUrls[0];
     fromGoal.push('url');
+  }
+  if (tool.kind !== 'url') {
+    // A JSON tool's URL fields take the goal's URLs in order; the planner judges those it filled
+    // (a value the caller gave is the tool's to judge: some take an id as well as a URL).
+    const goalUrls = [...(args.goalUrls ?? [])];
+    for (const field of urlFields) {
+      if (input[field] !== undefined || goalUrls.length === 0) continue;
+      const verdict = judgeUrl(goalUrls.shift());
+      if (verdict.kind === 'local') return { status: 'need_input', code: 'local_preview_required', job, missing: [field], field, url: verdict.url, reason: verdict.reason, hint: localPreviewHint(field, 'file'), exampleInput };
+      if (verdict.kind === 'invalid') return { status: 'need_input', code: 'invalid_input', job, missing: [field], field, reason: verdict.reason, hint: `input.${field}: ${verdict.reason}.`, exampleInput };
+      input[field] = verdict.url;
+      fromGoal.push(field);
+    }
+  }
+  // The goal's words are the request of a tool that takes one in words (video-insight's prompt).
+  if (goalTextField !== undefined && input[goalTextField] === undefined && args.goal !== undefined) {
+    const request = goalRequest(extractUrls(args.goal).rest);
+    if (request !== undefined) {
+      input[goalTextField] = request;
+      fromGoal.push(goalTextField);
+    }
   }
   if (tool.kind === 'url' && input.url !== undefined) {
     const verdict = judgeUrl(input.url);
@@ -346,7 +372,8 @@ function resolveTool(tool: AnyTool, args: Args): ResolvedInput | NeedInput {
 /**
  * The input a matched job runs with, or need_input. The URL comes from input.<field> or, failing
  * that, from the URLs written in the goal, in order (a competitor comparison takes the first as
- * `url` and the second as `competitorUrl`). Throws only for an id that is in neither registry,
+ * `url` and the second as `competitorUrl`); a tool's request in words (`prompt`) from the goal's
+ * words. Throws only for an id that is in neither registry,
  * which the matcher never answers.
  */
 export function resolveJobInput(job: JobRef, args: Args, registries: Registries): ResolvedInput | NeedInput {

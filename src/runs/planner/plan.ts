@@ -169,7 +169,7 @@ export function routeGoal(goal: unknown, input: Record<string, unknown> | undefi
   const text = typeof goal === 'string' ? goal : '';
   const match = matchGoal(goal, registries);
   if (match.decision === 'suggest' || match.best === null) return suggestAnswer(text, match, registries, input);
-  const resolved = resolveJobInput({ kind: match.best.kind, id: match.best.id }, { input, goalUrls: match.urls }, registries);
+  const resolved = resolveJobInput({ kind: match.best.kind, id: match.best.id }, { input, goalUrls: match.urls, goal: text }, registries);
   if (resolved.status === 'need_input') return needInputAnswer(text, resolved, match.best, input, registries);
   return { status: 'ready', job: match.best, resolved, match };
 }

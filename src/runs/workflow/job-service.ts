@@ -177,7 +177,7 @@ export class JobService {
     const execution = this.#execution(call, 'solve_task', input, intentOf(match.best, text), match.urls[0]);
     if (match.decision === 'suggest' || match.best === null) return { ...suggestAnswer(text, match, this.registries, input), execution };
     const best = match.best;
-    const resolved = resolveJobInput({ kind: best.kind, id: best.id }, { input, goalUrls: match.urls }, this.registries);
+    const resolved = resolveJobInput({ kind: best.kind, id: best.id }, { input, goalUrls: match.urls, goal: text }, this.registries);
     if (resolved.status === 'need_input') return { ...needInputAnswer(text, resolved, best, input, this.registries), execution };
     resolveLoopOptions(call);
     const needUrl = this.#enhanceNeedsUrl(call, resolved, execution);
@@ -317,7 +317,7 @@ export class JobService {
     if (found.loop?.stop !== undefined) {
       return { status: 'stopped', code: 'loop_stopped', message: `The loop stopped with ${found.loop.stop}: escalate to a human instead of verifying again`, loop: found.loop, execution };
     }
-    const resolved = resolveJobInput({ kind: best.kind, id: best.id }, { input: runInput, goalUrls: match.urls }, this.registries);
+    const resolved = resolveJobInput({ kind: best.kind, id: best.id }, { input: runInput, goalUrls: match.urls, goal: text }, this.registries);
     if (resolved.status === 'need_input') return { ...needInputAnswer(text, resolved, best, runInput, this.registries), execution };
     resolveLoopOptions(call);
     const needUrl = this.#enhanceNeedsUrl(call, resolved, execution);

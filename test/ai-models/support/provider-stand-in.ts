@@ -201,12 +201,12 @@ export async function startVideoWeb(): Promise<VideoWeb> {
   };
 }
 
-/** A test-card video made with ffmpeg: `seconds` long, `width`x`height`, H.264 in MP4 (or noise, large). */
-export function makeVideo(seconds: number, width = 640, height = 360, options: { noise?: boolean } = {}): Buffer {
+/** A test-card video made with ffmpeg: `seconds` long, `width`x`height`, H.264 in MP4 at `rate` frames a second (10; or noise at 25, large). */
+export function makeVideo(seconds: number, width = 640, height = 360, options: { noise?: boolean; rate?: number } = {}): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'ai-video-'));
   try {
     const out = join(dir, 'v.mp4');
-    const source = options.noise ? `nullsrc=size=${width}x${height}:rate=25,geq=random(1)*255:128:128` : `testsrc=size=${width}x${height}:rate=10`;
+    const source = options.noise ? `nullsrc=size=${width}x${height}:rate=${options.rate ?? 25},geq=random(1)*255:128:128` : `testsrc=size=${width}x${height}:rate=${options.rate ?? 10}`;
     const quality = options.noise ? ['-qp', '0', '-preset', 'ultrafast'] : ['-preset', 'ultrafast'];
     execFileSync('ffmpeg', ['-hide_banner', '-v', 'error', '-f', 'lavfi', '-i', source, '-t', String(seconds), '-pix_fmt', 'yuv420p', '-c:v', 'libx264', ...quality, '-movflags', '+faststart', '-y', out]);
     return readFileSync(out);
