@@ -70,6 +70,11 @@ export async function withAccountLocked<DB extends { accounts: { id: string } },
   });
 }
 
+/** Runs `work` in a transaction, or in the one `db` already is (as withAccountLocked's work gets on PostgreSQL). */
+export function inTransaction<DB, T>(db: Kysely<DB>, work: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db) : db.transaction().execute(work);
+}
+
 // deadlock_detected and serialization_failure: PostgreSQL rolled the transaction back whole, so
 // running it again is safe for a callback that only talks to the database.
 const RETRYABLE = new Set(['40P01', '40001']);

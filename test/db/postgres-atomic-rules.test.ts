@@ -7,6 +7,7 @@ import { AccountStore } from '../../src/accounts/account-store.ts';
 import { AttemptLimiter } from '../../src/accounts/attempt-limiter.ts';
 import { newLeaseHolder, retireLeaseHolder } from '../../src/accounts/lease-holder.ts';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.ts';
+import { CodingJobStore, MAX_JOBS_PER_ACCOUNT } from '../../src/runs/coding-jobs/coding-job-store.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WebhookStore } from '../../src/runs/webhook-store.ts';
 import { SecretBox } from '../../src/runs/webhook-signature.ts';
 import { startPostgresCluster, type PostgresCluster } from '../support/postgres-cluster.ts';
@@ -75,6 +76,21 @@ describe('atomic rules on PostgreSQL across two nodes', () => {
     );
     assert.equal(claims.filter((c) => c.kind === 'claimed').length, 1, JSON.stringify(claims));
     for (const holder of retriers) retireLeaseHolder(holder);
+  });
+
+  it(`coding jobs started at once on two nodes stop at ${MAX_JOBS_PER_ACCOUNT} per account`, async () => {
+    const accountId = await account();
+    const stamp = new Date().toISOString();
+    // All but 5 of the allowance, written directly: the race is over the last few.
+    const filler = Array.from({ length: MAX_JOBS_PER_ACCOUNT - 5 }, (_, i) => ({ id: `job_${String(i).padStart(32, '0')}`, account_id: accountId, goal: 'filler', created_at: stamp, updated_at: stamp }));
+    await nodeA.insertInto('coding_jobs').values(filler).execute();
+    const stores = [new CodingJobStore(nodeA), new CodingJobStore(nodeB)];
+    const checks = [{ id: 'unit', command: 'npm test', description: 'unit tests pass' }];
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => stores[i % 2]!.start(accountId, { goal: `race ${i}`, checks })));
+    assert.equal(results.filter((r) => r.kind === 'started').length, 5, JSON.stringify(results.map((r) => r.kind)));
+    assert.equal(results.filter((r) => r.kind === 'too_many_jobs').length, 15);
+    const count = await nodeA.selectFrom('coding_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    assert.equal(count.n, MAX_JOBS_PER_ACCOUNT);
   });
 
   it('sign-ups racing on two nodes pass exactly the per-address limit', async () => {

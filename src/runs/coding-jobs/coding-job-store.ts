@@ -6,6 +6,7 @@
 // are private to their account.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/database.ts';
+import { inTransaction, withAccountLocked } from '../../db/dialect.ts';
 import type { CodingJobChecksTable } from '../../db/schema.ts';
 
 export const JOB_ID = /^job_[0-9a-f]{32}$/;
@@ -101,30 +102,36 @@ export class CodingJobStore {
       if (seen.has(check.id)) return { kind: 'duplicate_check', checkId: check.id };
       seen.add(check.id);
     }
-    const count = await this.#db.selectFrom('coding_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
-    if (Number(count.n) >= MAX_JOBS_PER_ACCOUNT) return { kind: 'too_many_jobs' };
     const jobId = `job_${randomUUID().replace(/-/g, '')}`;
     const now = (input.now ?? new Date()).toISOString();
-    await this.#db.transaction().execute(async (trx) => {
-      await trx.insertInto('coding_jobs').values({ id: jobId, account_id: accountId, goal: input.goal, created_at: now, updated_at: now }).execute();
-      await trx
-        .insertInto('coding_job_checks')
-        .values(
-          input.checks.map((check, position) => ({
-            job_id: jobId,
-            check_id: check.id,
-            position,
-            command: check.command,
-            description: check.description,
-            attempts: 0,
-            last_exit_code: null,
-            last_output: null,
-            last_output_chars: null,
-            last_submitted_at: null,
-          })),
-        )
-        .execute();
+    // The count and the insert under the account's lock on PostgreSQL, so two nodes starting jobs
+    // at once cannot both pass the limit (see withAccountLocked).
+    const started = await withAccountLocked(this.#db, accountId, async (db) => {
+      const count = await db.selectFrom('coding_jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+      if (Number(count.n) >= MAX_JOBS_PER_ACCOUNT) return false;
+      await inTransaction(db, async (trx) => {
+        await trx.insertInto('coding_jobs').values({ id: jobId, account_id: accountId, goal: input.goal, created_at: now, updated_at: now }).execute();
+        await trx
+          .insertInto('coding_job_checks')
+          .values(
+            input.checks.map((check, position) => ({
+              job_id: jobId,
+              check_id: check.id,
+              position,
+              command: check.command,
+              description: check.description,
+              attempts: 0,
+              last_exit_code: null,
+              last_output: null,
+              last_output_chars: null,
+              last_submitted_at: null,
+            })),
+          )
+          .execute();
+      });
+      return true;
     });
+    if (!started) return { kind: 'too_many_jobs' };
     const job = await this.get(accountId, jobId);
     if (!job) throw new Error(`coding job ${jobId} vanished after its insert`);
     return { kind: 'started', job };
