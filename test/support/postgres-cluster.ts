@@ -100,6 +100,9 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const bin = binDir();
   const user = serverUser();
   const dir = mkdtempSync(join(tmpdir(), 'tool-service-pg-'));
+  // Until a server runs (whose shell then owns the folder), an exit of any kind but SIGKILL removes it.
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  process.once('exit', removeDir);
   if (user) chownSync(dir, user.uid, user.gid);
   const password = randomBytes(12).toString('hex');
   const pwfile = join(dir, 'pwfile');
@@ -138,13 +141,17 @@ rm -rf "$2"`;
       rmSync(dir, { recursive: true, force: true });
     };
     process.once('exit', onExit);
+    process.removeListener('exit', removeDir);
     try {
       await waitForConnection(adminUrl, child, logPath);
     } catch (error) {
       lastError = error as Error;
       process.removeListener('exit', onExit);
       endGroupSync(pgid);
-      if (/could not bind|Address already in use/.test(lastError.message)) continue;
+      if (/could not bind|Address already in use/.test(lastError.message)) {
+        process.once('exit', removeDir);
+        continue;
+      }
       rmSync(dir, { recursive: true, force: true });
       throw lastError;
     }
