@@ -10,6 +10,7 @@ const GETTING_STARTED: readonly { name: string; description: string }[] = [
 ];
 
 const FAMILIES: Readonly<Record<string, string>> = {
+  'ai-models': 'A video read by an AI model (Gemini, or an OpenAI-compatible endpoint with image input): ask about it in words. Not on the free plan.',
   archive: 'Archives with 7-Zip: convert between zip, 7z, tar and its compressions; list an archive.',
   audio: 'Audio conversions with ffmpeg (mp3, wav, ogg, flac, aac, m4a, opus).',
   calculators: 'Finance and everyday calculators (EMI, SIP, compound interest, GST, BMI, age, ...): JSON in, JSON out.',

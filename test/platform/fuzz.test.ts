@@ -51,8 +51,12 @@ describe('property-based fuzzing of every JSON tool: never a 5xx, always the env
             tool.method === 'GET'
               ? await t.app.inject({ method: 'GET', url: tool.path, query: asQuery(input), headers: { 'x-api-key': apiKey } })
               : await t.call(tool.path, input, apiKey);
-          assert.ok(res.statusCode < 500, `${tool.operationId} answered ${res.statusCode} to ${JSON.stringify(input)}: ${res.body}`);
           const body = res.json();
+          // This app has no AI provider (no outside network in tests): an input video-insight
+          // accepts answers the operator's state, 503 ai_not_configured, after validation. Every
+          // other 5xx is a crash. (Its provider paths and bad inputs are tested against stand-ins in test/ai-models.)
+          const unconfigured = tool.family === 'ai-models' && res.statusCode === 503 && body.error === 'ai_not_configured';
+          assert.ok(res.statusCode < 500 || unconfigured, `${tool.operationId} answered ${res.statusCode} to ${JSON.stringify(input)}: ${res.body}`);
           // to-jpg answers failures with the spec's shorter body, {status, message}.
           if (tool.errorBody === 'status-message' && res.statusCode !== 200) {
             assert.deepEqual(Object.keys(body).sort(), ['message', 'status']);
