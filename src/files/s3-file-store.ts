@@ -2,10 +2,10 @@
 // every node's files. One object per result, `<prefix>/<fileId>`, with what the download and the
 // owner check need kept as the object's own metadata (name, owner, created, deleteAt; type and size
 // are its Content-Type and length): no second object to keep in step, and a HEAD answers get().
-// Bytes never sit in memory whole: the upload is streamed from the work file in parts
-// (lib-storage), and the download is the GetObject body piped to the reply.
+// Bytes never sit in memory whole: the upload streams ranges of the work file (s3-upload.ts), and
+// the download is the GetObject body piped to the reply.
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -19,19 +19,16 @@ import {
   S3Client,
   type HeadObjectCommandOutput,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ServiceError } from '../core/errors.ts';
 import { LocalFileStore, type FileStore, type StoredFile } from './file-store.ts';
 import type { S3StoreSettings } from './s3-settings.ts';
+import { uploadFile } from './s3-upload.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** FILE_RETENTION_HOURS is at most 24: nothing of ours is kept past this, whatever its metadata says. */
 const MAX_RETENTION_MS = 24 * 3600_000;
-/** The S3 minimum; with two parts in flight an upload holds about 10 MB, whatever the file's size. */
-const PART_BYTES = 5 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 2;
 /** Clock difference between this node and the storage tolerated when picking objects to look at. */
 const CLOCK_SLACK_MS = 5 * 60_000;
 
@@ -40,9 +37,9 @@ export interface S3FileStoreOptions {
   retentionMs: number;
   /** time to open a connection to the storage; then 503 */
   connectTimeoutMs?: number;
-  /** time the storage may stay silent within one request (not the whole transfer: a large file may take longer); then 503 */
+  /** time a connection to the storage may stay silent (not the whole transfer: a large file may take longer); then 503 */
   idleTimeoutMs?: number;
-  /** attempts per request (the SDK retries network errors and 5xx) */
+  /** attempts per request (the SDK retries network errors and 5xx); with the timeouts, bounds how long a dead storage holds a call */
   maxAttempts?: number;
 }
 
@@ -101,9 +98,11 @@ export function s3Client(settings: S3StoreSettings, options: Pick<S3FileStoreOpt
     ...(settings.region === undefined ? {} : { region: settings.region }),
     ...(settings.credentials === undefined ? {} : { credentials: settings.credentials }),
     forcePathStyle: settings.forcePathStyle,
-    maxAttempts: options.maxAttempts ?? 3,
+    maxAttempts: options.maxAttempts ?? 2,
     // A storage that accepts the connection and then says nothing must end in a 503, not a hang.
-    requestHandler: { connectionTimeout: options.connectTimeoutMs ?? 5000, requestTimeout: options.idleTimeoutMs ?? 30_000 },
+    // socketTimeout is the idle one (the SDK's requestTimeout is a whole-request timer that only
+    // warns by default, and a whole-request limit would cut a large file on a slow link).
+    requestHandler: { connectionTimeout: options.connectTimeoutMs ?? 5000, socketTimeout: options.idleTimeoutMs ?? 15_000 },
     // Checksums only where S3 requires them: the SDK's default (a CRC trailer on every upload, in
     // aws-chunked encoding) is refused by many S3-compatible servers (older MinIO and Ceph, s3rver).
     requestChecksumCalculation: 'WHEN_REQUIRED',
@@ -113,6 +112,9 @@ export function s3Client(settings: S3StoreSettings, options: Pick<S3FileStoreOpt
 
 export class S3FileStore implements FileStore {
   readonly #client: S3Client;
+  /** for uploads: it does not retry by itself, s3-upload.ts retries each part with a fresh stream */
+  readonly #uploader: S3Client;
+  readonly #attempts: number;
   readonly #bucket: string;
   /** '' or '<prefix>/': what every key of ours starts with */
   readonly #keyPrefix: string;
@@ -120,6 +122,8 @@ export class S3FileStore implements FileStore {
 
   constructor(settings: S3StoreSettings, options: S3FileStoreOptions, client: S3Client = s3Client(settings, options)) {
     this.#client = client;
+    this.#attempts = options.maxAttempts ?? 2;
+    this.#uploader = s3Client(settings, { ...options, maxAttempts: 1 });
     this.#bucket = settings.bucket;
     this.#keyPrefix = settings.prefix === '' ? '' : `${settings.prefix}/`;
     this.#retentionMs = options.retentionMs;
@@ -144,7 +148,6 @@ export class S3FileStore implements FileStore {
 
   async put(sourcePath: string, meta: { fileName: string; mimeType: string; retentionMs: number; ownerId?: string }): Promise<StoredFile> {
     const fileId = randomUUID();
-    const body = createReadStream(sourcePath);
     try {
       const { size } = await stat(sourcePath);
       const now = new Date();
@@ -157,22 +160,13 @@ export class S3FileStore implements FileStore {
         deleteAt: new Date(now.getTime() + meta.retentionMs).toISOString(),
         ...(meta.ownerId === undefined ? {} : { ownerId: meta.ownerId }),
       };
-      const upload = new Upload({
-        client: this.#client,
-        params: { Bucket: this.#bucket, Key: this.key(fileId), Body: body, ContentType: meta.mimeType, Metadata: metadataOf(stored) },
-        partSize: PART_BYTES,
-        queueSize: PARTS_IN_FLIGHT,
-        // A failed multipart upload is aborted, so its parts do not linger (and cost) in the bucket.
-        leavePartsOnError: false,
-      });
       try {
-        await upload.done();
+        await uploadFile({ client: this.#uploader, bucket: this.#bucket, key: this.key(fileId), contentType: meta.mimeType, metadata: metadataOf(stored), attempts: this.#attempts }, sourcePath, size);
       } catch (err) {
         throw storageUnavailable(err);
       }
       return stored;
     } finally {
-      body.destroy();
       // The store owns the source: in the bucket now (or failed), the work file is not needed.
       await rm(sourcePath, { force: true });
     }
@@ -260,6 +254,7 @@ export class S3FileStore implements FileStore {
 
   close(): void {
     this.#client.destroy();
+    this.#uploader.destroy();
   }
 }
 
