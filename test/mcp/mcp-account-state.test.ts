@@ -7,14 +7,13 @@
 // tools' analyzers through local HTML in verify_task either (solve_task, run_playbook and
 // run_workflow: test/runs/job-scopes.test.ts). Through the official SDK client over real HTTP.
 import assert from 'node:assert/strict';
-import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AnalysisPool } from '../../src/analysis/analysis-pool.ts';
-import { sqlitePath } from '../../src/config.ts';
 import { listen } from '../support/http.ts';
 import { answerOf, type Answer } from '../support/mcp-answer.ts';
+import { updateAccount } from '../support/other-connection.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 const PAGE = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Trail running shoes | Shop</title></head><body><h1>Shoes</h1><img src="/a.jpg"></body></html>';
@@ -55,15 +54,8 @@ describe('accounts REST refuses are refused on MCP, by every tool', () => {
   let analyses = 0;
   let invokes = 0;
   const originalRun = AnalysisPool.prototype.run;
-  const sql = (statement: string, ...params: string[]) => {
-    // Another connection, as the CLI or another process would change the account.
-    const raw = new DatabaseSync(sqlitePath(t.config.databaseUrl));
-    try {
-      raw.prepare(statement).run(...params);
-    } finally {
-      raw.close();
-    }
-  };
+  // Another connection, as the CLI or another process would change the account.
+  const setAccount = (accountId: string, values: Parameters<typeof updateAccount>[2]) => updateAccount(t.config.databaseUrl, accountId, values);
 
   before(async () => {
     t = await startTestApp();
@@ -121,7 +113,7 @@ describe('accounts REST refuses are refused on MCP, by every tool', () => {
     const { apiKey, accountId } = await t.account({ verified: false, quota: 100 });
     await assertEveryToolRefused(apiKey, accountId, 'email_not_verified');
     // Verified now: the same key works, and no feature or coding job was recorded while refused.
-    sql("update accounts set email_verified_at = '2026-01-01T00:00:00.000Z' where id = ?", accountId);
+    await setAccount(accountId, { email_verified_at: '2026-01-01T00:00:00.000Z' });
     const client = await connect(apiKey);
     const features = await call(client, 'list_feature_memory', {});
     assert.equal(features.isError, false, JSON.stringify(features.body));
@@ -132,9 +124,9 @@ describe('accounts REST refuses are refused on MCP, by every tool', () => {
 
   it('a suspended account: every tool answers account_inactive, and is served again once active', async () => {
     const { apiKey, accountId } = await t.account({ quota: 100 });
-    sql("update accounts set status = 'suspended' where id = ?", accountId);
+    await setAccount(accountId, { status: 'suspended' });
     await assertEveryToolRefused(apiKey, accountId, 'account_inactive');
-    sql("update accounts set status = 'active' where id = ?", accountId);
+    await setAccount(accountId, { status: 'active' });
     const client = await connect(apiKey);
     const planned = await call(client, 'plan_task', ARGS['plan_task']!);
     assert.equal(planned.isError, false, JSON.stringify(planned.body));

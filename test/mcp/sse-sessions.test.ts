@@ -3,10 +3,9 @@
 // that moment (suspended, un-verified, downgraded), a session answers only the key that opened it,
 // a revoked key's session ends, sessions are capped per key and in all and reaped when idle.
 import assert from 'node:assert/strict';
-import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { sqlitePath } from '../../src/config.ts';
+import { updateAccount } from '../support/other-connection.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
 import { answerOf, type Answer } from '../support/mcp-answer.ts';
@@ -36,15 +35,8 @@ describe('SSE sessions follow the account and the key', () => {
   let base: string;
   const clients: Client[] = [];
   const streams: RawSession[] = [];
-  const sql = (statement: string, ...params: string[]) => {
-    // Another connection, as the CLI or another process would change the account.
-    const raw = new DatabaseSync(sqlitePath(t.config.databaseUrl));
-    try {
-      raw.prepare(statement).run(...params);
-    } finally {
-      raw.close();
-    }
-  };
+  // Another connection, as the CLI or another process would change the account.
+  const setAccount = (accountId: string, values: Parameters<typeof updateAccount>[2]) => updateAccount(t.config.databaseUrl, accountId, values);
   const sse = async (streamKey: string, postKey?: () => string) => {
     const client = await sdkSseClient(base, streamKey, postKey);
     clients.push(client);
@@ -64,7 +56,7 @@ describe('SSE sessions follow the account and the key', () => {
     const { apiKey, accountId } = await t.account({ quota: 100 });
     const client = await sse(apiKey);
     assert.equal((await client.callTool(discover)).isError, undefined);
-    sql("update accounts set status = 'suspended' where id = ?", accountId);
+    await setAccount(accountId, { status: 'suspended' });
     for (const call of [discover, emi]) {
       const refused = await client.callTool(call);
       assert.equal(refused.isError, true, call.name);
@@ -73,7 +65,7 @@ describe('SSE sessions follow the account and the key', () => {
       assert.equal(body['stage'], 'authorize');
     }
     assert.equal((await t.call('/api/v1/calculators/emi-calculator', EMI, apiKey)).json().error, 'account_inactive', 'REST says the same');
-    sql("update accounts set status = 'active' where id = ?", accountId);
+    await setAccount(accountId, { status: 'active' });
     const served = await client.callTool(emi);
     assert.equal(served.isError, undefined, JSON.stringify(answerOf(served)));
     await t.services.usage.flush();
@@ -84,7 +76,7 @@ describe('SSE sessions follow the account and the key', () => {
     const { apiKey, accountId } = await t.account({ quota: 100 });
     const client = await sse(apiKey);
     assert.equal((await client.callTool(emi)).isError, undefined);
-    sql('update accounts set email_verified_at = null where id = ?', accountId);
+    await setAccount(accountId, { email_verified_at: null });
     for (const call of [discover, emi]) {
       const refused = answerOf(await client.callTool(call));
       assert.equal(refused['error'], 'email_not_verified', call.name);

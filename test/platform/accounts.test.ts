@@ -2,8 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { sqlitePath } from '../../src/config.ts';
+import { onOtherConnection, updateAccount } from '../support/other-connection.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 
 const EMI = '/api/v1/calculators/emi-calculator';
@@ -139,24 +138,35 @@ describe('accounts and API keys', () => {
   it('stores key secrets and passwords only as hashes', async () => {
     await signup('dave@example.com', 'dave secret password');
     const { apiKey } = (await t.app.inject({ method: 'POST', url: '/api/v1/api-keys', payload: { email: 'dave@example.com', password: 'dave secret password' } })).json().result;
-    const raw = new DatabaseSync(sqlitePath(t.config.databaseUrl), { readOnly: true });
-    try {
-      const dump = JSON.stringify([raw.prepare('select * from api_keys').all(), raw.prepare('select * from accounts').all()]);
-      assert.ok(!dump.includes(apiKey), 'the secret is not stored');
-      assert.ok(!dump.includes('dave secret password'), 'the password is not stored');
-      assert.match(dump, /scrypt\$16384\$8\$1\$/);
-    } finally {
-      raw.close();
-    }
+    // Every row of both tables, read on a connection of its own as anyone with the database would.
+    const dump = await onOtherConnection(t.config.databaseUrl, async (db) =>
+      JSON.stringify([await db.selectFrom('api_keys').selectAll().execute(), await db.selectFrom('accounts').selectAll().execute()]),
+    );
+    assert.ok(dump.includes('dave@example.com'), 'the dump holds the account');
+    assert.ok(!dump.includes(apiKey), 'the secret is not stored');
+    assert.ok(!dump.includes('dave secret password'), 'the password is not stored');
+    assert.match(dump, /scrypt\$16384\$8\$1\$/);
   });
 
   it('answers 403 for an account without an active plan', async () => {
     const { accountId, apiKey } = await t.account();
-    const raw = new DatabaseSync(sqlitePath(t.config.databaseUrl));
-    raw.prepare("update accounts set status = 'suspended' where id = ?").run(accountId);
-    raw.close();
+    await updateAccount(t.config.databaseUrl, accountId, { status: 'suspended' });
     const res = await t.call(EMI, EMI_BODY, apiKey);
     assert.equal(res.statusCode, 403);
     assert.equal(res.json().error, 'account_inactive');
+  });
+
+  // The caller cache (SQLite: data_version; PostgreSQL: bypassed, every call reads) must not serve
+  // a key revoked by someone else (the CLI, another node) a moment longer, on either database.
+  it('refuses a key revoked through another connection on the very next call', async () => {
+    const { apiKey, keyId } = await t.account();
+    assert.equal((await t.call(EMI, EMI_BODY, apiKey)).statusCode, 200, 'the caller was looked up and may be cached');
+    await onOtherConnection(t.config.databaseUrl, async (db) => {
+      const result = await db.updateTable('api_keys').set({ revoked_at: new Date().toISOString() }).where('id', '=', keyId).executeTakeFirst();
+      assert.equal(result.numUpdatedRows, 1n);
+    });
+    const res = await t.call(EMI, EMI_BODY, apiKey);
+    assert.equal(res.statusCode, 401, res.body);
+    assert.equal(res.json().error, 'api_key_revoked');
   });
 });
