@@ -100,9 +100,9 @@ function successSchema(result: JsonSchema): JsonSchema {
 }
 
 /** The 200 body of a JSON tool: the success envelope, or video-insight's own (its text as `result`, beside `meta`). */
-function jsonToolSuccess(tool: AnyTool): { schema: JsonSchema; example: (output: unknown) => unknown } {
+function jsonToolSuccess(tool: AnyTool, results: ResultSchemas): { schema: JsonSchema; example: (output: unknown) => unknown } {
+  if (tool.errorBody !== 'insight') return { schema: successSchema(results.of(tool)), example: (result) => successEnvelope(result) };
   const output = jsonSchema(tool.output, 'output');
-  if (tool.errorBody !== 'insight') return { schema: successSchema(output), example: (result) => successEnvelope(result) };
   const meta = ((output['properties'] ?? {}) as Record<string, JsonSchema>)['meta'] ?? { type: 'object' };
   return {
     schema: { allOf: [{ $ref: '#/components/schemas/InsightEnvelope' }, { type: 'object', properties: { status: { const: true }, result: { type: 'string', description: "The model's answer" }, meta } }] },
@@ -110,12 +110,27 @@ function jsonToolSuccess(tool: AnyTool): { schema: JsonSchema; example: (output:
   };
 }
 
-function toolOperation(tool: AnyTool, publicBaseUrl: string): Record<string, unknown> {
+/**
+ * Each tool's result schema, defined once in components.schemas under a name typed clients use
+ * (`SeoApisMetaTagsResult`) and referenced from every answer that carries it (a URL tool's
+ * envelope and its format=json body, a file tool's envelope).
+ */
+class ResultSchemas {
+  readonly schemas: Record<string, JsonSchema> = {};
+  of(tool: AnyTool): JsonSchema {
+    const name = `${tool.operationId.split('_').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('')}Result`;
+    this.schemas[name] ??= jsonSchema(tool.output, 'output');
+    return { $ref: `#/components/schemas/${name}` };
+  }
+}
+
+function toolOperation(tool: AnyTool, publicBaseUrl: string, results: ResultSchemas): Record<string, unknown> {
   const input = jsonSchema(tool.input, 'input');
   const exampleInputs = [...tool.examples, ...(tool.urlExamples ?? [])];
   const examples = Object.fromEntries(exampleInputs.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: ex.input }]));
-  const success = jsonToolSuccess(tool);
-  const responseExamples = Object.fromEntries(tool.examples.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: success.example(ex.output) }]));
+  // A file tool's 200 is fileToolSuccess's (below); only a JSON tool's result goes in components here.
+  const success = tool.upload ? undefined : jsonToolSuccess(tool, results);
+  const responseExamples = Object.fromEntries(tool.examples.map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: success?.example(ex.output) }]));
   const errorBody = tool.errorBody ?? 'envelope';
   // The AI tool can also refuse the video (422), fail upstream (502) or find no provider (503).
   const toolErrors = [...(tool.method === 'POST' ? [...TOOL_ERRORS, 415] : TOOL_ERRORS), ...(tool.family === 'ai-models' ? [422, 502, 503] : [])];
@@ -129,7 +144,7 @@ function toolOperation(tool: AnyTool, publicBaseUrl: string): Record<string, unk
     security: [{ ApiKeyAuth: [] }],
     'x-credits': tool.credits,
     responses: {
-      '200': { description: 'Success envelope', headers: meteredHeaders, content: { 'application/json': { schema: success.schema, examples: responseExamples } } },
+      ...(success ? { '200': { description: 'Success envelope', headers: meteredHeaders, content: { 'application/json': { schema: success.schema, examples: responseExamples } } } } : {}),
       // A POST JSON tool answers 415 to a body that is not application/json.
       ...errorResponses(toolErrors, errorBody),
     },
@@ -162,12 +177,12 @@ function toolOperation(tool: AnyTool, publicBaseUrl: string): Record<string, unk
       },
     };
     operation['responses'] = {
-      '200': fileToolSuccess(tool, fileExamples, publicBaseUrl),
+      '200': fileToolSuccess(tool, fileExamples, publicBaseUrl, results),
       ...errorResponses([...TOOL_ERRORS, 410, 413, 415, 422, 503], errorBody),
     };
     return operation;
   }
-  if (tool.kind === 'url') describeUrlTool(operation, tool);
+  if (tool.kind === 'url') describeUrlTool(operation, tool, results);
   if (tool.method === 'GET') {
     const properties = (input['properties'] ?? {}) as Record<string, JsonSchema>;
     const required = new Set((input['required'] ?? []) as string[]);
@@ -208,14 +223,14 @@ const FORMAT_PARAMETER = {
 };
 
 /** A URL tool answers Markdown too, and names the fetch failures it can answer (none of them charged). */
-function describeUrlTool(operation: Record<string, unknown>, tool: AnyTool): void {
+function describeUrlTool(operation: Record<string, unknown>, tool: AnyTool, results: ResultSchemas): void {
   const responses = operation['responses'] as Record<string, { content?: Record<string, unknown> }>;
   const ok = responses['200'];
   if (ok?.content) {
     ok.content['text/markdown'] = { schema: { type: 'string' }, example: '# ' + tool.title + '\n\nURL: `https://example.com/`\n\n## Scores\n…' };
     // format=json answers the result alone, not the envelope: the JSON body is one or the other.
     const json = ok.content['application/json'] as { schema: JsonSchema } | undefined;
-    if (json) json.schema = { anyOf: [json.schema, { ...jsonSchema(tool.output, 'output'), description: 'With format=json: the result alone, without the envelope' }] };
+    if (json) json.schema = { anyOf: [json.schema, { description: 'With format=json: the result alone, without the envelope', allOf: [results.of(tool)] }] };
   }
   Object.assign(responses, errorResponses([422]));
   operation['description'] = `${String(operation['description'])}\n\nA refused URL (400 url_not_allowed, invalid_url), an unreachable one (422 fetch_failed, naming dns, connect, tls, timeout, size, redirects or http) and a full fetch queue (429 fetch_busy) are not charged.`;
@@ -287,7 +302,8 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
     (paths[openApiPath] ??= {})[method.toLowerCase()] = described;
   };
   for (const route of routes) add(route.url, route.method, routeOperation(route));
-  for (const tool of catalog.tools) add(tool.path, tool.method, toolOperation(tool, options.publicBaseUrl));
+  const results = new ResultSchemas();
+  for (const tool of catalog.tools) add(tool.path, tool.method, toolOperation(tool, options.publicBaseUrl, results));
   for (const op of MCP_OPERATIONS) add(op.path, op.method, mcpOperation(op));
   add('/files/:fileId/:fileName', 'GET', DOWNLOAD_OPERATION);
   return {
@@ -324,6 +340,7 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
         },
       },
       schemas: {
+        ...results.schemas,
         ErrorEnvelope: {
           type: 'object',
           required: ['status', 'code', 'message', 'detail', 'error'],
@@ -371,7 +388,7 @@ export function buildOpenApi(catalog: Catalog, routes: readonly RouteSpec[], opt
  * The 200 of a file tool as it really answers: the text itself (to-base64), the envelope with the
  * JSON answer (image-metadata, csv-2-json, archive list), or the envelope with a signed link.
  */
-function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly FileToolExample<unknown>[], publicBaseUrl: string): Record<string, unknown> {
+function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly FileToolExample<unknown>[], publicBaseUrl: string, results: ResultSchemas): Record<string, unknown> {
   if (tool.answer === 'text') {
     return { description: 'The text itself (text/plain), not the envelope; errors are the JSON envelope', headers: meteredHeaders, content: { 'text/plain': { schema: { type: 'string' } } } };
   }
@@ -379,7 +396,7 @@ function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly 
     const examples = Object.fromEntries(
       fileExamples.filter((ex) => ex.expect.facts !== undefined).map((ex, i) => [`example${i + 1}`, { summary: ex.title, value: { status: true, code: 200, message: 'OK', result: ex.expect.facts, warnings: [], error: '' } }]),
     );
-    return { description: 'Success envelope: result is the JSON answer (nothing is stored, no link)', headers: meteredHeaders, content: { 'application/json': { schema: successSchema(jsonSchema(tool.output, 'output')), ...(Object.keys(examples).length > 0 ? { examples } : {}) } } };
+    return { description: 'Success envelope: result is the JSON answer (nothing is stored, no link)', headers: meteredHeaders, content: { 'application/json': { schema: successSchema(results.of(tool)), ...(Object.keys(examples).length > 0 ? { examples } : {}) } } };
   }
   return {
     description: 'File result: a presigned download link (valid DOWNLOAD_URL_TTL_SECONDS, 1 hour by default); with the deprecated `delivery=binary`, the file itself in its own type',
@@ -387,7 +404,7 @@ function fileToolSuccess(tool: Catalog['tools'][number], fileExamples: readonly 
     content: {
       '*/*': { schema: { type: 'string', format: 'binary' } },
       'application/json': {
-        schema: successSchema(jsonSchema(tool.output, 'output')),
+        schema: successSchema(results.of(tool)),
         examples: Object.fromEntries(
           fileExamples.map((ex, i) => [
             `example${i + 1}`,
