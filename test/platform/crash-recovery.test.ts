@@ -9,7 +9,7 @@ import { AccountStore } from '../../src/accounts/account-store.ts';
 import { periodOf } from '../../src/accounts/periods.ts';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.ts';
 import { PROCESS_TAG, taggedName } from '../../src/files/process-folders.ts';
-import { callEmi, startServer, usageOf, type Answer, type Server } from '../support/server-process.ts';
+import { callEmi, startServer, usageOf, type Answer, type Server, testDatabaseUrl } from '../support/server-process.ts';
 
 const RECLAIMED = 'returned the unspent credit leases of a stopped process';
 
@@ -60,7 +60,7 @@ describe('a crash charges only what was spent', () => {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tool-service-crash-'));
-    db = openDatabase(`sqlite:${join(dataDir, 'tool-service.db')}`);
+    db = openDatabase(await testDatabaseUrl(dataDir));
     await migrateToLatest(db);
     accounts = new AccountStore(db);
   });
@@ -218,7 +218,7 @@ describe('a crash leaves no folders behind after the next start', () => {
   }
 
   it('SIGKILL mid-upload, with an engine started: the next start removes the dead process\'s work and engine folders, and only those', { timeout: 120_000 }, async () => {
-    const db = openDatabase(`sqlite:${join(dataDir, 'tool-service.db')}`);
+    const db = openDatabase(await testDatabaseUrl(dataDir));
     await migrateToLatest(db);
     const accounts = new AccountStore(db);
     const account = await accounts.createAccount({ email: `leftovers-${Date.now()}@example.com`, verified: true, plan: 'business', quota: 1000, rateLimit: 1_000_000 });

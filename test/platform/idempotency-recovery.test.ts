@@ -10,7 +10,7 @@ import { AccountStore } from '../../src/accounts/account-store.ts';
 import type { LeaseHolder } from '../../src/accounts/lease-holder.ts';
 import { idempotencyRequestHash } from '../../src/core/idempotency-hash.ts';
 import { migrateToLatest, openDatabase, type Db } from '../../src/db/database.ts';
-import { EMI, EMI_BODY, callEmi, startServer, usageOf, type Server } from '../support/server-process.ts';
+import { EMI, EMI_BODY, callEmi, startServer, usageOf, type Server, testDatabaseUrl } from '../support/server-process.ts';
 
 // A request killed mid-call (SIGKILL, the OOM killer, a power cut) leaves its Idempotency-Key
 // claimed. The claim names its holder like a credit lease does, and the server judges it the
@@ -28,7 +28,7 @@ describe('an Idempotency-Key claimed by a process that died is run by the retry'
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tool-service-idem-'));
-    db = openDatabase(`sqlite:${join(dataDir, 'tool-service.db')}`);
+    db = openDatabase(await testDatabaseUrl(dataDir));
     await migrateToLatest(db);
     accounts = new AccountStore(db);
     server = await startServer(dataDir, {});

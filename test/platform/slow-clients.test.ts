@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AccountStore } from '../../src/accounts/account-store.ts';
 import { migrateToLatest, openDatabase } from '../../src/db/database.ts';
-import { startServer, type Server } from '../support/server-process.ts';
+import { startServer, type Server, testDatabaseUrl } from '../support/server-process.ts';
 
 const BOUNDARY = 'slow-client-boundary';
 const MULTIPART_HEAD = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\n`;
@@ -66,7 +66,7 @@ describe('slow clients are cut off (raw sockets, a real server process)', () => 
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'slow-clients-'));
-    const db = openDatabase(`sqlite:${join(dataDir, 'tool-service.db')}`);
+    const db = openDatabase(await testDatabaseUrl(dataDir));
     await migrateToLatest(db);
     const accounts = new AccountStore(db);
     const account = await accounts.createAccount({ email: `slow-${Date.now()}@example.com`, verified: true, plan: 'business', quota: 1000, rateLimit: 1_000_000 });

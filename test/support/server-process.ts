@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { testPostgresCluster, testsUsePostgres } from './postgres-cluster.ts';
 
-// A real server process, for tests of what survives its death (SIGKILL) and a restart.
+// A real server process, for tests of what survives its death (SIGKILL) and a restart, on SQLite
+// or (TEST_DATABASE=postgres) on PostgreSQL.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export async function freePort(): Promise<number> {
@@ -57,13 +60,32 @@ function installSweep(): void {
   });
 }
 
-/** A real `serve` process on `dataDir`; resolves once it logs that it listens. */
+const databaseByDataDir = new Map<string, Promise<string>>();
+
+/**
+ * The database of the servers started on `dataDir`: the SQLite file there (the server's own
+ * default), or with TEST_DATABASE=postgres a database of the test process's cluster, made on first
+ * use and the same for every later call (a restarted server finds what the killed one left, and a
+ * test opens the very database the server uses). The cluster is throwaway, so it is not dropped.
+ */
+export function testDatabaseUrl(dataDir: string): Promise<string> {
+  if (!testsUsePostgres()) return Promise.resolve(`sqlite:${join(dataDir, 'tool-service.db')}`);
+  let url = databaseByDataDir.get(dataDir);
+  if (url === undefined) {
+    url = testPostgresCluster().then((cluster) => cluster.createDatabase());
+    databaseByDataDir.set(dataDir, url);
+  }
+  return url;
+}
+
+/** A real `serve` process on `dataDir` and its testDatabaseUrl (unless `env` names one); resolves once it logs that it listens. */
 export async function startServer(dataDir: string, env: Record<string, string>): Promise<Server> {
   installSweep();
   const port = await freePort();
+  const databaseUrl = env['DATABASE_URL'] ?? (await testDatabaseUrl(dataDir));
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'src/main.ts', 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false', ...env },
+    env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
