@@ -2,6 +2,11 @@
 // changeCounter in src/db/database.ts): every call is authorised with the account's state of that
 // moment, whoever changed it: another connection (the CLI, another process) or this process,
 // and whatever the app's own connection was doing at the time.
+// SQLite only (listed in scripts/test.sh's SQLITE_ONLY, left out of the PostgreSQL pass): this is
+// the cache kept fresh by SQLite's PRAGMA data_version and the order of queries on its one
+// connection. On PostgreSQL the cache is bypassed and every call reads the database; a key revoked
+// or an account changed through another connection is refused on the very next call on both
+// databases in accounts.test.ts, mcp-account-state.test.ts and sse-sessions.test.ts.
 import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
