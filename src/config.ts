@@ -81,6 +81,7 @@ const envSchema = z.object({
   MCP_SSE_SESSIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(8),
   MCP_SSE_SESSIONS_MAX: z.coerce.number().int().min(1).max(100_000).default(256),
   MCP_SSE_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  MCP_PROGRESS_INTERVAL_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   RUN_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   RUN_QUEUE_LIMIT: z.coerce.number().int().min(0).max(10_000).default(100),
   TEST_PLAYBOOKS: boolFromEnv.default(false),
@@ -162,6 +163,8 @@ export interface Config {
   mcpBodyLimitBytes: number;
   /** legacy SSE sessions: open at once per API key and in all, and how long one may sit idle before it is closed */
   mcpSse: { perKey: number; max: number; idleMs: number };
+  /** MCP_PROGRESS_INTERVAL_MS: how often a long invoke_tool reports progress to a client that asked */
+  mcpProgressIntervalMs: number;
   /** Async runs executing at once in this process, and waiting beyond those (more are refused with runs_busy). */
   runConcurrency: number;
   runQueueLimit: number;
@@ -288,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     payloadTtlMs: e.MCP_PAYLOAD_TTL_MS,
     mcpBodyLimitBytes: e.MCP_BODY_LIMIT_BYTES,
     mcpSse: { perKey: e.MCP_SSE_SESSIONS_PER_KEY, max: e.MCP_SSE_SESSIONS_MAX, idleMs: e.MCP_SSE_IDLE_SECONDS * 1000 },
+    mcpProgressIntervalMs: e.MCP_PROGRESS_INTERVAL_MS,
     runConcurrency: e.RUN_CONCURRENCY,
     runQueueLimit: e.RUN_QUEUE_LIMIT,
     testPlaybooks: e.TEST_PLAYBOOKS,

@@ -108,6 +108,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     sse: config.mcpSse,
     publicBaseUrl: config.publicBaseUrl,
     version: VERSION,
+    progressIntervalMs: config.mcpProgressIntervalMs,
     runs: { executor: services.runExecutor, runs: services.runs, payloads: services.payloads },
     skills: services.skills,
     featureMemory: services.featureMemory,

@@ -65,6 +65,8 @@ export interface McpRouteOptions {
   runs?: McpRunServices;
   /** file sources for file tools over MCP (see file-source.ts) */
   files?: { pipeline: FilePipeline };
+  /** how often a long invoke_tool reports progress (MCP_PROGRESS_INTERVAL_MS) */
+  progressIntervalMs?: number;
   /** the playbooks, for list_skills and load_skill */
   skills?: PlaybookRegistry;
   /** recall_context, capture_feature and the other feature-memory tools */
@@ -220,7 +222,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
         log: { get: () => scope().log, enumerable: true },
         requestId: { get: () => scope().requestId, enumerable: true },
       }) as T & CallScope;
-    registerMetaTools(server, withScope({ catalog: options.catalog, invoker: options.invoker, runs: options.runs, files: options.files }));
+    registerMetaTools(server, withScope({ catalog: options.catalog, invoker: options.invoker, runs: options.runs, files: options.files, progressIntervalMs: options.progressIntervalMs }));
     if (options.skills) registerSkillTools(server, options.skills);
     if (options.featureMemory) registerFeatureTools(server, withScope({ memory: options.featureMemory }));
     if (options.codingJobs) registerCodingJobTools(server, withScope({ jobs: options.codingJobs }));

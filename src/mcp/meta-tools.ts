@@ -33,6 +33,8 @@ export interface MetaToolContext {
   runs?: McpRunServices | undefined;
   /** work folders for file tools' calls (their file comes as base64, URL or fileId); without it file tools are not MCP-callable */
   files?: { pipeline: FilePipeline } | undefined;
+  /** how often a call still running reports progress to a client that asked (MCP_PROGRESS_INTERVAL_MS) */
+  progressIntervalMs?: number | undefined;
 }
 
 /** Why a catalog tool cannot be called over MCP, or null when it can. */
@@ -229,9 +231,12 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         if (!submitted.accepted) return outcomeResult(operationId, submitted.refusal, execution);
         return result({ status: 'accepted', operationId, runId: submitted.runId, execution: { ...execution, runId: submitted.runId } });
       }
-      // Progress for clients that asked for it (a progressToken): one at the start, one at the end.
+      // Progress for clients that asked for it (a progressToken): one at the start, one every
+      // progressIntervalMs while the call runs (a video read by a model takes minutes; clients
+      // give up after 60 s without news), and one at the end.
       const progress = progressNotifier(extra, ctx.log);
       progress?.report(0, 1, `Running ${operationId}`);
+      const stopHeartbeat = progress?.heartbeat(ctx.progressIntervalMs ?? 10_000, (ms) => `Running ${operationId} (${Math.round(ms / 1000)} s)`);
       // A file tool's call owns a work folder for as long as it runs; a sync call ends with this request.
       const pipeline = tool.kind === 'file' ? ctx.files?.pipeline : undefined;
       const workDir = pipeline ? await pipeline.createWorkDir() : undefined;
@@ -239,10 +244,11 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
       try {
         outcome = await invoker.invoke({ ...call, workDir, signal: extra.signal });
       } finally {
+        stopHeartbeat?.();
         if (pipeline && workDir) await pipeline.removeWorkDir(workDir);
       }
       const shaped = outcome.ok && ctx.runs ? await shapeResult(ctx.runs.payloads, ctx.caller.account.id, outcome.result, responseMode as ResponseMode) : undefined;
-      progress?.report(1, 1, outcome.ok ? `${operationId} finished` : `${operationId} failed: ${outcome.error.error}`);
+      progress?.finish(outcome.ok ? `${operationId} finished` : `${operationId} failed: ${outcome.error.error}`);
       await progress?.flush();
       return outcomeResult(operationId, outcome, execution, shaped as Record<string, unknown> | undefined);
     },

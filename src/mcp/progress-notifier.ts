@@ -12,6 +12,14 @@ export interface ProgressExtra {
 
 export interface ProgressNotifier {
   report(progress: number, total: number, message: string): void;
+  /**
+   * Until the returned stop() is called, reports every `everyMs` that the call is still running
+   * (progress counting on from the last report, no total), so a client that resets its request
+   * timeout on progress (the MCP SDK's resetTimeoutOnProgress) keeps waiting for a long call.
+   */
+  heartbeat(everyMs: number, message: (elapsedMs: number) => string): () => void;
+  /** The last report: progress one past every report before it (it must only grow), as its total. */
+  finish(message: string): void;
   /** resolves when every reported notification was sent (or failed and was logged) */
   flush(): Promise<void>;
 }
@@ -21,12 +29,22 @@ export function progressNotifier(extra: ProgressExtra, log: FastifyBaseLogger): 
   const progressToken = extra._meta?.progressToken;
   if (progressToken === undefined) return undefined;
   let chain = Promise.resolve();
+  let last = -1;
+  const send = (progress: number, total: number | undefined, message: string) => {
+    last = Math.max(last, progress);
+    const params = { progressToken, progress, ...(total === undefined ? {} : { total }), message };
+    chain = chain.then(() => extra.sendNotification({ method: 'notifications/progress', params }).catch((err: unknown) => log.warn({ err }, 'progress notification not sent')));
+  };
   return {
-    report(progress, total, message) {
-      chain = chain.then(() =>
-        extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total, message } }).catch((err: unknown) => log.warn({ err }, 'progress notification not sent')),
-      );
+    report: (progress, total, message) => send(progress, total, message),
+    heartbeat(everyMs, message) {
+      const started = Date.now();
+      const timer = setInterval(() => send(last + 1, undefined, message(Date.now() - started)), everyMs);
+      // A heartbeat never keeps the process alive on its own.
+      timer.unref();
+      return () => clearInterval(timer);
     },
+    finish: (message) => send(last + 1, last + 1, message),
     flush: () => chain,
   };
 }
