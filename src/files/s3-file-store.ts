@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -39,6 +40,8 @@ export interface S3FileStoreOptions {
   connectTimeoutMs?: number;
   /** time a connection to the storage may stay silent (not the whole transfer: a large file may take longer); then 503 */
   idleTimeoutMs?: number;
+  /** how long a download's client may stop reading (the storage's socket then idles too) before it is cut; 5 min by default */
+  streamIdleMs?: number;
   /** attempts per request (the SDK retries network errors and 5xx); with the timeouts, bounds how long a dead storage holds a call */
   maxAttempts?: number;
 }
@@ -115,6 +118,7 @@ export class S3FileStore implements FileStore {
   /** for uploads: it does not retry by itself, s3-upload.ts retries each part with a fresh stream */
   readonly #uploader: S3Client;
   readonly #attempts: number;
+  readonly #streamIdleMs: number;
   readonly #bucket: string;
   /** '' or '<prefix>/': what every key of ours starts with */
   readonly #keyPrefix: string;
@@ -123,6 +127,7 @@ export class S3FileStore implements FileStore {
   constructor(settings: S3StoreSettings, options: S3FileStoreOptions, client: S3Client = s3Client(settings, options)) {
     this.#client = client;
     this.#attempts = options.maxAttempts ?? 2;
+    this.#streamIdleMs = options.streamIdleMs ?? 5 * 60_000;
     this.#uploader = s3Client(settings, { ...options, maxAttempts: 1 });
     this.#bucket = settings.bucket;
     this.#keyPrefix = settings.prefix === '' ? '' : `${settings.prefix}/`;
@@ -186,11 +191,24 @@ export class S3FileStore implements FileStore {
     return stored && new Date(stored.deleteAt) > new Date() ? stored : undefined;
   }
 
+  /**
+   * The object's body for a download. The client's idle limit (15 s) guarded the wait for the
+   * answer; once the body flows to a person's download, a pause is most often their own reading
+   * pace (the reply's backpressure stops us reading the storage), so the limit becomes
+   * streamIdleMs: a client may pause that long, and a storage gone silent mid-body is still cut.
+   */
   async open(fileId: string): Promise<Readable> {
+    return this.#body(fileId, this.#streamIdleMs);
+  }
+
+  async #body(fileId: string, idleMs: number | undefined): Promise<Readable> {
     try {
       const answer = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.key(fileId) }));
-      // In Node the SDK's body is the response stream itself (an IncomingMessage).
-      return answer.Body as Readable;
+      // In Node the SDK's body is the response stream itself (an IncomingMessage); the SDK's
+      // timeout listener stays on its socket, so setTimeout only changes how long it waits.
+      const body = answer.Body as Readable & { socket?: Socket | null };
+      if (idleMs !== undefined) body.socket?.setTimeout(idleMs);
+      return body;
     } catch (err) {
       if (isNotFound(err)) throw new ServiceError(410, 'file_gone', 'The file is no longer stored', { detail: 'Results are deleted after the retention period' });
       throw storageUnavailable(err);
@@ -198,7 +216,8 @@ export class S3FileStore implements FileStore {
   }
 
   async copyTo(fileId: string, destPath: string): Promise<void> {
-    const body = await this.open(fileId);
+    // Written to disk as fast as it comes: the short idle limit stays, a silent storage is a 503.
+    const body = await this.#body(fileId, undefined);
     try {
       await pipeline(body, createWriteStream(destPath, { mode: 0o600 }));
     } catch (err) {

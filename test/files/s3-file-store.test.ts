@@ -108,4 +108,38 @@ describe('S3FileStore', () => {
     }
     assert.equal(await exists(`expiring/${stored.fileId}`), true, 'still in the bucket until the sweep');
   });
+
+  it('lets a download pause longer than the idle limit, and still cuts a storage gone silent mid-body', async () => {
+    const size = 24 * 1024 * 1024;
+    const path = join(dir, 'large-source');
+    writeFileSync(path, Buffer.alloc(size, 0x61));
+    // A 1 s idle limit for requests; a download may pause for the stream limit (default 5 min).
+    const patient = new S3FileStore({ ...settings, prefix: 'streams' }, { retentionMs: HOUR, idleTimeoutMs: 1000 });
+    stores.push(patient);
+    const stored = await patient.put(path, { fileName: 'large.bin', mimeType: 'application/octet-stream', retentionMs: HOUR });
+    const body = await patient.open(stored.fileId);
+    // A reader that stops for 3 s, as a slow client's backpressure would: the storage's socket idles as long.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    let received = 0;
+    for await (const chunk of body) received += (chunk as Buffer).length;
+    assert.equal(received, size, 'the download completed after the pause');
+
+    const strict = new S3FileStore({ ...settings, prefix: 'streams' }, { retentionMs: HOUR, idleTimeoutMs: 1000, streamIdleMs: 1000 });
+    stores.push(strict);
+    const cut = await strict.open(stored.fileId);
+    s3.pause();
+    try {
+      // What was already sent arrives; then nothing, and after 1 s of silence the body fails.
+      const guard = setTimeout(() => cut.destroy(new Error('still waiting after 60 s')), 60_000);
+      await assert.rejects(
+        (async () => {
+          for await (const _chunk of cut) void _chunk;
+        })(),
+        (err: Error) => /timed out|aborted|socket hang up/i.test(err.message) || err.name === 'TimeoutError',
+      );
+      clearTimeout(guard);
+    } finally {
+      s3.resume();
+    }
+  });
 });
