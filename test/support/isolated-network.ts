@@ -37,7 +37,11 @@ export async function runInIsolatedNetwork(testFile: string): Promise<void> {
   const script = 'ip link set lo up && exec "$0" "$@"';
   const args = [...flags, 'sh', '-c', script, process.execPath, ...process.execArgv, testFile];
   const code = await new Promise<number>((resolve) => {
-    const child = spawn('unshare', args, { stdio: 'inherit', env: { ...process.env, [MARK]: '1' } });
+    // A shared PostgreSQL cluster (TEST_POSTGRES_URL, the test command's PostgreSQL pass) listens
+    // on the outer loopback, which the namespace cannot reach: without it the file starts a
+    // cluster of its own inside the namespace (test/support/postgres-cluster.ts), on its loopback.
+    const { TEST_POSTGRES_URL: _outerCluster, ...env } = process.env;
+    const child = spawn('unshare', args, { stdio: 'inherit', env: { ...env, [MARK]: '1' } });
     child.on('error', (error) => {
       process.stderr.write(`${testFile}: cannot isolate the network (${error.message}); install util-linux (unshare) and iproute2 (ip), and run as root or with user namespaces enabled\n`);
       resolve(1);
