@@ -456,5 +456,6 @@ const DOWNLOAD_OPERATION: Record<string, unknown> = {
     },
     '403': { description: '`invalid_signature`: the link was altered or is incomplete.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
     '410': { description: '`link_expired` (run the conversion again for a new link) or `file_gone` (past the retention period).', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
+    '503': { description: '`storage_unavailable`: the result store (S3) did not answer; retry after `Retry-After`. The file is not lost.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } },
   },
 };

@@ -55,11 +55,11 @@ describe('the routes a client follows are documented', () => {
   });
   after(() => t.close());
 
-  it('the signed download, with no key and its 403 and 410', () => {
+  it('the signed download, with no key and its 403, 410 and 503 (the result store out)', () => {
     const download = doc.paths['/files/{fileId}/{fileName}']?.['get'];
     assert.ok(download);
     assert.deepEqual(download.security, []);
-    assert.deepEqual(Object.keys(download.responses).sort(), ['200', '403', '410']);
+    assert.deepEqual(Object.keys(download.responses).sort(), ['200', '403', '410', '503']);
   });
 
   it("a POST JSON tool's 415", () => {
