@@ -26,15 +26,16 @@ function killGroup(child: ChildProcess): void {
 }
 
 /**
- * Two real service processes on one DATA_DIR (one SQLite file); stopped with SIGTERM, as in
+ * Two real service processes on one DATA_DIR and one database (the test app's: its SQLite file
+ * there, or its PostgreSQL database with TEST_DATABASE=postgres); stopped with SIGTERM, as in
  * production. Each runs detached in its own process group, killed whole once stopped, when a
  * start fails, or when this file exits, so a failed test leaves no server behind.
  */
-async function twoServers(dataDir: string): Promise<{ ports: number[]; stop(): Promise<void> }> {
+async function twoServers(dataDir: string, databaseUrl: string): Promise<{ ports: number[]; stop(): Promise<void> }> {
   const ports = [await freePort(), await freePort()];
   const children: ChildProcess[] = ports.map((port) =>
     spawn(`${ROOT}bin/tool-service`, ['serve'], {
-      env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' },
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' },
       stdio: 'ignore',
       detached: true,
     }),
@@ -104,9 +105,9 @@ describe('credits, quota and limits', () => {
   });
 
   it('never overspends across processes sharing the database', async () => {
-    // Two real service processes on one SQLite file race for the last 9 credits.
+    // Two real service processes on one database race for the last 9 credits.
     const { apiKey, accountId } = await t.account({ quota: 9, rateLimit: 100_000 });
-    const servers = await twoServers(t.dataDir);
+    const servers = await twoServers(t.dataDir, t.config.databaseUrl);
     try {
       const responses = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
@@ -137,7 +138,7 @@ describe('credits, quota and limits', () => {
 
   it('with leases across two processes, never spends past the quota and returns every unspent lease on shutdown', async () => {
     const { apiKey, accountId } = await t.account({ quota: 1000, rateLimit: 100_000 });
-    const servers = await twoServers(t.dataDir);
+    const servers = await twoServers(t.dataDir, t.config.databaseUrl);
     let ok = 0;
     try {
       // 1,100 calls in waves of 50, alternating between the processes.

@@ -38,7 +38,9 @@ export async function startTestApp(options: { catalog?: Catalog; env?: Record<st
   let databaseUrl = reusedDir === undefined ? undefined : databaseByDataDir.get(reusedDir);
   if (cluster && databaseUrl === undefined) {
     databaseUrl = await cluster.createDatabase();
-    if (reusedDir !== undefined) databaseByDataDir.set(reusedDir, databaseUrl);
+    // Under the folder the app runs on, so a second app given this one's dataDir (another node on
+    // the same data) shares its database too, as it would share the SQLite file there.
+    databaseByDataDir.set(reusedDir ?? dataDir, databaseUrl);
   }
   const config = loadConfig({
     DATA_DIR: dataDir,
@@ -82,7 +84,10 @@ export async function startTestApp(options: { catalog?: Catalog; env?: Record<st
       app.server.closeAllConnections();
       await closing;
       rmSync(dataDir, { recursive: true, force: true });
-      if (cluster && databaseUrl && reusedDir === undefined) await cluster.dropDatabase(databaseUrl);
+      if (cluster && databaseUrl && reusedDir === undefined) {
+        databaseByDataDir.delete(dataDir);
+        await cluster.dropDatabase(databaseUrl);
+      }
     },
   };
 }
