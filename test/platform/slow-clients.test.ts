@@ -154,6 +154,14 @@ describe('slow clients are cut off (raw sockets, a real server process)', () => 
     // The upload is being written to its own new work folder: the server is mid-read when the client goes.
     let folder: string | undefined;
     while ((folder = readdirSync(work).find((name) => !before.has(name))) === undefined) await once(watcher, 'change');
+    // And the upload file in it: the folder is made before the caller is authorised (database
+    // queries, which on PostgreSQL take a few ms), the file only once the body is being read.
+    const inFolder = watch(join(work, folder));
+    try {
+      while (!readdirSync(join(work, folder)).includes('upload')) await once(inFolder, 'change');
+    } finally {
+      inFolder.close();
+    }
     socket.destroy();
     await server.logged('"reqId":"walked-away-upload"');
     await server.logged('upload abandoned: the connection closed mid-body');
