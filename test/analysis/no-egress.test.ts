@@ -24,12 +24,21 @@ const ALLOWED_MODULES: Record<string, Record<string, string>> = {
   'src/accounts/mailer.ts': { nodemailer: 'SMTP to the operator-configured SMTP_URL only (account mail), never to a caller-chosen host' },
   'src/engines/chromium.ts': { 'playwright-core': 'drives the local Chromium over its pipe; every page request is aborted by the route (and the sandbox has no network)' },
   'src/engines/chromium-launcher.ts': { 'playwright-core': 'launches the local Chromium (see chromium.ts)' },
+  // The shared infrastructure of many nodes: each client reaches only the one address the
+  // operator configured, never a caller-chosen host.
+  'src/db/database.ts': { pg: 'PostgreSQL at the operator-configured DATABASE_URL only' },
+  'src/accounts/redis-connection.ts': { ioredis: 'Redis at the operator-configured REDIS_URL only (shared rate limits)' },
+  'src/files/s3-file-store.ts': { '@aws-sdk/client-s3': "the operator's FILE_STORE bucket at AWS_ENDPOINT_URL_S3 (or AWS's) only" },
+  'src/files/s3-upload.ts': { '@aws-sdk/client-s3': 'uploads to the FILE_STORE bucket (see s3-file-store.ts)' },
+  // The provider clients are given a fetch that is the egress-safe fetcher, allowing only the
+  // configured provider host (src/ai/provider-fetch.ts): their own transport never runs.
+  'src/ai/providers.ts': { '@google/genai': 'its fetch is the egress-safe fetcher (provider-fetch.ts)', openai: 'its fetch is the egress-safe fetcher (provider-fetch.ts)' },
 };
 
 /** Names of network modules that are not clients and may be imported anywhere. */
 const HARMLESS_NAMES = new Set(['STATUS_CODES', 'METHODS', 'maxHeaderSize', 'isIP', 'isIPv4', 'isIPv6', 'checkServerIdentity', 'rootCertificates']);
 
-const NETWORK_MODULES = /^(node:)?(net|tls|http|https|http2|dgram)$|^(undici|node-fetch|axios|got|ky|superagent|request|ws|socket\.io-client|nodemailer|playwright-core|playwright|puppeteer|puppeteer-core|ioredis|redis|pg|mysql2?)$/;
+const NETWORK_MODULES = /^(node:)?(net|tls|http|https|http2|dgram)$|^(undici|node-fetch|axios|got|ky|superagent|request|ws|socket\.io-client|nodemailer|playwright-core|playwright|puppeteer|puppeteer-core|ioredis|redis|pg|mysql2?|@aws-sdk\/client-[a-z0-9-]+|@google\/genai|openai)$/;
 
 const CLIENT_CALLS: [RegExp, string][] = [
   [/(?<![.\w])fetch\s*\(/, 'fetch()'],
