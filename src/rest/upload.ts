@@ -23,6 +23,9 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
       detail: `Upload the source file in the form field "${field}"; options go in other form fields or the query string`,
     });
   }
+  // A client gone before the body is read (it hung up while the key was checked): its 'aborted'
+  // and 'close' have fired already, so the parser below would wait for them forever.
+  if (request.raw.destroyed || request.raw.readableAborted) throw abandoned(request);
   const fields: Record<string, unknown> = {};
   let upload: ReceivedUpload | undefined;
   try {
@@ -60,11 +63,7 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
     if (err instanceof ServiceError) throw err;
     // The client went away (or was cut off by the request timeout) mid-upload: its doing, so a
     // 4xx that nobody reads, never a 500 and an error-level log line.
-    if (request.raw.destroyed || request.raw.readableAborted) {
-      // No reply can reach a closed connection, so no access line follows: this is the record.
-      request.log.warn({ method: request.method, route: request.routeOptions.url, receivedBytes: request.raw.socket?.bytesRead }, 'upload abandoned: the connection closed mid-body');
-      throw uploadAborted();
-    }
+    if (request.raw.destroyed || request.raw.readableAborted) throw abandoned(request);
     const code = (err as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(uploadLimitBytes);
     if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
@@ -76,6 +75,12 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
     throw err;
   }
   return { fields, upload };
+}
+
+/** The 4xx of an upload whose client went away, logged: no reply can reach a closed connection, so no access line follows and this is the record. */
+function abandoned(request: FastifyRequest): ServiceError {
+  request.log.warn({ method: request.method, route: request.routeOptions.url, receivedBytes: request.raw.socket?.bytesRead }, 'upload abandoned: the connection closed mid-body');
+  return uploadAborted();
 }
 
 function uploadAborted(): ServiceError {
