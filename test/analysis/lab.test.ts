@@ -89,6 +89,7 @@ describe('lab mode: a real browser load, every request through the egress-safe f
     assert.ok(result.cls > 0, `the banner's push is a layout shift: ${result.cls}`);
     assert.ok(result.tbtMs >= 150, `a 250 ms task after FCP blocks about 200 ms: ${result.tbtMs}`);
     assert.ok(result.longTasks >= 1);
+    assert.ok(result.blockingScripts.length >= 1, 'the long task is attributed to the page\'s script');
     assert.ok(result.loadMs !== null && result.loadMs > 0);
     // The document and the image were served; the two forbidden addresses were not.
     assert.equal(result.requests, 2);
@@ -106,8 +107,9 @@ describe('lab mode: a real browser load, every request through the egress-safe f
     const result = await lab('/moved');
     assert.ok(result.lcpMs !== null && result.lcpMs > 0);
     assert.equal(result.cls, 0);
-    // No script: whatever long task a loaded machine makes of parsing and layout stays far below a finding.
-    assert.ok(result.tbtMs < 150, `TBT ${result.tbtMs}`);
+    // No script: no long task ran the page's code. What TBT a loaded machine makes of parsing and
+    // layout is the machine's (164 ms was seen at load 6), so it is not bounded here by a number.
+    assert.deepEqual(result.blockingScripts, [], `TBT ${result.tbtMs}`);
     // The redirect chain counts once; the image is the second request.
     assert.equal(result.requests, 2);
     assert.deepEqual(result.blocked, []);
