@@ -68,11 +68,13 @@ interface Server {
   child: ChildProcess;
   baseUrl: string;
   output: () => string;
+  /** Resolves once the output so far satisfies `seen`; rejects if the process exits first. */
+  until: (seen: (output: string) => boolean, what: string) => Promise<void>;
   stop: () => Promise<void>;
 }
 
 /**
- * Starts `serve` and waits until /healthz answers (or the process dies): no clock of its own, the
+ * Starts `serve` and waits for its "listening" log line (or its death): no clock of its own, the
  * test's timeout is the hang guard. Detached, in its own process group with what it starts, so
  * stop() and the file's exit take them all (a failed test must not leave a server running).
  */
@@ -94,12 +96,17 @@ async function startServer(dataDir: string): Promise<Server> {
   process.once('exit', killGroup);
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const waiters = new Set<() => void>();
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    for (const check of waiters) check();
+  });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   const exit = new Promise<void>((resolve) => {
     child.once('exit', (code, signal) => {
       exited = { code, signal };
+      for (const check of waiters) check();
       resolve();
     });
   });
@@ -108,6 +115,17 @@ async function startServer(dataDir: string): Promise<Server> {
     child,
     baseUrl,
     output: () => out,
+    until: (seen, what) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (seen(out)) resolve();
+          else if (exited) reject(new Error(`serve exited (${exited.code ?? exited.signal}) before ${what}:\n${out}\n${err}`));
+          else return;
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      }),
     async stop() {
       if (!exited) child.kill('SIGTERM');
       await exit;
@@ -115,16 +133,13 @@ async function startServer(dataDir: string): Promise<Server> {
       process.off('exit', killGroup);
     },
   };
-  for (;;) {
-    if (exited) throw new Error(`serve exited early (${exited.code ?? exited.signal}):\n${out}\n${err}`);
-    try {
-      const res = await fetch(`${baseUrl}/healthz`);
-      if (res.ok) return server;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await server.until((output) => output.includes('Server listening at'), 'logging that it listens');
+  } catch (error) {
+    await server.stop();
+    throw error;
   }
+  return server;
 }
 
 function callEmi(baseUrl: string, apiKey: string, path = EMI_PATH): Promise<Response> {
@@ -277,15 +292,16 @@ describe('CLI: serve', () => {
     assert.ok(res.headers.get('x-credits-remaining'));
 
     // One JSON log line per request on stdout, with the request id the caller was given.
-    const deadline = Date.now() + 5000;
     const accessLine = () =>
       server
         .output()
         .split('\n')
+        .slice(0, -1) // whole lines only: the last may still be arriving
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .find((entry) => entry['reqId'] === requestId && entry['msg'] === 'request');
-    while (!accessLine() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // Waited for by its content: the line may be written just after the answer was sent.
+    await server.until(() => accessLine() !== undefined, `an access log line for ${requestId}`);
     assert.deepEqual(
       (({ level, method, url, statusCode }) => ({ level, method, url, statusCode }))(accessLine() ?? {}),
       { level: 30, method: 'POST', url: '/api/v1/calculators/emi-calculator', statusCode: 200 },

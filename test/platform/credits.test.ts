@@ -1,10 +1,9 @@
 import { after, before, describe, it } from 'node:test';
-import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { freePort } from '../support/server-process.ts';
+import { startServer, type Server } from '../support/server-process.ts';
 import { catalogWithTestTools } from '../support/extra-tools.ts';
 import { periodOf, periodResetAt } from '../../src/accounts/periods.ts';
 import { CreditLeaseStore } from '../../src/accounts/credit-lease-store.ts';
@@ -13,59 +12,25 @@ import { hostname } from 'node:os';
 
 const EMI = '/api/v1/calculators/emi-calculator';
 const EMI_BODY = { principal: 100000, rate: 10, tenure: 12 };
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-
-/** SIGKILLs a server's process group: the launcher's node and anything it started. */
-function killGroup(child: ChildProcess): void {
-  try {
-    process.kill(-child.pid!, 'SIGKILL');
-  } catch {
-    // already gone
-  }
-}
 
 /**
  * Two real service processes on one DATA_DIR and one database (the test app's: its SQLite file
  * there, or its PostgreSQL database with TEST_DATABASE=postgres); stopped with SIGTERM, as in
- * production. Each runs detached in its own process group, killed whole once stopped, when a
- * start fails, or when this file exits, so a failed test leaves no server behind.
+ * production. startServer waits for each one's "listening" line and sweeps their process groups
+ * when this file exits, so a failed test leaves no server behind.
  */
 async function twoServers(dataDir: string, databaseUrl: string): Promise<{ ports: number[]; stop(): Promise<void> }> {
-  const ports = [await freePort(), await freePort()];
-  const children: ChildProcess[] = ports.map((port) =>
-    spawn(`${ROOT}bin/tool-service`, ['serve'], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false' },
-      stdio: 'ignore',
-      detached: true,
-    }),
-  );
-  const sweep = () => children.forEach(killGroup);
-  process.once('exit', sweep);
-  const exits = children.map((child) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit').then(() => undefined)));
+  const servers: Server[] = [];
   try {
-    // Wait for each to answer, or to die: no clock here, the test's timeout is the hang guard.
-    for (const [i, port] of ports.entries()) {
-      const child = children[i]!;
-      for (;;) {
-        assert.ok(child.exitCode === null && child.signalCode === null, `the server on ${port} exited (${child.exitCode ?? child.signalCode}) before answering`);
-        if (await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false)) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+    for (let i = 0; i < 2; i++) servers.push(await startServer(dataDir, { DATABASE_URL: databaseUrl }));
   } catch (error) {
-    sweep();
+    await Promise.all(servers.map((server) => server.kill('SIGKILL')));
     throw error;
   }
   return {
-    ports,
+    ports: servers.map((server) => Number(new URL(server.base).port)),
     async stop() {
-      for (const [i, child] of children.entries()) {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        await exits[i];
-      }
-      sweep();
-      process.off('exit', sweep);
+      await Promise.all(servers.map((server) => server.kill('SIGTERM')));
     },
   };
 }
