@@ -23,6 +23,7 @@ import { redactUrl } from './core/log-redaction.ts';
 import { registerToolRoutes } from './rest/tool-routes.ts';
 import { registerMcpRoutes } from './mcp/mcp-routes.ts';
 import { registerDownloadRoute } from './rest/file-routes.ts';
+import { storageStatus } from './files/file-store.ts';
 import { webhookRoutes } from './rest/webhook-routes.ts';
 import { createLogger, createServices, type ServiceOptions, type Services } from './services.ts';
 
@@ -31,6 +32,8 @@ export type { Services, ServiceOptions } from './services.ts';
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** How long /readyz waits for the file storage: under a load balancer's usual probe timeout (5 s). */
+const READYZ_STORAGE_TIMEOUT_MS = 2000;
 
 /**
  * Mounts the surfaces on the services: REST (tools, accounts, keys, webhooks, downloads, docs) and
@@ -155,12 +158,17 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const checks: Record<string, { state: string; detail?: string }> = {};
+    // Asked while the database answers. Every stored result goes through it (a bucket, or the
+    // local results folder), so a failed storage is not_ready like the database; the timeout keeps
+    // the probe answering when the storage hangs.
+    const storage = storageStatus(store, READYZ_STORAGE_TIMEOUT_MS);
     try {
       await sql`select 1`.execute(db);
       checks['database'] = { state: 'ready' };
     } catch (err) {
       checks['database'] = { state: 'failed', detail: err instanceof Error ? err.message : String(err) };
     }
+    checks['storage'] = await storage;
     // Redis out is degraded, not failed: each node then limits on its own and serves on.
     if (services.redis) checks['redis'] = services.redis.status();
     const ready = Object.values(checks).every((c) => c.state !== 'failed');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile, copyFile } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile, copyFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -33,11 +33,65 @@ export interface FileStore {
   delete(fileId: string): Promise<void>;
   /** Deletes every file past its retention, including files left from before a restart. */
   sweep(now?: Date): Promise<number>;
+  /**
+   * Throws when the store could not take a result now (a bucket that does not answer, a folder
+   * that is not writable), for /readyz. `signal` aborts a remote request still waiting.
+   */
+  check(signal?: AbortSignal): Promise<void>;
   /** Releases connections (a remote store's); called once when the services stop. */
   close?(): void;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A result's id. Checked before it names a folder or an object key, so it never walks elsewhere. */
+export const FILE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * get() for every store: the id checked, the result's metadata read by the store (`readMeta`
+ * answers undefined when the result is not there, and throws for an outage, which must not read
+ * as a deleted result), and the result kept only while the clock is before its deleteAt, so one
+ * the sweep has not reached yet is already gone to its owner and to every download. The owner
+ * check is the caller's (FilePipeline.receiveStored): downloads go by signed link, not by owner.
+ */
+export async function readLiveStoredFile(fileId: string, readMeta: (fileId: string) => Promise<StoredFile | undefined>, now?: Date): Promise<StoredFile | undefined> {
+  if (!FILE_ID.test(fileId)) return undefined;
+  const stored = await readMeta(fileId);
+  // `!stored`, not `=== undefined`: parsed metadata may be any JSON, `null` included.
+  if (!stored) return undefined;
+  // The clock is read after the metadata: a slow read must not serve a result that expired meanwhile.
+  return new Date(stored.deleteAt) > (now ?? new Date()) ? stored : undefined;
+}
+
+export interface StorageStatus {
+  state: 'ready' | 'failed';
+  detail?: string;
+}
+
+/**
+ * The store's check() for /readyz, answered within `timeoutMs` whatever the storage does: a
+ * storage that accepts the connection and says nothing is a failed check, not a hung probe (the
+ * request is aborted, so probes do not pile up on it). The detail is the check's own message,
+ * which names what failed without credentials.
+ */
+export async function storageStatus(store: FileStore, timeoutMs: number): Promise<StorageStatus> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error('timed out'));
+    }, timeoutMs);
+  });
+  try {
+    // Raced as well as aborted: a local folder on a hung mount cannot be aborted.
+    await Promise.race([store.check(controller.signal), timedOut]);
+    return { state: 'ready' };
+  } catch (err) {
+    if (controller.signal.aborted) return { state: 'failed', detail: `the file storage did not answer within ${timeoutMs} ms` };
+    return { state: 'failed', detail: err instanceof Error ? err.message : String(err) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export class LocalFileStore implements FileStore {
   readonly #root: string;
@@ -47,7 +101,7 @@ export class LocalFileStore implements FileStore {
   }
 
   #dir(fileId: string): string {
-    if (!UUID.test(fileId)) throw new Error('invalid file id');
+    if (!FILE_ID.test(fileId)) throw new Error('invalid file id');
     return join(this.#root, fileId);
   }
 
@@ -77,13 +131,20 @@ export class LocalFileStore implements FileStore {
   }
 
   async get(fileId: string): Promise<StoredFile | undefined> {
-    if (!UUID.test(fileId)) return undefined;
-    try {
-      const stored = JSON.parse(await readFile(join(this.#dir(fileId), 'meta.json'), 'utf8')) as StoredFile;
-      return new Date(stored.deleteAt) > new Date() ? stored : undefined;
-    } catch {
-      return undefined;
-    }
+    return readLiveStoredFile(fileId, async (id) => {
+      try {
+        return JSON.parse(await readFile(join(this.#dir(id), 'meta.json'), 'utf8')) as StoredFile;
+      } catch {
+        // Missing or half-written metadata: there is no result to give (the sweep removes it).
+        return undefined;
+      }
+    });
+  }
+
+  /** The results folder exists (made if not, as put() would) and may be written: a read-only mount or lost permission fails. */
+  async check(): Promise<void> {
+    await mkdir(this.#root, { recursive: true });
+    await access(this.#root, constants.W_OK);
   }
 
   async open(fileId: string): Promise<Readable> {
@@ -107,7 +168,7 @@ export class LocalFileStore implements FileStore {
       return 0;
     }
     for (const name of entries) {
-      if (!UUID.test(name)) continue;
+      if (!FILE_ID.test(name)) continue;
       let expired = true;
       try {
         const stored = JSON.parse(await readFile(join(this.#root, name, 'meta.json'), 'utf8')) as StoredFile;

@@ -23,11 +23,10 @@ import {
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { ServiceError } from '../core/errors.ts';
-import { LocalFileStore, type FileStore, type StoredFile } from './file-store.ts';
+import { FILE_ID, LocalFileStore, readLiveStoredFile, type FileStore, type StoredFile } from './file-store.ts';
 import type { S3StoreSettings } from './s3-settings.ts';
 import { uploadFile } from './s3-upload.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** FILE_RETENTION_HOURS is at most 24: nothing of ours is kept past this, whatever its metadata says. */
 const MAX_RETENTION_MS = 24 * 3600_000;
 /** Clock difference between this node and the storage tolerated when picking objects to look at. */
@@ -123,6 +122,8 @@ export class S3FileStore implements FileStore {
   /** '' or '<prefix>/': what every key of ours starts with */
   readonly #keyPrefix: string;
   readonly #retentionMs: number;
+  /** the configured credentials' values, never to be repeated in a check's message */
+  readonly #secrets: string[];
 
   constructor(settings: S3StoreSettings, options: S3FileStoreOptions, client: S3Client = s3Client(settings, options)) {
     this.#client = client;
@@ -132,23 +133,36 @@ export class S3FileStore implements FileStore {
     this.#bucket = settings.bucket;
     this.#keyPrefix = settings.prefix === '' ? '' : `${settings.prefix}/`;
     this.#retentionMs = options.retentionMs;
+    const c = settings.credentials;
+    this.#secrets = c === undefined ? [] : [c.accessKeyId, c.secretAccessKey, c.sessionToken ?? ''].filter((v) => v !== '');
   }
 
   /** The object key of a result; `fileId` is checked to be a UUID first, so it never walks elsewhere. */
   key(fileId: string): string {
-    if (!UUID.test(fileId)) throw new Error('invalid file id');
+    if (!FILE_ID.test(fileId)) throw new Error('invalid file id');
     return `${this.#keyPrefix}${fileId}`;
   }
 
-  /** Whether the bucket answers (at start: a missing bucket or refused credentials are named in the log). */
-  async check(): Promise<void> {
+  /**
+   * Whether the bucket answers (at start: a missing bucket or refused credentials are named in the
+   * log; in /readyz, with `signal` bounding the wait). The message goes to /readyz's answer, so it
+   * names variables, never their values: the SDK's own text is scrubbed of the configured keys and
+   * of any user:password in a URL.
+   */
+  async check(signal?: AbortSignal): Promise<void> {
     try {
-      await this.#client.send(new HeadBucketCommand({ Bucket: this.#bucket }));
+      await this.#client.send(new HeadBucketCommand({ Bucket: this.#bucket }), signal === undefined ? {} : { abortSignal: signal });
     } catch (err) {
       const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-      const why = status === 404 ? 'the bucket does not exist' : status === 403 ? 'access denied (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)' : (err as Error).message;
+      const why = status === 404 ? 'the bucket does not exist' : status === 403 ? 'access denied (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)' : this.#scrub((err as Error).message);
       throw new Error(`FILE_STORE bucket ${this.#bucket}: ${why}`, { cause: err });
     }
+  }
+
+  #scrub(text: string): string {
+    let out = text.replace(/\/\/[^/\s@]*@/g, '//');
+    for (const secret of this.#secrets) out = out.split(secret).join('[redacted]');
+    return out;
   }
 
   async put(sourcePath: string, meta: { fileName: string; mimeType: string; retentionMs: number; ownerId?: string }): Promise<StoredFile> {
@@ -178,17 +192,17 @@ export class S3FileStore implements FileStore {
   }
 
   async get(fileId: string): Promise<StoredFile | undefined> {
-    if (!UUID.test(fileId)) return undefined;
-    let head: HeadObjectCommandOutput;
-    try {
-      head = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.key(fileId) }));
-    } catch (err) {
-      // Only a clear 404 is "no such file": an outage must not be answered as a deleted result.
-      if (isNotFound(err)) return undefined;
-      throw storageUnavailable(err);
-    }
-    const stored = storedFromHead(fileId, head);
-    return stored && new Date(stored.deleteAt) > new Date() ? stored : undefined;
+    return readLiveStoredFile(fileId, async (id) => {
+      let head: HeadObjectCommandOutput;
+      try {
+        head = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.key(id) }));
+      } catch (err) {
+        // Only a clear 404 is "no such file": an outage must not be answered as a deleted result.
+        if (isNotFound(err)) return undefined;
+        throw storageUnavailable(err);
+      }
+      return storedFromHead(id, head);
+    });
   }
 
   /**
@@ -247,7 +261,7 @@ export class S3FileStore implements FileStore {
       const page = await this.#client.send(new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: this.#keyPrefix, ...(token === undefined ? {} : { ContinuationToken: token }) }));
       for (const object of page.Contents ?? []) {
         const fileId = object.Key?.slice(this.#keyPrefix.length) ?? '';
-        if (!UUID.test(fileId)) continue;
+        if (!FILE_ID.test(fileId)) continue;
         const age = now.getTime() - (object.LastModified?.getTime() ?? 0);
         if (age + CLOCK_SLACK_MS < this.#retentionMs) continue;
         let due = age >= MAX_RETENTION_MS + CLOCK_SLACK_MS;
