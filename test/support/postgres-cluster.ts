@@ -6,11 +6,14 @@
 // stops the group and removes the folder.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { fileOutput, onFreePort, waitUntilReady } from './child-server.ts';
+
+/** postgres's log, in the cluster's folder (its readiness line is read from there). */
+const LOG_FILE = 'postgres.log';
 
 export interface PostgresCluster {
   /** The superuser's URL, on the `postgres` database. */
@@ -39,17 +42,6 @@ function serverUser(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 /** Whether any process of the group still runs. */
 function groupAlive(pgid: number): boolean {
   try {
@@ -75,24 +67,22 @@ function endGroupSync(pgid: number): void {
   if (groupAlive(pgid)) signal('SIGKILL');
 }
 
-async function waitForConnection(url: string, child: ChildProcess, logPath: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`postgres exited before accepting connections:\n${existsSync(logPath) ? readFileSync(logPath, 'utf8').slice(-2000) : ''}`);
-    }
-    const client = new pg.Client({ connectionString: url });
-    client.on('error', () => {});
-    try {
-      await client.connect();
-      await client.end();
-      return;
-    } catch (error) {
-      await client.end().catch(() => {});
-      if (Date.now() > deadline) throw new Error(`postgres did not accept connections within 30 s: ${(error as Error).message}`);
-      // Polling the real connect: ready as soon as the server is, with no fixed sleep to guess.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+/**
+ * Resolves once postgres logs that it accepts connections (its log file, heard through the
+ * folder's change events: no polling), then checks that one connection with `url` succeeds. A
+ * FATAL or PANIC before that (a port already taken: "could not bind"), the watcher shell's exit or
+ * 30 s without the line reject with the log's end.
+ */
+async function waitUntilAccepting(url: string, child: ChildProcess, dir: string): Promise<void> {
+  await waitUntilReady(child, fileOutput(dir, LOG_FILE), { name: 'postgres', ready: /database system is ready to accept connections/, failed: /\b(?:FATAL|PANIC):/, withinMs: 30_000 });
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(`postgres said it was ready but refused the admin connection: ${(error as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
   }
 }
 
@@ -115,15 +105,15 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     ...(user ?? {}),
   });
   rmSync(pwfile);
-  const logPath = join(dir, 'postgres.log');
+  const logPath = join(dir, LOG_FILE);
 
-  let lastError: Error | undefined;
-  for (let tries = 0; tries < 3; tries++) {
-    const port = await freePort();
+  const serveOn = async (port: number): Promise<PostgresCluster> => {
+    // A failed try's log (same folder) must not be read as this one's.
+    rmSync(logPath, { force: true });
     // The shell keeps the pipe from this process; when it closes (this process ended, however) it
     // stops the server and removes the folder.
     // fsync off: a throwaway cluster needs no durability, and the tests run faster without it.
-    const script = `"$1/postgres" -D "$2/data" -p "$3" -k "$2" -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 >"$2/postgres.log" 2>&1 &
+    const script = `"$1/postgres" -D "$2/data" -p "$3" -k "$2" -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 >"$2/${LOG_FILE}" 2>&1 &
 pid=$!
 read _ignored
 kill -QUIT "$pid" 2>/dev/null
@@ -143,17 +133,13 @@ rm -rf "$2"`;
     process.once('exit', onExit);
     process.removeListener('exit', removeDir);
     try {
-      await waitForConnection(adminUrl, child, logPath);
+      await waitUntilAccepting(adminUrl, child, dir);
     } catch (error) {
-      lastError = error as Error;
       process.removeListener('exit', onExit);
       endGroupSync(pgid);
-      if (/could not bind|Address already in use/.test(lastError.message)) {
-        process.once('exit', removeDir);
-        continue;
-      }
-      rmSync(dir, { recursive: true, force: true });
-      throw lastError;
+      // The folder (with the initialized cluster) is kept for another try: back to removing it on exit.
+      process.once('exit', removeDir);
+      throw error;
     }
     let stopped = false;
     return {
@@ -173,9 +159,16 @@ rm -rf "$2"`;
         rmSync(dir, { recursive: true, force: true });
       },
     };
+  };
+
+  try {
+    // Only a port taken between the probe and postgres's bind is worth another port.
+    return (await onFreePort(serveOn, (error) => /could not bind|Address already in use/.test(error.message))).value;
+  } catch (error) {
+    process.removeListener('exit', removeDir);
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
-  rmSync(dir, { recursive: true, force: true });
-  throw lastError ?? new Error('postgres did not start');
 }
 
 /** Fresh databases on a cluster, named test_<random> (dropDatabase refuses any other name). */
