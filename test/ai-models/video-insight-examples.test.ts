@@ -3,28 +3,16 @@
 // (all of it but elapsedMs, the time taken), in the spec's video-insight envelope. The catalog's
 // own example suite (test/platform/catalog.test.ts) runs without a provider, so not these.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { loadCatalog } from '../../src/core/catalog.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { startGeminiStandIn, type StandIn } from './support/provider-stand-in.ts';
+import { insightSuite } from './support/insight-suite.ts';
 
 const aiTools = (await loadCatalog()).tools.filter((t) => t.uses === 'ai');
 
 type InsightOutput = { text: string; meta: { tokens: { input: number; output: number; total: number }; elapsedMs: number } & Record<string, unknown> };
 
 describe('AI tools: examples are tests, against a provider stand-in', () => {
-  let gemini: StandIn;
-  let t: TestApp;
-  let apiKey: string;
-  before(async () => {
-    gemini = await startGeminiStandIn();
-    t = await startTestApp({ env: { AI_PROVIDER: 'gemini', GEMINI_API_KEY: 'examples-key', GEMINI_BASE_URL: gemini.baseUrl } });
-    ({ apiKey } = await t.account({ plan: 'business', quota: 100_000 }));
-  });
-  after(async () => {
-    await t?.close();
-    await gemini?.close();
-  });
+  const ai = insightSuite({ provider: 'gemini', key: 'examples-key', account: { plan: 'business', quota: 100_000 } });
 
   it('there are AI tools, each with examples', () => {
     assert.ok(aiTools.length >= 1);
@@ -35,9 +23,9 @@ describe('AI tools: examples are tests, against a provider stand-in', () => {
     for (const example of tool.examples) {
       it(`${tool.operationId}: ${example.title}`, async () => {
         const expected = example.output as InsightOutput;
-        gemini.answer = expected.text;
-        gemini.tokens = expected.meta.tokens;
-        const response = await t.call(tool.path, example.input, apiKey);
+        ai.provider.answer = expected.text;
+        ai.provider.tokens = expected.meta.tokens;
+        const response = await ai.t.call(tool.path, example.input, ai.apiKey);
         const body = response.json();
         assert.equal(response.statusCode, 200, JSON.stringify(body));
         assert.deepEqual(Object.keys(body).sort(), ['code', 'error', 'message', 'meta', 'result', 'retryAfterSeconds', 'status']);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type Server } from '../support/server-process.ts';
+import { providerEnv } from './support/insight-suite.ts';
 import { makeVideo, startGeminiStandIn, startOpenAiStandIn, startVideoWeb, type StandIn, type VideoWeb } from './support/provider-stand-in.ts';
 
 const PATH = '/api/v1/ai-models/video-insight';
@@ -52,7 +53,7 @@ describe('video-insight: the provider key is in no log line, failing calls inclu
 
   it('Gemini: 400 and 500 quoting the key, 429, a non-JSON answer, a hang, then success', { timeout: 120_000 }, async () => {
     // Platform URLs only (no download, no ffmpeg): the short AI_TIMEOUT_MS is met by the hang alone.
-    const { server, apiKey } = await serve({ AI_PROVIDER: 'gemini', GEMINI_API_KEY: GEMINI_KEY, GEMINI_BASE_URL: gemini.baseUrl, AI_TIMEOUT_MS: '2000' });
+    const { server, apiKey } = await serve({ ...providerEnv('gemini', GEMINI_KEY, gemini), AI_TIMEOUT_MS: '2000' });
     gemini.queue(
       { status: 400, body: { error: { code: 400, message: `API key not valid: ${GEMINI_KEY}`, status: 'INVALID_ARGUMENT' } } },
       { status: 500, body: { error: { code: 500, message: `internal error for key=${GEMINI_KEY}`, status: 'INTERNAL' } } },
@@ -77,7 +78,7 @@ describe('video-insight: the provider key is in no log line, failing calls inclu
   });
 
   it('OpenAI-compatible (a downloaded video, frames): a 401 quoting the key, then success', { timeout: 120_000 }, async () => {
-    const { server, apiKey } = await serve({ AI_PROVIDER: 'openai-compatible', OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: openai.baseUrl });
+    const { server, apiKey } = await serve(providerEnv('openai-compatible', OPENAI_KEY, openai));
     const video = web.serve('/frames.mp4', 'video/mp4', makeVideo(2, 320, 240));
     openai.queue({ status: 401, body: { error: { message: `Incorrect API key provided: ${OPENAI_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } } });
     const refused = await post(server, apiKey, { videoUrl: video, prompt: 'first' });

@@ -4,42 +4,25 @@
 // configured host, here a stand-in on loopback that EGRESS_ALLOW does not open. And MCP's
 // invoke_tool reaches the tool through the official MCP client.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { listen } from '../support/http.ts';
+import { describe, it } from 'node:test';
 import { answerOf } from '../support/mcp-answer.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { runInIsolatedNetwork } from '../support/isolated-network.ts';
-import { makeVideo, startGeminiStandIn, startVideoWeb, type StandIn, type VideoWeb } from './support/provider-stand-in.ts';
+import { connectMcp, insightSuite } from './support/insight-suite.ts';
+import { makeVideo } from './support/provider-stand-in.ts';
 
 await runInIsolatedNetwork(import.meta.filename);
 
 const PATH = '/api/v1/ai-models/video-insight';
 
 describe('video-insight egress: the download refused where every URL tool is, the provider reached', () => {
-  let gemini: StandIn;
-  let web: VideoWeb;
-  let t: TestApp;
-  let apiKey: string;
-  before(async () => {
-    gemini = await startGeminiStandIn();
-    web = await startVideoWeb();
-    // No EGRESS_ALLOW: loopback is refused to the download path.
-    t = await startTestApp({ env: { AI_PROVIDER: 'gemini', GEMINI_API_KEY: 'net-key', GEMINI_BASE_URL: gemini.baseUrl } });
-    ({ apiKey } = await t.account({ plan: 'pro', quota: 1000 }));
-  });
-  after(async () => {
-    await t?.close();
-    await gemini?.close();
-    await web?.close();
-  });
+  // No EGRESS_ALLOW: loopback is refused to the download path.
+  const ai = insightSuite({ provider: 'gemini', key: 'net-key', web: true });
 
   it('refuses private, loopback, local-name and metadata video URLs, naming videoUrl, with no provider call, uncharged', async () => {
-    const local = web.serve('/clip.mp4', 'video/mp4', makeVideo(1, 160, 120));
+    const local = ai.web.serve('/clip.mp4', 'video/mp4', makeVideo(1, 160, 120));
     const urls = [local, 'http://10.0.0.1/v.mp4', 'http://169.254.169.254/latest/meta-data', 'http://metadata.google.internal/v.mp4', 'http://localhost/v.mp4', 'http://[::1]/v.mp4', 'http://192.168.1.10/v.mp4'];
     for (const videoUrl of urls) {
-      const res = await t.call(PATH, { videoUrl, prompt: 'x' }, apiKey);
+      const res = await ai.t.call(PATH, { videoUrl, prompt: 'x' }, ai.apiKey);
       const body = res.json();
       assert.equal(res.statusCode, 400, `${videoUrl}: ${JSON.stringify(body)}`);
       assert.equal(body.error, 'url_not_allowed', videoUrl);
@@ -47,25 +30,23 @@ describe('video-insight egress: the download refused where every URL tool is, th
       assert.match(body.message, /^videoUrl: /);
       assert.equal(Number(res.headers['x-credits-remaining']), 1000);
     }
-    assert.equal(gemini.requests.length, 0, 'no provider call');
+    assert.equal(ai.provider.requests.length, 0, 'no provider call');
   });
 
   it('reaches the configured provider host on loopback all the same', async () => {
-    const res = await t.call(PATH, { videoUrl: 'https://www.youtube.com/shorts/dQw4w9WgXcQ', prompt: 'What is it?' }, apiKey);
+    const res = await ai.t.call(PATH, { videoUrl: 'https://www.youtube.com/shorts/dQw4w9WgXcQ', prompt: 'What is it?' }, ai.apiKey);
     assert.equal(res.statusCode, 200, res.body);
-    assert.equal(gemini.requests.length, 1);
+    assert.equal(ai.provider.requests.length, 1);
   });
 
   it('is reached through MCP invoke_tool', async () => {
-    const base = await listen(t);
-    const client = new Client({ name: 'video-insight-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'x-api-key': apiKey } } }));
+    const client = await connectMcp(ai.t, ai.apiKey, 'video-insight-test');
     try {
       const answer = await client.callTool({ name: 'invoke_tool', arguments: { operationId: 'ai_models_video_insight', input: { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'Summarise it over MCP' } } });
       const body = answerOf(answer);
       assert.equal(answer.isError === true, false, JSON.stringify(body).slice(0, 500));
-      assert.match(JSON.stringify(body), new RegExp(gemini.answer));
-      assert.deepEqual(gemini.requests.at(-1)!.json().contents[0].parts[1], { text: 'Summarise it over MCP' });
+      assert.match(JSON.stringify(body), new RegExp(ai.provider.answer));
+      assert.deepEqual(ai.provider.requests.at(-1)!.json().contents[0].parts[1], { text: 'Summarise it over MCP' });
     } finally {
       await client.close();
     }

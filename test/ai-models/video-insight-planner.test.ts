@@ -3,42 +3,21 @@
 // goal's URL becomes videoUrl and its words the prompt, in plan_task and solve_task alike, and the
 // provider receives exactly those; a video on the caller's own machine is need_input, uncharged.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { listen } from '../support/http.ts';
+import { describe, it } from 'node:test';
 import { answerOf, type Answer } from '../support/mcp-answer.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { startGeminiStandIn, type StandIn } from './support/provider-stand-in.ts';
+import { insightSuite } from './support/insight-suite.ts';
 
 const KEY = 'gemini-planner-key-31e8';
 const VIDEO = 'https://www.youtube.com/watch?v=dQw4w9WgXcQ';
 const OPERATION = 'ai_models_video_insight';
 
 describe('the planner routes "summarise this video <url>" to video-insight (MCP, official client)', () => {
-  let gemini: StandIn;
-  let t: TestApp;
-  let client: Client;
-  let accountId: string;
-  before(async () => {
-    gemini = await startGeminiStandIn();
-    t = await startTestApp({ env: { AI_PROVIDER: 'gemini', GEMINI_API_KEY: KEY, GEMINI_BASE_URL: gemini.baseUrl } });
-    const base = await listen(t);
-    const account = await t.account({ plan: 'pro', quota: 1000 });
-    accountId = account.accountId;
-    client = new Client({ name: 'video-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { 'x-api-key': account.apiKey } } }));
-  });
-  after(async () => {
-    await client?.close().catch(() => undefined);
-    await t?.close();
-    await gemini?.close();
-  });
+  const ai = insightSuite({ provider: 'gemini', key: KEY, mcpClient: 'video-agent' });
 
-  const call = async (name: string, args: Record<string, unknown>): Promise<Answer> => answerOf(await client.callTool({ name, arguments: args }));
+  const call = async (name: string, args: Record<string, unknown>): Promise<Answer> => answerOf(await ai.mcp.callTool({ name, arguments: args }));
   const used = async (): Promise<number> => {
-    await t.services.usage.flush();
-    return t.services.ledger.used(accountId);
+    await ai.t.services.usage.flush();
+    return ai.t.services.ledger.used(ai.accountId);
   };
 
   it('plan_task plans video-insight with the URL as videoUrl and the goal\'s words as the prompt, free', async () => {
@@ -53,7 +32,7 @@ describe('the planner routes "summarise this video <url>" to video-insight (MCP,
       assert.equal(plan['job'].id, OPERATION, goal);
       assert.deepEqual(plan['input'], input, goal);
     }
-    assert.equal(gemini.requests.length, 0, 'planning calls no provider');
+    assert.equal(ai.provider.requests.length, 0, 'planning calls no provider');
     assert.equal(await used(), 0);
   });
 
@@ -65,12 +44,12 @@ describe('the planner routes "summarise this video <url>" to video-insight (MCP,
     assert.equal(solved['credits'].charged, 2);
     const step = solved['jobReport'].steps.find((s: Answer) => s.operationId === OPERATION);
     assert.equal(step?.status, 'ok', JSON.stringify(solved['jobReport']).slice(0, 800));
-    assert.equal(solved['result'].text, gemini.answer);
+    assert.equal(solved['result'].text, ai.provider.answer);
     assert.equal(solved['result'].meta.source, 'platform');
     assert.equal(solved['result'].meta.credits, 2);
     // The provider received what the goal said, through the client the service ships.
-    assert.equal(gemini.requests.length, 1);
-    const sent = gemini.requests[0]!;
+    assert.equal(ai.provider.requests.length, 1);
+    const sent = ai.provider.requests[0]!;
     assert.equal(sent.path, '/v1beta/models/gemini-2.5-flash:generateContent');
     assert.equal(sent.headers['x-goog-api-key'], KEY);
     assert.deepEqual(sent.json().contents[0].parts, [{ fileData: { fileUri: VIDEO } }, { text: 'summarise this video' }]);
@@ -80,13 +59,13 @@ describe('the planner routes "summarise this video <url>" to video-insight (MCP,
 
   it('a video on the caller\'s own machine is need_input local_preview_required naming videoUrl: nothing run, nothing charged', async () => {
     const before = await used();
-    const calls = gemini.requests.length;
+    const calls = ai.provider.requests.length;
     const answer = await call('solve_task', { goal: 'summarise this video http://localhost:3000/demo.mp4' });
     assert.equal(answer['status'], 'need_input', JSON.stringify(answer).slice(0, 600));
     assert.equal(answer['code'], 'local_preview_required');
     assert.equal(answer['field'], 'videoUrl');
     assert.match(answer['hint'], /public https URL/);
-    assert.equal(gemini.requests.length, calls);
+    assert.equal(ai.provider.requests.length, calls);
     assert.equal(await used(), before);
   });
 });

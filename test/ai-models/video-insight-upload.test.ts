@@ -4,45 +4,33 @@
 // the generateContent call names the uploaded file's URI. The stand-in checks the protocol as
 // Google's upload server does (offsets, the announced size) and records what it received.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { GEMINI_INLINE_MAX_BYTES } from '../../src/ai/providers.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { makeVideo, startGeminiStandIn, startVideoWeb, type StandIn, type VideoWeb } from './support/provider-stand-in.ts';
+import { insightSuite } from './support/insight-suite.ts';
+import { makeVideo } from './support/provider-stand-in.ts';
 
 const PATH = '/api/v1/ai-models/video-insight';
 const KEY = 'gemini-upload-key-77d0';
 const CHUNK = 8 * 1024 * 1024;
 
 describe('video-insight: a direct video over the inline limit goes through Gemini\'s file upload', () => {
-  let gemini: StandIn;
-  let web: VideoWeb;
-  let t: TestApp;
-  let apiKey: string;
+  // FETCH_MAX_BYTES (5 MB by default) is raised so the download may hold a video this size.
+  const ai = insightSuite({ provider: 'gemini', key: KEY, web: true, env: { EGRESS_ALLOW: '127.0.0.1', FETCH_MAX_BYTES: String(40 * 1024 * 1024) } });
   let video: Buffer;
-  before(async () => {
-    gemini = await startGeminiStandIn();
-    web = await startVideoWeb();
+  before(() => {
     // Two seconds of full-frame sensor noise, lossless: an honest H.264 MP4 of about 18 MB, which
     // the tool types by content (ftyp box), probes and measures like any other video.
     video = makeVideo(2, 640, 360, { noise: true });
-    // FETCH_MAX_BYTES (5 MB by default) is raised so the download may hold a video this size.
-    t = await startTestApp({ env: { AI_PROVIDER: 'gemini', GEMINI_API_KEY: KEY, GEMINI_BASE_URL: gemini.baseUrl, EGRESS_ALLOW: '127.0.0.1', FETCH_MAX_BYTES: String(40 * 1024 * 1024) } });
-    ({ apiKey } = await t.account({ plan: 'pro', quota: 1000 }));
-  });
-  after(async () => {
-    await t?.close();
-    await gemini?.close();
-    await web?.close();
   });
 
   it('uploads the very bytes (resumable, chunked), waits for PROCESSING to become ACTIVE, then asks about the file URI', async () => {
     assert.ok(video.byteLength > GEMINI_INLINE_MAX_BYTES && video.byteLength > 2 * CHUNK, `the video is ${video.byteLength} bytes: over the inline limit, three chunks`);
-    gemini.processingLooks = 2;
-    const url = web.serve('/camera.mp4', 'video/mp4', video);
-    const res = await t.call(PATH, { videoUrl: url, prompt: 'Is anything moving in this footage?' }, apiKey);
+    ai.provider.processingLooks = 2;
+    const url = ai.web.serve('/camera.mp4', 'video/mp4', video);
+    const res = await ai.t.call(PATH, { videoUrl: url, prompt: 'Is anything moving in this footage?' }, ai.apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 200, JSON.stringify(body));
-    assert.equal(body.result, gemini.answer);
+    assert.equal(body.result, ai.provider.answer);
     assert.equal(body.meta.source, 'download');
     assert.equal(body.meta.sentAs, 'upload');
     assert.equal(body.meta.durationFrom, 'file');
@@ -50,7 +38,7 @@ describe('video-insight: a direct video over the inline limit goes through Gemin
     assert.equal(body.meta.credits, 2);
     assert.equal(Number(res.headers['x-credits-remaining']), 998);
 
-    const requests = gemini.requests.map((r) => ({ ...r, command: r.headers['x-goog-upload-command'] }));
+    const requests = ai.provider.requests.map((r) => ({ ...r, command: r.headers['x-goog-upload-command'] }));
     // The start: the resumable protocol announcing the size and type, with the key, and the file's metadata.
     const start = requests.findIndex((r) => r.command === 'start');
     assert.ok(start >= 0, 'an upload was started');
@@ -73,7 +61,7 @@ describe('video-insight: a direct video over the inline limit goes through Gemin
       ],
     );
     for (const c of chunks) assert.match(c.path, /^\/upload\/v1beta\/files\?upload_id=f1$/);
-    const uploaded = gemini.uploads.get('files/f1');
+    const uploaded = ai.provider.uploads.get('files/f1');
     assert.ok(uploaded, 'the stand-in finalized the upload');
     assert.ok(uploaded.bytes.equals(video), 'the bytes received are the video, whole');
     // The wait: files.get until ACTIVE, and nothing asked of the model before.
@@ -92,18 +80,18 @@ describe('video-insight: a direct video over the inline limit goes through Gemin
   });
 
   it('an upload the provider could not process (FAILED) is a 502 naming that state, never asked about, refunded', async () => {
-    gemini.processingLooks = 1;
-    gemini.processedAs = 'FAILED';
-    const url = web.serve('/unreadable.mp4', 'video/mp4', video);
-    const before = gemini.requests.length;
-    const res = await t.call(PATH, { videoUrl: url, prompt: 'And this one?' }, apiKey);
+    ai.provider.processingLooks = 1;
+    ai.provider.processedAs = 'FAILED';
+    const url = ai.web.serve('/unreadable.mp4', 'video/mp4', video);
+    const before = ai.provider.requests.length;
+    const res = await ai.t.call(PATH, { videoUrl: url, prompt: 'And this one?' }, ai.apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 502, JSON.stringify(body));
     assert.equal(body.error, 'ai_provider_error');
     assert.match(body.detail, /FAILED/);
     assert.equal(body.retryAfterSeconds, 0);
-    const asked = gemini.requests.slice(before);
-    assert.deepEqual(gemini.uploads.get('files/f2')?.looks, ['PROCESSING', 'FAILED']);
+    const asked = ai.provider.requests.slice(before);
+    assert.deepEqual(ai.provider.uploads.get('files/f2')?.looks, ['PROCESSING', 'FAILED']);
     assert.equal(asked.filter((r) => r.path.endsWith(':generateContent')).length, 0, 'no question about a file that failed');
     assert.equal(Number(res.headers['x-credits-remaining']), 998, 'refunded');
   });

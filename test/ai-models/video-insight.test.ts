@@ -6,7 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { loadCatalog } from '../../src/core/catalog.ts';
 import { documentedResponses, type DocumentedResponses } from '../support/documented-responses.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { jpegSize, makeVideo, startGeminiStandIn, startOpenAiStandIn, startVideoWeb, type StandIn, type VideoWeb } from './support/provider-stand-in.ts';
+import { insightSuite } from './support/insight-suite.ts';
+import { jpegSize, makeVideo } from './support/provider-stand-in.ts';
 
 const PATH = '/api/v1/ai-models/video-insight';
 const PLATFORM = 'https://www.youtube.com/watch?v=dQw4w9WgXcQ';
@@ -21,34 +22,22 @@ function assertDocumented(documented: DocumentedResponses, res: { statusCode: nu
 }
 
 describe('video-insight on Gemini (the @google/genai client against a stand-in)', () => {
-  let gemini: StandIn;
-  let web: VideoWeb;
-  let t: TestApp;
-  let apiKey: string;
+  const ai = insightSuite({ provider: 'gemini', key: GEMINI_KEY, web: true, env: { EGRESS_ALLOW: '127.0.0.1' } });
   let video: Buffer;
   let documented: DocumentedResponses;
   before(async () => {
-    gemini = await startGeminiStandIn();
-    web = await startVideoWeb();
     video = makeVideo(6);
-    t = await startTestApp({ env: { AI_PROVIDER: 'gemini', GEMINI_API_KEY: GEMINI_KEY, GEMINI_BASE_URL: gemini.baseUrl, EGRESS_ALLOW: '127.0.0.1' } });
-    ({ apiKey } = await t.account({ plan: 'pro', quota: 1000 }));
-    documented = documentedResponses((await t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
-  });
-  after(async () => {
-    await t?.close();
-    await gemini?.close();
-    await web?.close();
+    documented = documentedResponses((await ai.t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   });
 
   it('passes a platform URL as a file URI with the prompt and the key header, answers the spec envelope, charges by length', async () => {
-    const first = await t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'Summarise this video' }, apiKey);
+    const first = await ai.t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'Summarise this video' }, ai.apiKey);
     const body = first.json();
     assert.equal(first.statusCode, 200, JSON.stringify(body));
     assertDocumented(documented, first);
     assert.deepEqual(Object.keys(body).sort(), ['code', 'error', 'message', 'meta', 'result', 'retryAfterSeconds', 'status']);
     assert.equal(body.status, true);
-    assert.equal(body.result, gemini.answer);
+    assert.equal(body.result, ai.provider.answer);
     assert.equal(body.retryAfterSeconds, 0);
     assert.equal(body.meta.provider, 'gemini');
     assert.equal(body.meta.model, 'gemini-2.5-flash');
@@ -63,7 +52,7 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     // 1800 prompt tokens ≈ 6 s of video: 2 credits, the rest of the 10 reserved given back.
     assert.equal(body.meta.credits, 2);
     assert.equal(credits(first), 998);
-    const sent = gemini.requests.at(-1)!;
+    const sent = ai.provider.requests.at(-1)!;
     assert.equal(sent.method, 'POST');
     assert.equal(sent.path, '/v1beta/models/gemini-2.5-flash:generateContent');
     assert.equal(sent.headers['x-goog-api-key'], GEMINI_KEY);
@@ -73,25 +62,25 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
   });
 
   it('answers the same videoUrl and prompt from the cache: no provider call, not charged, meta says so', async () => {
-    const before = gemini.requests.length;
-    const again = await t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'Summarise this video' }, apiKey);
+    const before = ai.provider.requests.length;
+    const again = await ai.t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'Summarise this video' }, ai.apiKey);
     const body = again.json();
     assert.equal(again.statusCode, 200, JSON.stringify(body));
-    assert.equal(body.result, gemini.answer);
+    assert.equal(body.result, ai.provider.answer);
     assert.equal(body.meta.cached, true);
     assert.match(body.meta.cachedAt, /^\d{4}-\d\d-\d\dT/);
-    assert.equal(gemini.requests.length, before);
+    assert.equal(ai.provider.requests.length, before);
     assert.equal(credits(again), 998);
     // Another prompt is another question.
-    const other = await t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'List the people in it' }, apiKey);
+    const other = await ai.t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'List the people in it' }, ai.apiKey);
     assert.equal(other.json().meta.cached, false);
-    assert.equal(gemini.requests.length, before + 1);
+    assert.equal(ai.provider.requests.length, before + 1);
     assert.equal(credits(other), 996);
   });
 
   it('sends a direct video (made with ffmpeg, served on loopback) inline: the very bytes, typed by content', async () => {
-    const url = web.serve('/clip.bin', 'application/octet-stream', video);
-    const res = await t.call(PATH, { videoUrl: url, prompt: 'What happens?' }, apiKey);
+    const url = ai.web.serve('/clip.bin', 'application/octet-stream', video);
+    const res = await ai.t.call(PATH, { videoUrl: url, prompt: 'What happens?' }, ai.apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 200, JSON.stringify(body));
     assert.equal(body.meta.source, 'download');
@@ -99,19 +88,19 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     assert.ok(Math.abs(body.meta.durationSeconds - 6) < 0.2, String(body.meta.durationSeconds));
     assert.equal(body.meta.durationFrom, 'file');
     assert.equal(body.meta.credits, 2);
-    const parts = gemini.requests.at(-1)!.json().contents[0].parts;
+    const parts = ai.provider.requests.at(-1)!.json().contents[0].parts;
     assert.equal(parts[0].inlineData.mimeType, 'video/mp4');
     assert.ok(Buffer.from(parts[0].inlineData.data, 'base64').equals(video), 'the downloaded bytes, whole');
     assert.deepEqual(parts[1], { text: 'What happens?' });
   });
 
   it("maps the provider's 429 with RetryInfo to our 503 with retryAfterSeconds, refunded", async () => {
-    const start = credits(await t.call(PATH, { videoUrl: PLATFORM, prompt: 'warm the cache' }, apiKey));
-    gemini.queue({
+    const start = credits(await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'warm the cache' }, ai.apiKey));
+    ai.provider.queue({
       status: 429,
       body: { error: { code: 429, message: 'Resource has been exhausted (e.g. check quota).', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '7s' }] } },
     });
-    const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'busy?' }, apiKey);
+    const res = await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'busy?' }, ai.apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 503, JSON.stringify(body));
     assertDocumented(documented, res);
@@ -124,12 +113,12 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     assert.equal(credits(res), start);
     assert.ok(!JSON.stringify(body).includes(GEMINI_KEY));
     // A failure is not cached: the retry reaches the provider.
-    const retry = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'busy?' }, apiKey);
+    const retry = await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'busy?' }, ai.apiKey);
     assert.equal(retry.statusCode, 200);
     assert.equal(retry.json().meta.cached, false);
     // Its 503 without a hint: our 503 with the documented 30 s.
-    gemini.queue({ status: 503, body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } });
-    const unavailable = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'overloaded?' }, apiKey);
+    ai.provider.queue({ status: 503, body: { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } } });
+    const unavailable = await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'overloaded?' }, ai.apiKey);
     assert.equal(unavailable.statusCode, 503, JSON.stringify(unavailable.json()));
     assert.equal(unavailable.json().error, 'ai_provider_busy');
     assert.equal(unavailable.json().providerStatus, 503);
@@ -139,9 +128,9 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
 
   it("maps the provider's 400 and 500 to 502 naming its status, refunded, never quoting the key", async () => {
     for (const status of [400, 500]) {
-      const start = credits(await t.call(PATH, { videoUrl: PLATFORM, prompt: 'warm the cache' }, apiKey));
-      gemini.queue({ status, body: { error: { code: status, message: `stand-in says no (key ${GEMINI_KEY})`, status: status === 400 ? 'INVALID_ARGUMENT' : 'INTERNAL' } } });
-      const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: `fails with ${status}` }, apiKey);
+      const start = credits(await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'warm the cache' }, ai.apiKey));
+      ai.provider.queue({ status, body: { error: { code: status, message: `stand-in says no (key ${GEMINI_KEY})`, status: status === 400 ? 'INVALID_ARGUMENT' : 'INTERNAL' } } });
+      const res = await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: `fails with ${status}` }, ai.apiKey);
       const body = res.json();
       assert.equal(res.statusCode, 502, JSON.stringify(body));
       assertDocumented(documented, res);
@@ -154,12 +143,12 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
   });
 
   it('refuses bad input with a 4xx naming videoUrl or prompt, with no provider call and nothing charged', async () => {
-    const start = credits(await t.call(PATH, { videoUrl: PLATFORM, prompt: 'warm the cache' }, apiKey));
-    const calls = gemini.requests.length;
-    const notVideo = web.serve('/notes.mp4', 'video/mp4', Buffer.from('just some text pretending to be a video file\n'.repeat(20)));
+    const start = credits(await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'warm the cache' }, ai.apiKey));
+    const calls = ai.provider.requests.length;
+    const notVideo = ai.web.serve('/notes.mp4', 'video/mp4', Buffer.from('just some text pretending to be a video file\n'.repeat(20)));
     // 20 min 1 s at one frame a second (small), and a second of lossless noise (about 9 MB, over FETCH_MAX_BYTES' 5 MB).
-    const tooLong = web.serve('/lecture.mp4', 'video/mp4', makeVideo(1201, 64, 48, { rate: 1 }));
-    const tooLarge = web.serve('/raw.mp4', 'video/mp4', makeVideo(1, 640, 360, { noise: true }));
+    const tooLong = ai.web.serve('/lecture.mp4', 'video/mp4', makeVideo(1201, 64, 48, { rate: 1 }));
+    const tooLarge = ai.web.serve('/raw.mp4', 'video/mp4', makeVideo(1, 640, 360, { noise: true }));
     const cases: [unknown, number, string, string][] = [
       [{ prompt: 'x' }, 400, 'validation_error', 'videoUrl'],
       [{ videoUrl: 'ftp://example.com/v.mp4', prompt: 'x' }, 400, 'validation_error', 'videoUrl'],
@@ -168,12 +157,12 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
       [{ videoUrl: PLATFORM, prompt: 'x'.repeat(4001) }, 400, 'validation_error', 'prompt'],
       [{ videoUrl: 'https://www.youtube.com/watch?v=short', prompt: 'x' }, 400, 'validation_error', 'videoUrl'],
       [{ videoUrl: notVideo, prompt: 'x' }, 422, 'not_a_video', 'videoUrl'],
-      [{ videoUrl: `${web.base}/missing.mp4`, prompt: 'x' }, 422, 'fetch_failed', 'videoUrl'],
+      [{ videoUrl: `${ai.web.base}/missing.mp4`, prompt: 'x' }, 422, 'fetch_failed', 'videoUrl'],
       [{ videoUrl: tooLong, prompt: 'x' }, 422, 'video_too_long', 'videoUrl'],
       [{ videoUrl: tooLarge, prompt: 'x' }, 422, 'video_too_large', 'videoUrl'],
     ];
     for (const [input, status, error, field] of cases) {
-      const res = await t.call(PATH, input, apiKey);
+      const res = await ai.t.call(PATH, input, ai.apiKey);
       const body = res.json();
       assert.equal(res.statusCode, status, `${JSON.stringify(input).slice(0, 80)}: ${JSON.stringify(body)}`);
       assertDocumented(documented, res);
@@ -181,14 +170,14 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
       assert.match(JSON.stringify(body), new RegExp(field));
       assert.equal(typeof body.retryAfterSeconds, 'number');
     }
-    assert.equal(gemini.requests.length, calls, 'no provider call');
-    const after = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'warm the cache' }, apiKey);
+    assert.equal(ai.provider.requests.length, calls, 'no provider call');
+    const after = await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'warm the cache' }, ai.apiKey);
     assert.equal(credits(after), start, 'nothing charged');
   });
 
   it('is refused on the free plan (403), before anything is charged', async () => {
-    const free = await t.account({ plan: 'free' });
-    const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'x' }, free.apiKey);
+    const free = await ai.t.account({ plan: 'free' });
+    const res = await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'x' }, free.apiKey);
     assert.equal(res.statusCode, 403);
     assertDocumented(documented, res);
     assert.equal(res.json().error, 'plan_forbidden');
@@ -204,28 +193,14 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
 });
 
 describe('video-insight on an OpenAI-compatible endpoint (the openai client against a stand-in)', () => {
-  let openai: StandIn;
-  let web: VideoWeb;
-  let t: TestApp;
-  let apiKey: string;
-  before(async () => {
-    openai = await startOpenAiStandIn();
-    web = await startVideoWeb();
-    t = await startTestApp({ env: { AI_PROVIDER: 'openai-compatible', AI_MODEL: 'llava-test', OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: openai.baseUrl, EGRESS_ALLOW: '127.0.0.1' } });
-    ({ apiKey } = await t.account({ plan: 'pro', quota: 1000 }));
-  });
-  after(async () => {
-    await t?.close();
-    await openai?.close();
-    await web?.close();
-  });
+  const ai = insightSuite({ provider: 'openai-compatible', key: OPENAI_KEY, web: true, env: { AI_MODEL: 'llava-test', EGRESS_ALLOW: '127.0.0.1' } });
 
   it('sends frames sampled with ffmpeg (count and size bounded), the facts and the prompt, with the bearer key', async () => {
-    const url = web.serve('/wide.mp4', 'video/mp4', makeVideo(7, 1280, 720));
-    const res = await t.call(PATH, { videoUrl: url, prompt: 'Describe the scene' }, apiKey);
+    const url = ai.web.serve('/wide.mp4', 'video/mp4', makeVideo(7, 1280, 720));
+    const res = await ai.t.call(PATH, { videoUrl: url, prompt: 'Describe the scene' }, ai.apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 200, JSON.stringify(body));
-    assert.equal(body.result, openai.answer);
+    assert.equal(body.result, ai.provider.answer);
     assert.equal(body.meta.provider, 'openai-compatible');
     assert.equal(body.meta.model, 'llava-test');
     assert.equal(body.meta.sentAs, 'frames');
@@ -234,7 +209,7 @@ describe('video-insight on an OpenAI-compatible endpoint (the openai client agai
     assert.deepEqual(body.meta.frameSize, { width: 768, height: 432 });
     assert.deepEqual(body.meta.tokens, { input: 1200, output: 40, total: 1240 });
     assert.equal(credits(res), 998);
-    const sent = openai.requests.at(-1)!;
+    const sent = ai.provider.requests.at(-1)!;
     assert.equal(sent.path, '/v1/chat/completions');
     assert.equal(sent.headers['authorization'], `Bearer ${OPENAI_KEY}`);
     const request = sent.json();
@@ -254,60 +229,54 @@ describe('video-insight on an OpenAI-compatible endpoint (the openai client agai
   });
 
   it('answers 422 naming why for a platform URL it cannot download, with no provider call, not charged', async () => {
-    const calls = openai.requests.length;
-    const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'x' }, apiKey);
+    const calls = ai.provider.requests.length;
+    const res = await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'x' }, ai.apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 422, JSON.stringify(body));
     assert.equal(body.error, 'video_not_downloadable');
     assert.match(body.message, /videoUrl/);
-    assert.equal(openai.requests.length, calls);
+    assert.equal(ai.provider.requests.length, calls);
     assert.equal(credits(res), 998);
   });
 
   it("maps the provider's 429 with retry-after to our 503 with retryAfterSeconds, refunded", async () => {
-    const url = web.serve('/short.mp4', 'video/mp4', makeVideo(2, 320, 240));
-    openai.queue({ status: 429, headers: { 'retry-after': '12' }, body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } } });
-    const res = await t.call(PATH, { videoUrl: url, prompt: 'x' }, apiKey);
+    const url = ai.web.serve('/short.mp4', 'video/mp4', makeVideo(2, 320, 240));
+    ai.provider.queue({ status: 429, headers: { 'retry-after': '12' }, body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } } });
+    const res = await ai.t.call(PATH, { videoUrl: url, prompt: 'x' }, ai.apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 503, JSON.stringify(body));
     assert.equal(body.retryAfterSeconds, 12);
     assert.equal(credits(res), 998);
-    assert.equal(openai.requests.length >= 1, true);
+    assert.equal(ai.provider.requests.length >= 1, true);
   });
 });
 
 describe('video-insight time limits and configuration', () => {
-  let gemini: StandIn;
-  let t: TestApp;
+  // TOOL_TIMEOUT_MS, every other tool's bound, is short here: video-insight carries its own (AI_TIMEOUT_MS).
+  const ai = insightSuite({ provider: 'gemini', key: GEMINI_KEY, env: { TOOL_TIMEOUT_MS: '1000', AI_TIMEOUT_MS: '8000' } });
+  // An app with no AI_PROVIDER at all.
   let unset: TestApp;
-  let apiKey: string;
   before(async () => {
-    gemini = await startGeminiStandIn();
-    // TOOL_TIMEOUT_MS, every other tool's bound, is short here: video-insight carries its own (AI_TIMEOUT_MS).
-    t = await startTestApp({ env: { AI_PROVIDER: 'gemini', GEMINI_API_KEY: GEMINI_KEY, GEMINI_BASE_URL: gemini.baseUrl, TOOL_TIMEOUT_MS: '1000', AI_TIMEOUT_MS: '8000' } });
-    ({ apiKey } = await t.account({ plan: 'pro', quota: 1000 }));
     unset = await startTestApp();
   });
   after(async () => {
-    await t?.close();
     await unset?.close();
-    await gemini?.close();
   });
 
   it('is not bound by TOOL_TIMEOUT_MS: a provider answering after 2.5 s (TOOL_TIMEOUT_MS 1 s) is answered', async () => {
-    gemini.queue({ delayMs: 2500 });
-    const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'take your time' }, apiKey);
+    ai.provider.queue({ delayMs: 2500 });
+    const res = await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'take your time' }, ai.apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 200, JSON.stringify(body));
-    assert.equal(body.result, gemini.answer);
+    assert.equal(body.result, ai.provider.answer);
     assert.ok(body.meta.elapsedMs >= 2500, String(body.meta.elapsedMs));
     assert.equal(credits(res), 998);
   });
 
   it('a stand-in that never answers ends at AI_TIMEOUT_MS: 504 tool_timeout naming the bound, refunded', async () => {
-    const start = credits(await t.call(PATH, { videoUrl: PLATFORM, prompt: 'take your time' }, apiKey));
-    gemini.queue('hang');
-    const res = await t.call(PATH, { videoUrl: PLATFORM, prompt: 'x' }, apiKey);
+    const start = credits(await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'take your time' }, ai.apiKey));
+    ai.provider.queue('hang');
+    const res = await ai.t.call(PATH, { videoUrl: PLATFORM, prompt: 'x' }, ai.apiKey);
     const body = res.json();
     assert.equal(res.statusCode, 504, JSON.stringify(body));
     assert.equal(body.error, 'tool_timeout');
