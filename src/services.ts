@@ -32,6 +32,7 @@ import { PayloadStore } from './runs/payload-store.ts';
 import { loadPlaybookRegistry, type PlaybookRegistry } from './runs/playbooks/playbook-registry.ts';
 import { RunExecutor } from './runs/run-executor.ts';
 import { RunStore } from './runs/run-store.ts';
+import { startRunBeats, takeOverRuns } from './runs/run-takeover.ts';
 import { WebhookDispatcher } from './runs/webhook-delivery.ts';
 import { SecretBox } from './runs/webhook-signature.ts';
 import { WebhookStore } from './runs/webhook-store.ts';
@@ -109,7 +110,8 @@ export async function createServices(config: Config, log: Logger, options: Servi
   // Heartbeats ride on the flushes (at most one a second); a lease is taken for dead on its
   // heartbeat alone only after many of them were missed (see isHolderDead).
   const heartbeatMs = Math.max(1000, config.usageFlushMs);
-  const ledger = new CreditLedger(accounts, db, { heartbeatMs, staleMs: Math.max(30_000, 20 * heartbeatMs) });
+  const leaseStaleMs = Math.max(30_000, 20 * heartbeatMs);
+  const ledger = new CreditLedger(accounts, db, { heartbeatMs, staleMs: leaseStaleMs });
   const usage = new UsageRecorder(ledger);
   // Before the first call: what a process killed on this database had leased and not spent goes back.
   const reclaimedAtStart = await ledger.reclaimDead(Date.now(), true);
@@ -167,11 +169,11 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const codingJobs = new CodingJobStore(db);
   const jobs = new JobService({ catalog, invoker, files, skills, memory: featureMemory, reportSecret, runs });
   const runExecutor = new RunExecutor({ invoker, files, runs, webhooks, holder: ledger.holder, log, concurrency: config.runConcurrency, maxQueued: config.runQueueLimit });
-  // Runs a killed process left `accepted` are closed as `error` (and announced) before any new one.
-  for (const run of await runs.sweepDead()) {
-    log.warn({ runId: run.runId }, 'closed a run left in flight by a stopped process');
-    runExecutor.announce(run.accountId, run);
-  }
+  // Runs a killed process left `accepted` are taken over before any new one (run again when they
+  // had not started, else closed as `error` and announced); then on a beat, for other nodes' runs.
+  const runTakeover = { runs, executor: runExecutor, accounts, holder: ledger.holder, staleMs: leaseStaleMs, log };
+  await takeOverRuns(runTakeover);
+  const stopRunBeats = startRunBeats({ ...runTakeover, heartbeatMs, sweepMs: 5 * heartbeatMs });
 
   // Retention: a sweep at start catches files left from before a restart, then one every few minutes.
   // A storage that does not answer at start must not stop the start; the next beat tries again.
@@ -200,6 +202,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     closing ??= (async () => {
       clearInterval(sweeper);
       clearInterval(writer);
+      stopRunBeats();
       await runExecutor.close();
       webhooks.close();
       await ledger.close();

@@ -340,6 +340,20 @@ const migrations: Record<string, Migration> = {
       for (const column of ['job_state', 'chain_id', 'report_id', 'idempotency_key']) await db.schema.alterTable('runs').dropColumn(column).execute();
     },
   },
+  // Durable runs (issue 21 item 3): the node running a run rewrites its heartbeat, so another
+  // node can tell a run whose node died (its heartbeat stale, or its pid gone on this host) and
+  // take it: `request` holds what an invoke_tool run needs to be run again there (the key that
+  // submitted it, the tool, the input), and `attempts` how many nodes have taken it.
+  '0011_durable_runs': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('runs').addColumn('heartbeat_at', 'text').execute();
+      await db.schema.alterTable('runs').addColumn('request', 'text').execute();
+      await db.schema.alterTable('runs').addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(1)).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const column of ['attempts', 'request', 'heartbeat_at']) await db.schema.alterTable('runs').dropColumn(column).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -140,6 +140,12 @@ export interface RunsTable {
   chain_id: string | null;
   /** a job's JobState as JSON (src/runs/job-state.ts) */
   job_state: string | null;
+  /** the holder's last heartbeat (ISO); null for runs stored before it was kept: created_at stands in */
+  heartbeat_at?: string | null;
+  /** a re-runnable invoke_tool run's RunRequest as JSON (see run-store.ts); null when it cannot run again */
+  request?: string | null;
+  /** how many holders have taken it: 1, plus one per takeover */
+  attempts?: number;
 }
 
 /** A result kept for fetch_payload until `expires_at` (see src/runs/payload-store.ts). */

@@ -22,7 +22,7 @@ import { failure, storeOutcome, type InvokeFailure, type Outcome } from '../core
 import type { WebhookDispatcher } from './webhook-delivery.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
 import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
-import { newRunId, type Run, type RunStore } from './run-store.ts';
+import { newRunId, type Run, type RunRequest, type RunStore } from './run-store.ts';
 
 export interface RunSubmit {
   caller: Caller;
@@ -87,6 +87,8 @@ interface Job extends RunSubmit {
   goal?: string | undefined;
   /** true once the run's row is stored, false when it could not be: a run starts only after it */
   stored: Promise<boolean>;
+  /** the run can be run again by another holder (its RunRequest is stored): a shutdown gives it back unstarted */
+  rerunnable: boolean;
 }
 
 export class RunExecutor {
@@ -97,6 +99,8 @@ export class RunExecutor {
   /** the jobs waiting in #queue, by their queue entry */
   readonly #waiting = new Map<QueuedJob, Job>();
   readonly #running = new Map<string, { job: Job; done: Promise<void> }>();
+  /** runs executing on their caller's own request (runInline): their rows are heartbeaten too */
+  #inline = 0;
   #closed = false;
 
   constructor(options: RunExecutorOptions) {
@@ -117,7 +121,7 @@ export class RunExecutor {
       if (err instanceof ServiceError) return { accepted: false, refusal: failure('authorize', err) };
       throw err;
     }
-    return this.#enqueue({ caller: job.caller, operationId: job.label ?? job.kind, input: undefined, requestId: job.requestId, log: job.log, kind: job.kind, execute: job.execute, jobKey: job.idempotencyKey ?? null, goal: job.goal }, job.label);
+    return this.#enqueue({ caller: job.caller, operationId: job.label ?? job.kind, input: undefined, requestId: job.requestId, log: job.log, kind: job.kind, execute: job.execute, jobKey: job.idempotencyKey ?? null, goal: job.goal }, job.label, undefined);
   }
 
   /**
@@ -146,8 +150,10 @@ export class RunExecutor {
       controller: new AbortController(),
       group: this.#groupOf(job.caller),
       stored: Promise.resolve(true),
+      rerunnable: false,
       goal: job.goal,
     };
+    this.#inline++;
     try {
       const { result, credits } = await job.execute(job.signal, log, runId);
       await this.#close(inline, { status: result.status === 'partial' ? 'partial' : 'completed', resultStatus: result.status, outcome: { ok: true, result, warnings: [] }, errorReason: null, credits });
@@ -155,6 +161,8 @@ export class RunExecutor {
     } catch (err) {
       await this.#close(inline, { status: 'error', resultStatus: null, outcome: null, errorReason: 'The service failed while running it', credits: 0 });
       throw err;
+    } finally {
+      this.#inline--;
     }
   }
 
@@ -197,16 +205,32 @@ export class RunExecutor {
       : runsBusy(`${this.#options.maxQueued} runs are already waiting in this process`);
   }
 
-  async #enqueue(call: RunSubmit & { kind: string; execute?: JobSubmit['execute']; jobKey?: string | null; goal?: string | undefined }, label: string | null): Promise<SubmitAnswer> {
+  async #enqueue(call: RunSubmit & { kind: string; execute?: JobSubmit['execute']; jobKey?: string | null; goal?: string | undefined }, label: string | null, request: RunRequest | undefined): Promise<SubmitAnswer> {
     const group = this.#groupOf(call.caller);
     // Checked again without an await before the run takes its place: the preflight awaited.
     const refusal = this.#admission(group);
     if (refusal) return { accepted: false, refusal };
     const runId = newRunId();
-    const stored = this.#options.runs.create({ runId, accountId: call.caller.account.id, kind: call.kind, operationId: label, holder: this.#options.holder, idempotencyKey: call.jobKey ?? null });
-    const job: Job = { ...call, runId, createdAt: new Date().toISOString(), startedAt: null, log: call.log.child({ runId }), controller: new AbortController(), group, stored: stored.then(() => true, () => false) };
+    const stored = this.#options.runs.create({ runId, accountId: call.caller.account.id, kind: call.kind, operationId: label, holder: this.#options.holder, idempotencyKey: call.jobKey ?? null, request });
+    const job: Job = { ...call, runId, createdAt: new Date().toISOString(), startedAt: null, log: call.log.child({ runId }), controller: new AbortController(), group, stored: stored.then(() => true, () => false), rerunnable: request !== undefined };
+    this.#queueJob(job);
+    let run: Run;
+    try {
+      run = await stored;
+    } catch (err) {
+      // Not stored: it never runs (if it was started meanwhile, #start sees `stored` false).
+      for (const [entry, waiting] of this.#waiting) if (waiting === job && this.#queue.remove(entry)) this.#waiting.delete(entry);
+      throw err;
+    }
+    job.createdAt = run.createdAt;
+    this.#pump();
+    return { accepted: true, runId, createdAt: run.createdAt };
+  }
+
+  /** Puts a job in its account's line. */
+  #queueJob(job: Job): void {
     const entry: QueuedJob = {
-      group,
+      group: job.group,
       seq: this.#queue.nextSeq(),
       resolve: () => {
         this.#waiting.delete(entry);
@@ -216,17 +240,38 @@ export class RunExecutor {
     };
     this.#waiting.set(entry, job);
     this.#queue.push(entry);
-    let run: Run;
-    try {
-      run = await stored;
-    } catch (err) {
-      // Not stored: it never runs (if it was started meanwhile, #start sees `stored` false).
-      if (this.#queue.remove(entry)) this.#waiting.delete(entry);
-      throw err;
-    }
-    job.createdAt = run.createdAt;
+  }
+
+  /**
+   * Runs again a run taken over from a dead holder (see run-takeover.ts): its row exists and is
+   * this holder's now. It was accepted already, so no admission check refuses it; it waits its
+   * account's turn like any other. The caller is the submitting key looked up again, so the invoke
+   * path authorizes, limits and charges it with the account's state of this moment.
+   */
+  resume(run: Run, request: RunRequest, caller: Caller, log: FastifyBaseLogger): void {
+    const job: Job = {
+      caller,
+      operationId: request.operationId,
+      input: request.input,
+      idempotencyKey: request.idempotencyKey,
+      requestId: request.requestId,
+      log: log.child({ runId: run.runId }),
+      kind: run.kind,
+      runId: run.runId,
+      createdAt: run.createdAt,
+      startedAt: null,
+      controller: new AbortController(),
+      group: this.#groupOf(caller),
+      stored: Promise.resolve(true),
+      rerunnable: true,
+    };
+    this.#queueJob(job);
     this.#pump();
-    return { accepted: true, runId, createdAt: run.createdAt };
+  }
+
+  /** Whether runs of this holder are open here (waiting, running or inline): only then is a heartbeat written. */
+  get holdsRuns(): boolean {
+    return this.#running.size + this.#queue.size + this.#inline > 0;
   }
 
   /** Preflights the call and, when it would be admitted, stores the run and queues it. */
@@ -235,7 +280,9 @@ export class RunExecutor {
     if (busy) return { accepted: false, refusal: busy };
     const refusal = await this.#options.invoker.preflight(call);
     if (refusal) return { accepted: false, refusal };
-    return this.#enqueue({ ...call, kind: 'invoke_tool' }, call.operationId);
+    // A run without a file can be run again by another node if this one dies before starting it.
+    const request: RunRequest | undefined = call.file === undefined ? { keyId: call.caller.key.id, operationId: call.operationId, input: call.input, idempotencyKey: call.idempotencyKey, requestId: call.requestId } : undefined;
+    return this.#enqueue({ ...call, kind: 'invoke_tool' }, call.operationId, request);
   }
 
   get stats(): { running: number; queued: number } {
@@ -271,7 +318,7 @@ export class RunExecutor {
     let workDir: string | undefined;
     if (job.execute) return this.#executeJob(job, job.execute, startedAt);
     try {
-      await this.#options.runs.markStarted(job.runId, startedAt);
+      if (!(await this.#markStarted(job, startedAt))) return;
       if (job.file) {
         if (!this.#options.files) throw new Error('file runs need the file pipeline');
         workDir = await this.#options.files.createWorkDir();
@@ -302,7 +349,7 @@ export class RunExecutor {
 
   async #executeJob(job: Job, execute: JobSubmit['execute'], startedAt: Date): Promise<void> {
     try {
-      await this.#options.runs.markStarted(job.runId, startedAt);
+      if (!(await this.#markStarted(job, startedAt))) return;
       const { result, credits } = await execute(job.controller.signal, job.log, job.runId);
       // A partial job (some of its calls failed) is a partial run; its result says which.
       const status = result.status === 'partial' ? 'partial' : 'completed';
@@ -313,11 +360,18 @@ export class RunExecutor {
     }
   }
 
+  /** False when the run is no longer this holder's (taken over by another node while this one stalled): it is not run here. */
+  async #markStarted(job: Job, startedAt: Date): Promise<boolean> {
+    const mine = await this.#options.runs.markStarted(job.runId, this.#options.holder, startedAt);
+    if (!mine) job.log.warn('a run was taken over by another node before it started here; not run here');
+    return mine;
+  }
+
   async #close(job: Job, end: { status: 'completed' | 'partial' | 'error'; resultStatus: string | null; outcome: Run['outcome']; errorReason: string | null; credits: number }): Promise<void> {
     const finishedAt = new Date();
     let stored = false;
     try {
-      stored = await this.#options.runs.finish(job.runId, { ...end, at: finishedAt });
+      stored = await this.#options.runs.finish(job.runId, this.#options.holder, { ...end, at: finishedAt });
     } catch (err) {
       job.log.error({ err }, 'the end of an async run could not be stored');
     }
@@ -371,15 +425,21 @@ export class RunExecutor {
   }
 
   /**
-   * Shutdown: queued runs and runs in flight are closed as `error` (their webhooks go out while
-   * the dispatcher still runs) and the running ones are aborted; a late finish is then ignored.
+   * Shutdown: queued runs that can run again are given back unstarted (another node, or this one
+   * after its restart, takes them); the other queued runs and the runs in flight are closed as
+   * `error` (their webhooks go out while the dispatcher still runs) and the running ones are
+   * aborted; a late finish is then ignored.
    */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     const reason = 'The service stopped before the run finished; submit it again';
-    const waiting = this.#queue.drain().flatMap((entry) => this.#waiting.get(entry) ?? []);
+    const drained = this.#queue.drain().flatMap((entry) => this.#waiting.get(entry) ?? []);
     this.#waiting.clear();
+    const released = drained.filter((job) => job.rerunnable);
+    await this.#options.runs.release(this.#options.holder, released.map((job) => job.runId)).catch((err: unknown) => this.#options.log.error({ err }, 'queued runs could not be given back'));
+    if (released.length > 0) this.#options.log.info({ runs: released.length }, 'gave back the queued runs for another node (or the next start) to run');
+    const waiting = drained.filter((job) => !job.rerunnable);
     const open = [...waiting, ...[...this.#running.values()].map(({ job }) => job)];
     for (const job of open) {
       await this.#close(job, { status: 'error', resultStatus: null, outcome: null, errorReason: reason, credits: 0 });

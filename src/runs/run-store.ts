@@ -1,8 +1,10 @@
 // Async runs in the database, scoped to their account: a run is `accepted` while it waits or
 // runs, then `completed` (the job finished, whatever the tool answered: `result_status` carries
-// 'ok' or the tool's error code) or `error` (it could not finish: the process died, the service
-// stopped, an internal failure). Every run records the lease holder of the process running it, so
-// the next start can tell a run left `accepted` by a dead process and close it as `error`.
+// 'ok' or the tool's error code) or `error` (it could not finish: the process died mid-run, the
+// service stopped, an internal failure). Every run records the lease holder of the process
+// running it and that holder's heartbeat, so any node (or the same one after a restart) can tell
+// a run whose holder died and take it over: run it again when it had not started and can be
+// (see RunRequest), or close it `error` (see takeOrphans).
 import { randomUUID } from 'node:crypto';
 import { isHolderDead, type LeaseHolder } from '../accounts/lease-holder.ts';
 import type { StoredOutcome } from '../core/outcome.ts';
@@ -32,6 +34,26 @@ export interface Run {
   jobState: string | null;
 }
 
+/**
+ * What an invoke_tool run needs to be run again by another holder: the key that submitted it (the
+ * caller is looked up again, with its state of that moment), the call, and its Idempotency-Key.
+ * File runs and jobs (closures over their request) have none: they cannot be run again.
+ */
+export interface RunRequest {
+  keyId: string;
+  operationId: string;
+  input: unknown;
+  idempotencyKey?: string | undefined;
+  requestId: string;
+}
+
+/** A run taken over from a dead holder: run it again (`request` set, never started) or close it. */
+export interface TakenRun {
+  run: Run;
+  request: RunRequest | null;
+  deadHolder: { pid: number; host: string };
+}
+
 /** Run ids are random and carry a prefix, so a stray id in a log says what it names. */
 export function newRunId(): string {
   return `run_${randomUUID().replace(/-/g, '')}`;
@@ -58,12 +80,11 @@ function toRun(row: RunsTable): Run {
   };
 }
 
-/**
- * A run with no process left to finish it: its holder is gone. Runs do not heartbeat, so a
- * holder on another host (which no pid check can reach) is taken for dead only a day after the
- * run was accepted, far beyond any queue wait and tool time limit.
- */
-const FOREIGN_HOST_STALE_MS = 24 * 3600_000;
+/** Taken over at most this many times: a run whose every holder died is closed, not passed on forever. */
+export const MAX_RUN_ATTEMPTS = 3;
+
+/** The heartbeat of a run given back by a holder that stopped: older than any staleness limit. */
+const RELEASED = new Date(0).toISOString();
 
 export class RunStore {
   readonly #db: Db;
@@ -72,7 +93,8 @@ export class RunStore {
     this.#db = db;
   }
 
-  async create(input: { runId: string; accountId: string; kind: string; operationId: string | null; holder: LeaseHolder; now?: Date; idempotencyKey?: string | null | undefined; startedAt?: Date | undefined }): Promise<Run> {
+  async create(input: { runId: string; accountId: string; kind: string; operationId: string | null; holder: LeaseHolder; now?: Date; idempotencyKey?: string | null | undefined; startedAt?: Date | undefined; request?: RunRequest | undefined }): Promise<Run> {
+    const createdAt = (input.now ?? new Date()).toISOString();
     const row: RunsTable = {
       id: input.runId,
       account_id: input.accountId,
@@ -86,13 +108,16 @@ export class RunStore {
       holder: input.holder.token,
       holder_pid: input.holder.pid,
       holder_host: input.holder.host,
-      created_at: (input.now ?? new Date()).toISOString(),
+      created_at: createdAt,
       started_at: input.startedAt?.toISOString() ?? null,
       finished_at: null,
       idempotency_key: input.idempotencyKey ?? null,
       report_id: null,
       chain_id: null,
       job_state: null,
+      heartbeat_at: createdAt,
+      request: input.request === undefined ? null : JSON.stringify(input.request),
+      attempts: 1,
     };
     await this.#db.insertInto('runs').values(row).execute();
     return toRun(row);
@@ -142,16 +167,19 @@ export class RunStore {
     return Number(row?.n ?? 0);
   }
 
-  async markStarted(runId: string, at: Date): Promise<void> {
-    await this.#db.updateTable('runs').set({ started_at: at.toISOString() }).where('id', '=', runId).where('status', '=', 'accepted').execute();
+  /** Marks a run started by its holder; false when it is no longer this holder's to run (taken over, or closed). */
+  async markStarted(runId: string, holder: LeaseHolder, at: Date): Promise<boolean> {
+    const result = await this.#db.updateTable('runs').set({ started_at: at.toISOString() }).where('id', '=', runId).where('holder', '=', holder.token).where('status', '=', 'accepted').executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   }
 
   /**
-   * Closes a run that is still `accepted`; false when it was closed already (by a shutdown or a
-   * sweep that took its holder for dead), so a late finish never overwrites that.
+   * Closes a run that is still `accepted` and still this holder's; false when it was closed
+   * already (by a shutdown) or taken over by another holder, so a late finish never overwrites that.
    */
   async finish(
     runId: string,
+    holder: LeaseHolder,
     end: { status: Exclude<RunStatus, 'accepted'>; resultStatus: string | null; outcome: StoredOutcome | null; errorReason: string | null; credits: number; at: Date },
   ): Promise<boolean> {
     const result = await this.#db
@@ -165,25 +193,49 @@ export class RunStore {
         finished_at: end.at.toISOString(),
       })
       .where('id', '=', runId)
+      .where('holder', '=', holder.token)
       .where('status', '=', 'accepted')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 
+  /** The holder is alive: its open runs' heartbeat is now. One statement whatever their number. */
+  async heartbeat(holder: LeaseHolder, at: Date = new Date()): Promise<void> {
+    await this.#db.updateTable('runs').set({ heartbeat_at: at.toISOString() }).where('holder', '=', holder.token).where('status', '=', 'accepted').execute();
+  }
+
   /**
-   * Marks `error` every run still `accepted` whose holder is dead (see isHolderDead): at start,
-   * the runs a killed process left behind. Answers the runs it closed, so their webhooks can go out.
+   * Gives runs back without closing them (a shutdown's runs that never started): their heartbeat
+   * goes to the epoch, so the next sweep of any node, or of this one after its restart, takes them.
    */
-  async sweepDead(now: Date = new Date()): Promise<Run[]> {
-    const open = await this.#db.selectFrom('runs').selectAll().where('status', '=', 'accepted').execute();
-    const closed: Run[] = [];
+  async release(holder: LeaseHolder, runIds: readonly string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.#db.updateTable('runs').set({ heartbeat_at: RELEASED }).where('id', 'in', runIds).where('holder', '=', holder.token).where('status', '=', 'accepted').execute();
+  }
+
+  /**
+   * Takes over every run still `accepted` whose holder is dead (see isHolderDead: a pid gone on
+   * this host, or a heartbeat older than `staleMs`). Each take is one conditional update naming
+   * the holder it read, so when several nodes sweep at once exactly one takes a run; the others'
+   * updates match nothing. Answers what was taken, for the caller to run again or close.
+   */
+  async takeOrphans(holder: LeaseHolder, staleMs: number, now: Date = new Date()): Promise<TakenRun[]> {
+    const open = await this.#db.selectFrom('runs').selectAll().where('status', '=', 'accepted').where('holder', '!=', holder.token).execute();
+    const taken: TakenRun[] = [];
     for (const row of open) {
-      const record = { holder: row.holder, pid: row.holder_pid, host: row.holder_host, heartbeatAt: Date.parse(row.created_at) };
-      if (!isHolderDead(record, now.getTime(), FOREIGN_HOST_STALE_MS)) continue;
-      const reason = `The process running this run (pid ${row.holder_pid} on ${row.holder_host}) stopped before it finished; submit it again`;
-      const done = await this.finish(row.id, { status: 'error', resultStatus: null, outcome: null, errorReason: reason, credits: 0, at: now });
-      if (done) closed.push({ ...toRun(row), status: 'error', errorReason: reason, finishedAt: now.toISOString() });
+      const heartbeatAt = Date.parse(row.heartbeat_at ?? row.created_at);
+      if (!isHolderDead({ holder: row.holder, pid: row.holder_pid, host: row.holder_host, heartbeatAt }, now.getTime(), staleMs)) continue;
+      const result = await this.#db
+        .updateTable('runs')
+        .set({ holder: holder.token, holder_pid: holder.pid, holder_host: holder.host, heartbeat_at: now.toISOString(), attempts: (row.attempts ?? 1) + 1 })
+        .where('id', '=', row.id)
+        .where('holder', '=', row.holder)
+        .where('status', '=', 'accepted')
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) continue; // another node took it first
+      const rerun = row.request != null && row.started_at === null && (row.attempts ?? 1) < MAX_RUN_ATTEMPTS;
+      taken.push({ run: toRun(row), request: rerun ? (JSON.parse(row.request!) as RunRequest) : null, deadHolder: { pid: row.holder_pid, host: row.holder_host } });
     }
-    return closed;
+    return taken;
   }
 }

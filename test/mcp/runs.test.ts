@@ -13,15 +13,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { z } from 'zod';
 import { Catalog, loadCatalog } from '../../src/core/catalog.ts';
-import { defineTool } from '../../src/core/define-tool.ts';
 import { verifyWebhookSignature } from '../../src/runs/webhook-signature.ts';
 import { newRunId, type Run } from '../../src/runs/run-store.ts';
 import { startHttpSite, type TestSite } from '../analysis/support/test-sites.ts';
-import { catalogWithTestTools } from '../support/extra-tools.ts';
+import { catalogWithTestTools, gatedTool } from '../support/extra-tools.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { listen } from '../support/http.ts';
+import { finishedRuns } from '../support/runs.ts';
 import { answerOf } from '../support/mcp-answer.ts';
 
 const EMI = { principal: 100000, rate: 10, tenure: 12 };
@@ -39,46 +38,6 @@ async function connect(base: string, apiKey: string): Promise<Client> {
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; body: Structured }> {
   const answer = await client.callTool({ name, arguments: args });
   return { isError: answer.isError === true, body: answerOf(answer) as Structured };
-}
-
-/** Every run the executor finishes, and a wait for one of them by runId. */
-function finishedRuns(t: TestApp): (runId: string) => Promise<Run> {
-  const done = new Map<string, Run>();
-  const events = t.services.runExecutor.events;
-  events.on('finished', (run: Run) => done.set(run.runId, run));
-  return async (runId) => {
-    while (!done.has(runId)) await once(events, 'finished');
-    return done.get(runId) as Run;
-  };
-}
-
-/** A tool that holds until the test releases it: a run in flight for as long as a test needs. */
-function gatedTool() {
-  const gate = new EventEmitter();
-  let started = 0;
-  const tool = defineTool({
-    family: 'testing',
-    slug: 'gated',
-    title: 'Gated tool',
-    description: 'Waits until the test opens its gate, then answers its input.',
-    credits: 1,
-    input: z.object({ n: z.number().int() }),
-    output: z.object({ n: z.number().int() }),
-    examples: [],
-    async run({ n }) {
-      started++;
-      gate.emit('started', started);
-      await once(gate, 'open');
-      return { n };
-    },
-  });
-  return {
-    tool,
-    open: () => gate.emit('open'),
-    async started(count: number) {
-      while (started < count) await once(gate, 'started');
-    },
-  };
 }
 
 describe('MCP async runs and payloads', () => {

@@ -142,9 +142,9 @@ describe('the async run queue between accounts', () => {
     const { accountId, apiKey } = await t.account({ plan: 'free', quota: 1000 });
     const client = await connect(apiKey);
     const share = PLANS['free']!.runsAtOnce + PLANS['free']!.runsWaiting;
-    // Runs another process accepted for this account and has not finished.
+    // Runs another node accepted for this account and has not finished (alive: its heartbeat is fresh, so no sweep takes them).
     for (let i = 0; i < share; i++) {
-      await t.services.runs.create({ runId: newRunId(), accountId, kind: 'invoke_tool', operationId: 'testing_held', holder: { ...t.services.ledger.holder, token: `other-process-${i}` } });
+      await t.services.runs.create({ runId: newRunId(), accountId, kind: 'invoke_tool', operationId: 'testing_held', holder: { token: `other-node-${i}`, pid: 1, host: 'another-node.test' } });
     }
     const refused = await submit(client, 'X1');
     assert.equal(refused.isError, true, JSON.stringify(refused.body));

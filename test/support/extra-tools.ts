@@ -1,3 +1,4 @@
+import { EventEmitter, once } from 'node:events';
 import { z } from 'zod';
 import { Catalog, loadCatalog } from '../../src/core/catalog.ts';
 import { defineTool } from '../../src/core/define-tool.ts';
@@ -45,4 +46,35 @@ export const aiTool = defineTool({
 export async function catalogWithTestTools(): Promise<Catalog> {
   const real = await loadCatalog();
   return new Catalog([...real.tools, faultyTool, aiTool]);
+}
+
+/** A tool that holds until the test releases it: a run in flight for as long as a test needs. */
+export function gatedTool() {
+  const gate = new EventEmitter();
+  let started = 0;
+  const tool = defineTool({
+    family: 'testing',
+    slug: 'gated',
+    title: 'Gated tool',
+    description: 'Waits until the test opens its gate, then answers its input.',
+    credits: 1,
+    input: z.object({ n: z.number().int() }),
+    output: z.object({ n: z.number().int() }),
+    examples: [],
+    async run({ n }) {
+      started++;
+      gate.emit('started', started);
+      await once(gate, 'open');
+      return { n };
+    },
+  });
+  return {
+    tool,
+    /** Releases every run waiting at the gate now. */
+    open: () => gate.emit('open'),
+    /** Resolves once `count` runs in all have started. */
+    async started(count: number) {
+      while (started < count) await once(gate, 'started');
+    },
+  };
 }
