@@ -93,7 +93,9 @@ export async function runTests(options: RunOptions, out: NodeJS.WritableStream):
       cwd: options.cwd,
       isolation: 'process',
       timeout: options.testTimeoutMs,
-      forceExit: true,
+      // Not forceExit: it ends a file's process once the tests known at that moment have ended, so
+      // suites registered later (after a top-level await, for one) were never run nor counted (53 tests went
+      // missing that way, silently). A file that leaves a handle open is ended by its time bound.
       signal: AbortSignal.any([bound.signal, stop.signal]),
     });
     try {
@@ -159,6 +161,6 @@ if (import.meta.main) {
     },
     process.stdout,
   );
-  // Exit now, as --test-force-exit did: a child some test left behind may still hold a pipe open.
+  // Exit now: a child some test left behind may still hold a pipe open.
   process.stdout.write('', () => process.exit(ok ? 0 : 1));
 }

@@ -17,8 +17,8 @@ npx --no-install tsc -p tsconfig.json --noEmit
 # scripts/run-tests.ts: node:test's run() per file with the spec reporter, two files at a time.
 # Each test has 10 min (TEST_TIMEOUT_MS) and each file 20 min (TEST_FILE_TIMEOUT_MS): a file hung
 # anywhere, even outside a test, is killed and fails under its own name instead of eating CI's
-# 90 minutes (node --test-timeout bounds only each test). Children exit once their tests are done
-# (--test-force-exit), so one a test left behind does not hold its file open.
+# 90 minutes (node --test-timeout bounds only each test). No --test-force-exit: it drops suites a
+# file registers after a top-level await; a file must close what it opens (the bound catches one that does not).
 
 # The PostgreSQL pass: the tests whose subject is the database (db, platform, runs, MCP).
 POSTGRES_PATTERNS=("test/db/**/*.test.ts" "test/platform/**/*.test.ts" "test/runs/**/*.test.ts" "test/mcp/**/*.test.ts")

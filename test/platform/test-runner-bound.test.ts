@@ -12,6 +12,7 @@ import { DEFAULT_FILE_TIMEOUT_MS, DEFAULT_TEST_TIMEOUT_MS } from '../../scripts/
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HANGS = 'test/support/runner-fixtures/hangs-before-its-tests.ts';
 const PASSES = 'test/support/runner-fixtures/passes.ts';
+const REGISTERS_LATER = 'test/support/runner-fixtures/registers-later.ts';
 
 async function runOn(t: { after(fn: () => void): void }, patterns: string[], fileTimeoutMs: number): Promise<{ code: number | null; output: string }> {
   const env: Record<string, string> = { PATH: process.env['PATH'] ?? '', TEST_FILE_TIMEOUT_MS: String(fileTimeoutMs) };
@@ -45,6 +46,15 @@ describe('the test runner', { timeout: 300_000 }, () => {
     assert.equal(output.match(/ℹ tests /g)?.length, 1);
     assert.match(output, /ℹ pass 1\n/);
     assert.doesNotMatch(output, /failing tests/);
+  });
+
+  it('runs and counts a suite a file registers after a top-level await', async (t) => {
+    const { code, output } = await runOn(t, [REGISTERS_LATER], 600_000);
+    assert.equal(code, 0, output);
+    assert.match(output, /✔ registered after an await/);
+    assert.match(output, /ℹ tests 2\n/);
+    assert.match(output, /ℹ suites 2\n/);
+    assert.match(output, /ℹ pass 2\n/);
   });
 
   it("bounds a file beyond one test's limit, so a hung test fails under its own name first", () => {
