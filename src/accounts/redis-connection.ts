@@ -60,7 +60,12 @@ export class RedisConnection {
       // A command caught by a dropped connection fails rather than being sent again on reconnect.
       maxRetriesPerRequest: 0,
       // A Redis that accepts the connection but does not answer (overloaded, stopped) is an outage too.
-      commandTimeout: options.commandTimeoutMs ?? 200,
+      // 1 s, not less: the timer is judged on this process's event loop, and when the loop stalls
+      // (a burst of work on a busy machine) an expired timer runs before the reply waiting on the
+      // socket, so a short limit takes our own stall for Redis's outage and counts per node. With
+      // 200 ms, 30 concurrent calls on a loaded 2-core machine did that. A hung Redis costs the
+      // calls in flight this second once; after it the node is marked out and asks nothing.
+      commandTimeout: options.commandTimeoutMs ?? 1000,
       connectTimeout: 2000,
       // Reconnect for ever, backing off to a second: the outage ends within a second of Redis's return.
       retryStrategy: (times) => Math.min(times * 50, 1000),
