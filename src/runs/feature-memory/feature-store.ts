@@ -7,7 +7,9 @@
 // automatic record supersedes the newest standing record of the same playbook (or, without a
 // playbook, the same goal) in the same scope, so the memory shows one current record per job.
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { withAccountLocked } from '../../db/dialect.ts';
 import type { FeaturesTable } from '../../db/schema.ts';
 import { readBaseline, snapshotOf, type BaselineReading, type Gate, type ReportLike, type ReportSnapshot } from './feature-snapshot.ts';
 import { projectScopeFor } from './project-scope.ts';
@@ -143,7 +145,6 @@ export class FeatureStore {
   async recordPass(input: RecordPassInput): Promise<RecordPassResult> {
     if (input.capture === false) return { recorded: false, reason: 'capture_disabled' };
     if (input.report.incomplete === true) return { recorded: false, reason: 'incomplete_report' };
-    if ((await this.count(input.accountId)) >= MAX_FEATURES_PER_ACCOUNT) return { recorded: false, reason: 'memory_full' };
     const projectScope = projectScopeFor(input.projectScope, input.url);
     const goal = input.goal ? clip(input.goal.trim(), MAX_GOAL_CHARS) : null;
     const previous = await this.#standing(input.accountId, projectScope, input.playbookId, goal);
@@ -162,6 +163,7 @@ export class FeatureStore {
       supersedesFeatureId: previous ?? null,
       createdAt: (input.now ?? new Date()).toISOString(),
     });
+    if (feature === undefined) return { recorded: false, reason: 'memory_full' };
     return { recorded: true, featureId: feature.featureId, projectScope, supersedesFeatureId: feature.supersedesFeatureId };
   }
 
@@ -180,7 +182,6 @@ export class FeatureStore {
       reading = readBaseline(input.baseline);
       if (!reading) return { kind: 'bad_baseline' };
     }
-    if ((await this.count(input.accountId)) >= MAX_FEATURES_PER_ACCOUNT) return { kind: 'memory_full' };
     const snapshot: ReportSnapshot = reading?.snapshot ?? {
       scores: superseded?.scores ?? {},
       statuses: superseded?.statuses ?? {},
@@ -199,6 +200,7 @@ export class FeatureStore {
       supersedesFeatureId: superseded?.featureId ?? null,
       createdAt: (input.now ?? new Date()).toISOString(),
     });
+    if (feature === undefined) return { kind: 'memory_full' };
     return { kind: 'captured', feature };
   }
 
@@ -288,7 +290,7 @@ export class FeatureStore {
   async #insert(
     accountId: string,
     f: Omit<Feature, 'featureId' | 'scores' | 'statuses' | 'remainingFindingIds'> & { snapshot: ReportSnapshot },
-  ): Promise<Feature> {
+  ): Promise<Feature | undefined> {
     const row: FeaturesTable = {
       id: newFeatureId(),
       account_id: accountId,
@@ -306,7 +308,15 @@ export class FeatureStore {
       supersedes_feature_id: f.supersedesFeatureId,
       created_at: f.createdAt,
     };
-    await this.#db.insertInto('features').values(row).execute();
-    return toFeature(row);
+    // The cap and the insert are one statement, as for webhooks (webhook-store.ts): two captures at
+    // once cannot both pass a count of 1,999; on PostgreSQL the account's row lock orders them too.
+    // Undefined when the memory is full.
+    const columns = Object.keys(row) as (keyof FeaturesTable)[];
+    const result = await withAccountLocked(this.#db, accountId, (db) =>
+      sql`insert into features (${sql.join(columns.map((column) => sql.ref(column)))})
+        select ${sql.join(columns.map((column) => row[column]))}
+        where (select count(*) from features where account_id = ${accountId}) < ${MAX_FEATURES_PER_ACCOUNT}`.execute(db),
+    );
+    return Number(result.numAffectedRows ?? 0) === 0 ? undefined : toFeature(row);
   }
 }

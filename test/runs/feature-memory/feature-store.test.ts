@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { compareFeatures } from '../../../src/runs/feature-memory/feature-comparison.ts';
 import { createFeatureMemory, type FeatureMemory } from '../../../src/runs/feature-memory/feature-memory.ts';
-import type { Feature } from '../../../src/runs/feature-memory/feature-store.ts';
+import { MAX_FEATURES_PER_ACCOUNT, type Feature } from '../../../src/runs/feature-memory/feature-store.ts';
 import { projectScopeFor } from '../../../src/runs/feature-memory/project-scope.ts';
 import { openTestDb, type TestDb } from './support.ts';
 
@@ -151,6 +151,33 @@ describe('feature memory stores', () => {
       kind: 'superseded_not_found',
       featureId: 'feat_00000000000000000000000000000000',
     });
+  });
+
+  it('holds the cap when captures race at the last free place: exactly one is kept, the others hear memory_full', async () => {
+    const accountId = await t.account();
+    const rows = Array.from({ length: MAX_FEATURES_PER_ACCOUNT - 1 }, (_, i) => ({
+      id: `feat_${i.toString(16).padStart(32, '0')}`,
+      account_id: accountId,
+      project_scope: 'local',
+      title: `Filler ${i}`,
+      requirements: '[]',
+      acceptance: '[]',
+      source: 'manual',
+      playbook_id: null,
+      goal: null,
+      gate: 'unknown',
+      scores: '{}',
+      statuses: '{}',
+      remaining_finding_ids: '[]',
+      supersedes_feature_id: null,
+      created_at: new Date().toISOString(),
+    }));
+    for (let i = 0; i < rows.length; i += 200) await t.db.insertInto('features').values(rows.slice(i, i + 200)).execute();
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => m.features.capture({ accountId, title: `Racer ${i}`, requirements: ['races for the last place'] })));
+    assert.equal(results.filter((r) => r.kind === 'captured').length, 1, JSON.stringify(results.map((r) => r.kind)));
+    assert.equal(results.filter((r) => r.kind === 'memory_full').length, 9);
+    assert.deepEqual(await m.features.recordPass({ accountId, url: 'https://shop.example.com/p', playbookId: 'seo-audit', goal: 'one more', acceptance: ACCEPTANCE, report: REPORT }), { recorded: false, reason: 'memory_full' });
+    assert.equal(await m.features.count(accountId), MAX_FEATURES_PER_ACCOUNT);
   });
 
   it('compares two records: improved only when nothing got worse and something got better', () => {
