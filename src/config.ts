@@ -39,6 +39,9 @@ const envSchema = z.object({
   KEYLESS_REQUESTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
   PASSWORD_FAILURES_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10),
   PASSWORD_FAILURES_WINDOW_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  // Dashboard sessions (src/dashboard/session-store.ts): ended after this long idle, and this long after sign-in however busy.
+  DASHBOARD_SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(30 * 24 * 60).default(60),
+  DASHBOARD_SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(365 * 24).default(24 * 7),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   UPLOAD_LIMIT_BYTES: z.coerce.number().int().min(1024).max(2 * 1024 ** 3).default(100 * 1024 * 1024),
@@ -120,6 +123,8 @@ export interface Config {
   attemptLimits: AttemptLimits;
   /** Requests a minute one client address may make to the routes that need no key (catalog reads, sign-up). */
   keylessRequestsPerMinute: number;
+  /** Dashboard sessions: ended after `idleMs` without a request, and `maxMs` after sign-in. */
+  dashboardSessions: { idleMs: number; maxMs: number };
   /** `redis://host:port[/db]`: rate limits (and later run wake-ups) shared between nodes; undefined: per process. */
   redisUrl: string | undefined;
   trustProxy: boolean;
@@ -252,6 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpFrom: e.SMTP_FROM,
     attemptLimits: { signupsPerHour: e.SIGNUP_PER_HOUR, passwordFailures: e.PASSWORD_FAILURES_LIMIT, passwordWindowMinutes: e.PASSWORD_FAILURES_WINDOW_MINUTES },
     keylessRequestsPerMinute: e.KEYLESS_REQUESTS_PER_MINUTE,
+    dashboardSessions: { idleMs: e.DASHBOARD_SESSION_IDLE_MINUTES * 60_000, maxMs: e.DASHBOARD_SESSION_MAX_HOURS * 3600_000 },
     redisUrl: e.REDIS_URL,
     trustProxy: e.TRUST_PROXY,
     bootstrapAccount: e.BOOTSTRAP_ACCOUNT,

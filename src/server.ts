@@ -26,6 +26,8 @@ import { registerDownloadRoute } from './rest/file-routes.ts';
 import { storageStatus } from './files/file-store.ts';
 import { webhookRoutes } from './rest/webhook-routes.ts';
 import { createLogger, createServices, type ServiceOptions, type Services } from './services.ts';
+import { prefersHtml } from './dashboard/front-page.ts';
+import { registerDashboard, sendFrontPage } from './dashboard/dashboard-routes.ts';
 
 export type { Services, ServiceOptions } from './services.ts';
 
@@ -145,16 +147,24 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // Serialised once: every request would otherwise stringify the whole document again.
     const openapiText = JSON.stringify(openapi);
     docs.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapiText));
+    // The dashboard's pages and stylesheet are compressed like the docs (src/dashboard/).
+    await registerDashboard(docs, { accounts, ledger, usage, sessions: services.sessions, attempts, publicBaseUrl: config.publicBaseUrl });
   });
 
-  app.get('/', async () => ({
+  // A browser (Accept preferring text/html) gets the product page; API clients keep the JSON.
+  app.get('/', async (request, reply) => {
+    reply.header('Vary', 'Accept');
+    if (prefersHtml(request.headers.accept)) return sendFrontPage(reply, config.publicBaseUrl);
+    return rootDocument;
+  });
+  const rootDocument = {
     name: 'Utility Tool Service',
     version: VERSION,
     docs: `${config.publicBaseUrl}/docs`,
     openapi: `${config.publicBaseUrl}/openapi.json`,
     tools: `${config.publicBaseUrl}/api/v1/tools`,
     mcp: `${config.publicBaseUrl}/mcp`,
-  }));
+  };
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const checks: Record<string, { state: string; detail?: string }> = {};

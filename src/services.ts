@@ -36,6 +36,7 @@ import { startRunBeats, takeOverRuns } from './runs/run-takeover.ts';
 import { WebhookDispatcher } from './runs/webhook-delivery.ts';
 import { SecretBox } from './runs/webhook-signature.ts';
 import { WebhookStore } from './runs/webhook-store.ts';
+import { SessionStore } from './dashboard/session-store.ts';
 
 export interface Services {
   config: Config;
@@ -74,6 +75,8 @@ export interface Services {
   codingJobs: CodingJobStore;
   /** the planner jobs: run_playbook, run_workflow, solve_task, verify_task (src/runs/workflow/) */
   jobs: JobService;
+  /** dashboard sign-ins (src/dashboard/), swept on the retention beat */
+  sessions: SessionStore;
   /** stops the background beats, the runs, the engines (unless shared) and the database; once */
   close(): Promise<void>;
 }
@@ -168,6 +171,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
   const featureMemory = createFeatureMemory(db, { reportKey: (accountId) => jobReportKey(reportSecret, accountId) });
   const codingJobs = new CodingJobStore(db);
   const jobs = new JobService({ catalog, invoker, files, skills, memory: featureMemory, reportSecret, runs });
+  const sessions = new SessionStore(db, config.dashboardSessions);
   const runExecutor = new RunExecutor({ invoker, files, runs, webhooks, holder: ledger.holder, log, concurrency: config.runConcurrency, maxQueued: config.runQueueLimit });
   // Runs a killed process left `accepted` are taken over before any new one (run again when they
   // had not started, else closed as `error` and announced); then on a beat, for other nodes' runs.
@@ -184,6 +188,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     store.sweep().catch((err: unknown) => log.error({ err }, 'file sweep failed'));
     files.sweepWorkDirs().catch((err: unknown) => log.error({ err }, 'work folder sweep failed'));
     payloads.sweep().catch((err: unknown) => log.error({ err }, 'payload sweep failed'));
+    sessions.sweep().catch((err: unknown) => log.error({ err }, 'dashboard session sweep failed'));
   }, sweepEveryMs);
   sweeper.unref();
   // Usage counts with the leases' consumption, and idle leases, are written back a few times a
@@ -214,5 +219,5 @@ export async function createServices(config: Config, log: Logger, options: Servi
     })();
     return closing;
   };
-  return { config, log, db, catalog, accounts, invoker, rateLimiter, redis, metrics, ledger, usage, files, store, signer, engines, compute, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, jobs, close };
+  return { config, log, db, catalog, accounts, invoker, rateLimiter, redis, metrics, ledger, usage, files, store, signer, engines, compute, fetcher, webhooks, runs, runExecutor, payloads, skills, featureMemory, codingJobs, jobs, sessions, close };
 }

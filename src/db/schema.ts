@@ -247,6 +247,19 @@ export interface AttemptCountersTable {
   count: number;
 }
 
+/** A signed-in dashboard session (src/dashboard/session-store.ts). */
+export interface DashboardSessionsTable {
+  /** SHA-256 of the cookie's random id: the id itself is never stored */
+  id_hash: string;
+  account_id: string;
+  /** the token every state-changing dashboard request must carry (src/dashboard/csrf.ts) */
+  csrf_token: string;
+  /** ms since the epoch: the absolute limit counts from here */
+  created_at: number;
+  /** ms since the epoch, written at most once a minute: the idle limit counts from here */
+  last_seen_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -264,4 +277,5 @@ export interface Database {
   coding_jobs: CodingJobsTable;
   coding_job_checks: CodingJobChecksTable;
   attempt_counters: AttemptCountersTable;
+  dashboard_sessions: DashboardSessionsTable;
 }

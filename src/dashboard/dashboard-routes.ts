@@ -1,0 +1,86 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { ServiceError } from '../core/errors.ts';
+import { ASSETS, IMMUTABLE } from './assets.ts';
+import { registerAuthRoutes } from './auth-routes.ts';
+import { STATE_CHANGING, checkOrigin, checkToken } from './csrf.ts';
+import { apiStyle, dashboardContext, type DashboardContext, type DashboardDeps } from './dashboard-context.ts';
+import { frontPage } from './front-page.ts';
+import { messagePage, OVERVIEW_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, overviewPage } from './pages.ts';
+import { securityHeaders } from './security-headers.ts';
+import { clearSessionCookie } from './session-cookie.ts';
+
+export type { DashboardDeps } from './dashboard-context.ts';
+
+/** Routes whose state change is guarded by the Origin check alone: sign-in has no session yet, sign-out checks the token itself when there is one. */
+const ORIGIN_ONLY = new Set([SIGN_IN_PATH, SIGN_OUT_PATH]);
+
+/** Form posts are small: an e-mail, a password, a token. */
+const FORM_BODY_LIMIT = 16 * 1024;
+
+/**
+ * Mounts the dashboard under /dashboard in its own scope (its form parser, headers, CSRF check
+ * and HTML error pages stay out of the API's way). `app` is expected to compress (server.ts
+ * registers it in the docs' compressed scope).
+ */
+export async function registerDashboard(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  const ctx = dashboardContext(deps);
+  const headers = securityHeaders(deps.publicBaseUrl);
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
+    });
+    scope.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(headers);
+      done();
+    });
+    // After the body is parsed (the token may be a form field), before any handler changes state.
+    scope.addHook('preHandler', async (request, reply) => {
+      if (!STATE_CHANGING.has(request.method)) return;
+      const originRefusal = checkOrigin(request, deps.publicBaseUrl);
+      if (originRefusal) return ctx.refuse(request, reply, originRefusal);
+      if (ORIGIN_ONLY.has(request.routeOptions.url ?? '')) return;
+      const visitor = await ctx.visitor(request);
+      if (visitor.state !== 'signed-in') return reply.redirect(SIGN_IN_PATH, 303);
+      const tokenRefusal = checkToken(request, visitor.session.csrfToken);
+      if (tokenRefusal) return ctx.refuse(request, reply, tokenRefusal);
+    });
+    // A browser gets a page naming the problem; a script gets the service's JSON error envelope
+    // (an error thrown here goes on to the app's own handler).
+    scope.setErrorHandler((error, request, reply) => {
+      if (apiStyle(request)) throw error;
+      const status = error instanceof ServiceError ? error.status : typeof (error as { statusCode?: unknown }).statusCode === 'number' ? (error as { statusCode: number }).statusCode : 500;
+      if (status >= 500) request.log.error({ err: error }, 'dashboard request failed');
+      if (error instanceof ServiceError) reply.headers(error.headers);
+      const text = status >= 500 ? 'Something went wrong on our side. Try again in a moment.' : error instanceof Error ? error.message : 'The request was not understood.';
+      return ctx.sendPage(reply, status, messagePage(status >= 500 ? 'Something went wrong' : 'Request not accepted', text));
+    });
+
+    for (const asset of ASSETS) {
+      scope.get(asset.path, (_request, reply) => reply.header('Cache-Control', IMMUTABLE).type(asset.type).send(asset.body));
+    }
+    registerAuthRoutes(scope, ctx);
+    registerOverview(scope, ctx);
+  });
+}
+
+function registerOverview(app: FastifyInstance, ctx: DashboardContext): void {
+  app.get(OVERVIEW_PATH, async (request, reply) => {
+    const visitor = await ctx.visitor(request);
+    if (visitor.state === 'anonymous') return reply.redirect(SIGN_IN_PATH, 303);
+    if (visitor.state === 'inactive') {
+      reply.header('Set-Cookie', clearSessionCookie(ctx.cookie));
+      return ctx.sendPage(reply, 403, messagePage('Account not active', `The account ${visitor.account.email} is ${visitor.account.status}; its session has been ended.`));
+    }
+    const { account, session } = visitor;
+    // As GET /api/v1/usage computes it: counts this process holds are written first, and `used`
+    // includes what its credit leases hold unspent.
+    await ctx.usage.flush();
+    const usage = await ctx.accounts.usageSummary(account, await ctx.ledger.used(account.id));
+    return ctx.sendPage(reply, 200, overviewPage(account, usage, { email: account.email, csrfToken: session.csrfToken }));
+  });
+}
+
+/** `/` for a browser: the product page, with the dashboard's headers. */
+export function sendFrontPage(reply: FastifyReply, publicBaseUrl: string): FastifyReply {
+  return reply.headers(securityHeaders(publicBaseUrl)).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(frontPage(publicBaseUrl));
+}

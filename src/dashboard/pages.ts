@@ -1,0 +1,115 @@
+import type { Account, AccountStore } from '../accounts/account-store.ts';
+import { getPlan } from '../accounts/plans.ts';
+import { STYLESHEET } from './assets.ts';
+import { html, type Html } from './html.ts';
+
+export const SIGN_IN_PATH = '/dashboard/sign-in';
+export const SIGN_OUT_PATH = '/dashboard/sign-out';
+export const OVERVIEW_PATH = '/dashboard';
+export const PRODUCT_NAME = 'Utility Tool Service';
+
+/** The signed-in person's header: their e-mail and a sign-out button carrying the CSRF token. */
+export interface SignedInView {
+  email: string;
+  csrfToken: string;
+}
+
+/** Sections of the dashboard still to come: named, not linked, until their pages exist (no dead links). */
+const SECTIONS_TO_COME = ['API keys', 'Usage', 'Webhooks', 'Playground', 'Feature memory', 'MCP setup'];
+
+export function page(title: string, body: Html, signedIn?: SignedInView): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · ${PRODUCT_NAME}</title>
+<link rel="stylesheet" href="${STYLESHEET.path}">
+</head>
+<body>
+<header class="site">
+<a class="brand" href="/">${PRODUCT_NAME}</a>
+${signedIn ? signOutForm(signedIn) : html`<a href="/docs">API docs</a>`}
+</header>
+${body}
+</body>
+</html>
+`.text;
+}
+
+function signOutForm(view: SignedInView): Html {
+  return html`<form method="post" action="${SIGN_OUT_PATH}">
+<span class="muted">${view.email}</span>
+<input type="hidden" name="_csrf" value="${view.csrfToken}">
+<button type="submit" class="quiet">Sign out</button>
+</form>`;
+}
+
+export interface SignInView {
+  email?: string | undefined;
+  /** an error or a notice above the form */
+  message?: { kind: 'error' | 'info'; text: string } | undefined;
+}
+
+export function signInPage(view: SignInView = {}): string {
+  const message = view.message;
+  return page(
+    'Sign in',
+    html`<main class="narrow">
+<h1>Sign in</h1>
+${message && html`<p class="notice ${message.kind === 'error' ? 'error' : ''}" role="${message.kind === 'error' ? 'alert' : 'status'}">${message.text}</p>`}
+<form class="stack" method="post" action="${SIGN_IN_PATH}">
+<label for="email">E-mail</label>
+<input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${view.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200">
+<button type="submit">Sign in</button>
+</form>
+<p class="muted">No account yet? Sign up with <code>POST /api/v1/accounts</code>, described in the <a href="/docs">API docs</a>.</p>
+</main>`,
+  );
+}
+
+export type UsageSummary = Awaited<ReturnType<AccountStore['usageSummary']>>;
+
+const number = new Intl.NumberFormat('en');
+
+export function overviewPage(account: Account, usage: UsageSummary, signedIn: SignedInView): string {
+  const reset = new Date(usage.resetAt);
+  const resetText = reset.toLocaleDateString('en', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
+  return page(
+    'Overview',
+    html`<div class="layout">
+<nav class="sections" aria-label="Dashboard sections">
+<ul>
+<li><a href="${OVERVIEW_PATH}" aria-current="page">Overview</a></li>
+${SECTIONS_TO_COME.map((name) => html`<li class="soon">${name} <span class="muted">(coming)</span></li>`)}
+</ul>
+</nav>
+<main>
+<h1>Overview</h1>
+<p>Signed in as <strong>${account.email}</strong> on the <strong>${getPlan(usage.plan)?.title ?? usage.plan}</strong> plan.</p>
+<h2>Credits this month</h2>
+<dl class="figures">
+<div><dt>Used</dt><dd>${number.format(usage.used)}</dd></div>
+<div><dt>Left</dt><dd>${number.format(usage.remaining)}</dd></div>
+<div><dt>Monthly quota</dt><dd>${number.format(usage.quota)}</dd></div>
+</dl>
+<p>The credits reset on <time datetime="${usage.resetAt}">${resetText}</time> (00:00 UTC). Requests per minute: ${number.format(usage.requestsPerMinute)}.</p>
+</main>
+</div>`,
+    signedIn,
+  );
+}
+
+/** A short page for a refusal or an error, naming what went wrong. */
+export function messagePage(title: string, text: string, link: { href: string; label: string } = { href: SIGN_IN_PATH, label: 'Go to sign-in' }): string {
+  return page(
+    title,
+    html`<main class="narrow">
+<h1>${title}</h1>
+<p class="notice error" role="alert">${text}</p>
+<p><a href="${link.href}">${link.label}</a></p>
+</main>`,
+  );
+}
