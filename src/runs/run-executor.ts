@@ -22,6 +22,7 @@ import { failure, storeOutcome, type InvokeFailure, type Outcome } from '../core
 import type { WebhookDispatcher } from './webhook-delivery.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
 import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
+import { jobFinishedData } from './job-finished-event.ts';
 import { newRunId, type Run, type RunRequest, type RunStore } from './run-store.ts';
 
 export interface RunSubmit {
@@ -399,28 +400,7 @@ export class RunExecutor {
 
   /** The webhook and the 'finished' event for a run that ended (here, or closed by the start-up sweep). */
   announce(accountId: string, run: Run, goal?: string): void {
-    const finishedAt = run.finishedAt ?? new Date().toISOString();
-    if (run.status !== 'accepted') {
-      const answer = run.outcome?.ok === true && run.outcome.result !== null && typeof run.outcome.result === 'object' ? (run.outcome.result as Record<string, unknown>) : {};
-      const job = answer['job'] as { kind?: unknown; id?: unknown } | undefined;
-      const skillId = typeof answer['skillId'] === 'string' ? answer['skillId'] : job?.kind === 'playbook' && typeof job.id === 'string' ? job.id : undefined;
-      this.#options.webhooks.emit(accountId, {
-        type: 'mcp.job.finished',
-        data: {
-          runId: run.runId,
-          kind: run.kind,
-          operationId: run.operationId ?? undefined,
-          ...(skillId === undefined ? {} : { skillId }),
-          ...(job?.kind === 'tool' && typeof job.id === 'string' ? { toolOperationId: job.id } : {}),
-          ...(goal === undefined || goal === '' ? {} : { goal: goal.slice(0, 500) }),
-          status: run.status,
-          resultStatus: run.resultStatus ?? undefined,
-          startedAt: run.startedAt ?? run.createdAt,
-          finishedAt,
-          credits: run.credits,
-        },
-      });
-    }
+    if (run.status !== 'accepted') this.#options.webhooks.emit(accountId, { type: 'mcp.job.finished', data: jobFinishedData({ ...run, status: run.status }, goal) });
     this.events.emit('finished', run);
   }
 
