@@ -29,8 +29,10 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
     });
+    // no-store by default: pages show account data, and a redirect depends on the cookie. The
+    // stylesheet's route replaces it with its immutable caching.
     scope.addHook('onRequest', (_request, reply, done) => {
-      reply.headers(headers);
+      reply.headers(headers).header('Cache-Control', 'no-store');
       done();
     });
     // After the body is parsed (the token may be a form field), before any handler changes state.
