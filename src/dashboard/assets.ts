@@ -25,6 +25,9 @@ function asset(file: string, type: string): Asset {
 
 export const STYLESHEET = asset('dashboard.css', 'text/css; charset=utf-8');
 
-export const ASSETS: readonly Asset[] = [STYLESHEET];
+/** The product's mark (the docs page shows the same), so a browser does not ask for /favicon.ico. */
+export const ICON = asset('icon.svg', 'image/svg+xml');
+
+export const ASSETS: readonly Asset[] = [STYLESHEET, ICON];
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';

@@ -1,6 +1,6 @@
 import type { Account, AccountStore } from '../accounts/account-store.ts';
 import { getPlan } from '../accounts/plans.ts';
-import { STYLESHEET } from './assets.ts';
+import { ICON, STYLESHEET } from './assets.ts';
 import { html, type Html } from './html.ts';
 
 export const SIGN_IN_PATH = '/dashboard/sign-in';
@@ -25,6 +25,7 @@ export function page(title: string, body: Html, signedIn?: SignedInView): string
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · ${PRODUCT_NAME}</title>
 <link rel="stylesheet" href="${STYLESHEET.path}">
+<link rel="icon" type="image/svg+xml" href="${ICON.path}">
 </head>
 <body>
 <header class="site">

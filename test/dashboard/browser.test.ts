@@ -1,0 +1,120 @@
+// The dashboard in a real browser (playwright-core driving the Chromium the service's own engine
+// uses) against the app on a loopback port: the front page, sign-in by the labelled fields, the
+// overview with the e-mail and credits, sign-out. axe-core checks every page (no critical or
+// serious violations); screenshots go to a temp folder, printed for a person to look at.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { findProgram } from '../../src/engines/process.ts';
+import { listen } from '../support/http.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+
+const PASSWORD = 'correct horse battery staple';
+// Evaluated in the page rather than added as a <script> tag: the pages' CSP (script-src 'self')
+// rightly refuses an inline script, and turning the CSP off would hide a violation of our own.
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+describe('the dashboard in Chromium', () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  const shots = mkdtempSync(join(tmpdir(), 'dashboard-screens-'));
+  const email = `browser-${Date.now()}@example.com`;
+  const cspViolations: string[] = [];
+
+  before(async () => {
+    t = await startTestApp();
+    base = await listen(t);
+    const { apiKey } = await t.account({ email, password: PASSWORD, plan: 'starter' });
+    // A real metered call, so the overview has credits to show.
+    const call = await t.call('/api/v1/unit-conversions/mass-converter', { value: 1, from: 'kg', to: 'lb' }, apiKey);
+    assert.equal(call.statusCode, 200, call.body);
+    // The program the chromium engine is configured with (CHROMIUM_PROGRAM), found as it finds it.
+    const executablePath = await findProgram(t.config.engines.chromium.CHROMIUM_PROGRAM);
+    assert.ok(executablePath, `Chromium at ${t.config.engines.chromium.CHROMIUM_PROGRAM}`);
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
+    page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error') cspViolations.push(message.text());
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function axeViolations(): Promise<AxeViolation[]> {
+    await page.evaluate(AXE_SOURCE);
+    // Page-side code as text: the project's TypeScript has no DOM types.
+    return (await page.evaluate(
+      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
+    )) as AxeViolation[];
+  }
+
+  async function check(name: string): Promise<void> {
+    const path = join(shots, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    console.log(`screenshot: ${path}`);
+    const violations = await axeViolations();
+    const serious = violations.filter((v) => v.impact === 'critical' || v.impact === 'serious');
+    assert.deepEqual(serious, [], `${name}: ${JSON.stringify(serious, null, 1)}`);
+    if (violations.length > 0) console.log(`${name}: minor axe findings: ${violations.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
+  }
+
+  it('opens the product page, signs in by the labelled fields, shows the overview, signs out', async () => {
+    const front = await page.goto(`${base}/`);
+    assert.equal(front?.status(), 200);
+    assert.match((await front?.headerValue('content-type')) ?? '', /^text\/html/);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    assert.ok((await page.textContent('body'))?.includes('http://localhost:8080/mcp'));
+    await check('1-front-page');
+
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard/sign-in`);
+    await check('2-sign-in');
+
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    const overview = (await page.textContent('main')) ?? '';
+    assert.ok(overview.includes(email), overview);
+    assert.match(overview, /Starter/);
+    const figures = await page.locator('dl.figures dd').allTextContents();
+    const used = await t.services.ledger.used((await t.services.accounts.findAccountByEmail(email))!.id);
+    assert.ok(used > 0, 'the call was charged');
+    assert.deepEqual(figures, [String(used), (10_000 - used).toLocaleString('en'), '10,000']);
+    // The stylesheet applied (a CSP refusal of it would leave the default font).
+    assert.match(String(await page.evaluate('getComputedStyle(document.body).fontFamily')), /system-ui/);
+    await check('3-overview');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/dashboard/sign-in`);
+    await check('4-signed-out');
+    const again = await page.goto(`${base}/dashboard`);
+    assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in', 'the session ended: the overview sends to sign-in');
+    assert.equal(again?.status(), 200);
+
+    assert.deepEqual(cspViolations, [], 'no console errors (a CSP refusal logs one)');
+  });
+
+  it('has an axe check that can fail: an unlabelled field is a critical violation', async () => {
+    await page.setContent('<!doctype html><html lang="en"><title>probe</title><main><input type="text"></main></html>');
+    const violations = await axeViolations();
+    assert.ok(violations.some((v) => v.id === 'label' && v.impact === 'critical'), JSON.stringify(violations));
+  });
+});
