@@ -161,7 +161,7 @@ const us = (value: number | undefined) => (value === undefined || !Number.isFini
 
 function loadTable(rows: readonly LoadFigures[]): string {
   return table([
-    ['target', 'req/s', 'p50 ms', 'p99 ms', 'node(s) CPU µs/answer', 'postgres µs/answer', 'redis µs/answer', 'load gen cores', 'machine busy', 'rounds req/s', 'spread', 'failed'],
+    ['target', 'req/s', 'p50 ms', 'p99 ms', 'node(s) CPU µs/answer', 'postgres µs/answer', 'redis µs/answer', 'load gen cores', 'other cores', 'machine busy', 'rounds req/s', 'spread', 'failed'],
     ...rows.map((f) => [
       f.name,
       f.rps.toFixed(0),
@@ -171,6 +171,7 @@ function loadTable(rows: readonly LoadFigures[]): string {
       us(f.microsPerAnswer['postgres']),
       us(f.microsPerAnswer['redis']),
       f.clientCores.toFixed(2),
+      f.otherCores.toFixed(2),
       fmtPct(f.machineBusy),
       f.roundRps.map((r) => r.toFixed(0)).join(' '),
       fmtPct(checkSpread(f.roundRps, MAX_SPREAD).spread),
@@ -184,7 +185,7 @@ function ratioOrSpread(side: LoadFigures | number[], base: LoadFigures | number[
   const rounds = (x: LoadFigures | number[]) => (Array.isArray(x) ? x : x.roundRps);
   for (const [i, x] of [base, side].entries()) {
     const check = checkSpread(rounds(x), MAX_SPREAD);
-    if (!check.steady) return { why: `${names[i]}'s rounds vary by ${fmtPct(check.spread)} (more than ${fmtPct(MAX_SPREAD)}): no ratio from them` };
+    if (!check.steady) return { why: `the rounds of ${names[i]} vary by ${fmtPct(check.spread)} (more than ${fmtPct(MAX_SPREAD)}): no ratio from them` };
   }
   return { ratio: value(rounds(side)) / value(rounds(base)) };
 }
@@ -234,7 +235,8 @@ async function loadSections(run: Running, verdicts: Verdict[], problems: string[
 
   out(`== 1 and 2: the metered EMI call, ${CONNECTIONS} connections, ${SECONDS} s per target in ${ROUNDS} alternating rounds after ${WARMUP_SECONDS} s warm-up`);
   out(loadTable([fs, f1, f2]));
-  out('(node(s) CPU: the serve process(es); postgres: the postmaster and its backends; machine busy: all CPUs, everyone\'s work included)');
+  out("(node(s) CPU: the serve process(es); postgres: the postmaster and its backends; other cores: the machine's busy cores less the nodes',");
+  out(" PostgreSQL's, Redis's and the load generator's: other people's work; machine busy: all CPUs, everyone's work included)");
   out();
   const pgRatio = ratioOrSpread(f1, fs, (r) => median(r), ['SQLite', 'PostgreSQL + Redis']);
   const throughput = pgRatio.ratio === undefined ? pgRatio.why! : `${fmtRatio(f1.rps / fs.rps)} (medians of the rounds: ${fmtRatio(pgRatio.ratio)})`;
@@ -342,6 +344,7 @@ async function transferSection(run: Running, verdicts: Verdict[], problems: stri
     ]),
   );
   out(`(RSS growth: the node's peak during the request minus its RSS just before; the first trip of each fresh node is not measured with the rest; every download hashed: ${hashes.size === 1 ? 'all identical, local and S3' : 'NOT identical'})`);
+  for (const st of stores) out(`    ${st.name}, RSS growth of each run, upload/download MB: ${st.trips.map((t) => `${growth(t, 'uploadRss').toFixed(1)}/${growth(t, 'downloadRss').toFixed(1)}`).join(', ')}`);
   const [l, x] = stores as [(typeof stores)[0], (typeof stores)[0]];
   for (const half of ['uploadMs', 'downloadMs'] as const) {
     const r = ratioOrSpread(x.trips.map((t) => t[half]), l.trips.map((t) => t[half]), (v) => median(v), ['the local store', 'S3']);

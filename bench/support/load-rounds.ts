@@ -9,6 +9,7 @@
  * invoke-throughput.bench.ts measures one server the same way; this is that loop for a target
  * spread over several nodes.
  */
+import { availableParallelism } from 'node:os';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { machineCpu, processTree } from './cpu.ts';
@@ -174,6 +175,8 @@ export interface LoadFigures {
   clientCores: number;
   /** busy share of all the machine's CPUs (everyone's work included) */
   machineBusy: number;
+  /** cores busy with work other than the watched trees and the load generator: other people's, the kernel's interrupts */
+  otherCores: number;
 }
 
 export function figures(t: Tally): LoadFigures {
@@ -188,6 +191,7 @@ export function figures(t: Tally): LoadFigures {
     microsPerAnswer: Object.fromEntries(Object.entries(t.cpuSeconds).map(([name, s]) => [name, t.ok > 0 ? (s * 1e6) / t.ok : Number.NaN])),
     clientCores: t.clientCpuSeconds / t.seconds,
     machineBusy: t.machineBusy / Math.max(1, t.machineTotal),
+    otherCores: (t.machineBusy / Math.max(1, t.machineTotal)) * availableParallelism() - (Object.values(t.cpuSeconds).reduce((a, b) => a + b, 0) + t.clientCpuSeconds) / t.seconds,
   };
 }
 

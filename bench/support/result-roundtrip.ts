@@ -4,8 +4,9 @@
  * FILE_STORE), then downloaded by its downloadUrl and hashed as it arrives (nothing held in this
  * process's memory either). For each half: the time, and the server's RSS growth, the peak minus
  * the RSS just before. The peak is the kernel's high-water mark (VmHWM) reset just before the
- * request (writing 5 to /proc/<pid>/clear_refs), so no spike between two samples is missed;
- * where that reset is refused, the highest of 50 ms samples (rss.ts).
+ * request (writing 5 to /proc/<pid>/clear_refs), so a spike between two samples is not missed,
+ * or the highest of 50 ms samples (rss.ts) if that is higher; where the reset is refused, the
+ * samples alone.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ export interface RssWindow {
   before: number;
   peak: number;
   /** how the peak was read */
-  source: 'VmHWM' | 'sampled';
+  source: 'VmHWM and samples' | 'sampled';
 }
 
 export interface RoundTrip {
@@ -52,7 +53,9 @@ async function rssAround<T>(pid: number, during: () => Promise<T>): Promise<{ re
   // Sampled either way; the reset high-water mark, when it worked, is the exact peak.
   const growth = await measureRssGrowth(pid, during);
   if (!hwm) return { result: growth.result, rss: { before: growth.before, peak: growth.peak, source: 'sampled' } };
-  return { result: growth.result, rss: { before: growth.before, peak: Math.max(readHwmBytes(pid), readRssBytes(pid)), source: 'VmHWM' } };
+  // VmHWM is raised when pages are unmapped, not when they are given back by madvise (as V8 may do):
+  // the samples can see a peak it missed, so the higher of the two counts.
+  return { result: growth.result, rss: { before: growth.before, peak: Math.max(readHwmBytes(pid), readRssBytes(pid), growth.peak), source: 'VmHWM and samples' } };
 }
 
 interface Answer {
