@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountStore } from '../accounts/account-store.ts';
 import type { AttemptLimiter } from '../accounts/attempt-limiter.ts';
 import type { CreditLedger } from '../accounts/credit-ledger.ts';
+import type { Mailer } from '../accounts/mailer.ts';
 import type { UsageRecorder } from '../accounts/usage-recorder.ts';
 import { ServiceError } from '../core/errors.ts';
 import { REFUSAL_TEXT, type CsrfRefusal } from './csrf.ts';
@@ -20,6 +21,8 @@ export interface DashboardDeps {
   sessions: SessionStore;
   /** the same limiter as the API's password checks (src/accounts/attempt-limiter.ts) */
   attempts: AttemptLimiter;
+  /** the verification mail of a sign-up (the API's own mailer) */
+  mailer: Mailer;
   publicBaseUrl: string;
 }
 

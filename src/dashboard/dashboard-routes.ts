@@ -5,14 +5,15 @@ import { registerAuthRoutes } from './auth-routes.ts';
 import { STATE_CHANGING, checkOrigin, checkToken } from './csrf.ts';
 import { apiStyle, dashboardContext, type DashboardContext, type DashboardDeps } from './dashboard-context.ts';
 import { frontPage } from './front-page.ts';
-import { messagePage, OVERVIEW_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, overviewPage } from './pages.ts';
+import { messagePage, OVERVIEW_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, overviewPage } from './pages.ts';
 import { securityHeaders } from './security-headers.ts';
 import { clearSessionCookie } from './session-cookie.ts';
+import { registerSignUpRoutes } from './sign-up-routes.ts';
 
 export type { DashboardDeps } from './dashboard-context.ts';
 
-/** Routes whose state change is guarded by the Origin check alone: sign-in has no session yet, sign-out checks the token itself when there is one. */
-const ORIGIN_ONLY = new Set([SIGN_IN_PATH, SIGN_OUT_PATH]);
+/** Routes whose state change is guarded by the Origin check alone: sign-in and sign-up have no session yet, sign-out checks the token itself when there is one. */
+const ORIGIN_ONLY = new Set([SIGN_IN_PATH, SIGN_UP_PATH, SIGN_OUT_PATH]);
 
 /** Form posts are small: an e-mail, a password, a token. */
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -61,6 +62,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
       scope.get(asset.path, (_request, reply) => reply.header('Cache-Control', IMMUTABLE).type(asset.type).send(asset.body));
     }
     registerAuthRoutes(scope, ctx);
+    registerSignUpRoutes(scope, ctx);
     registerOverview(scope, ctx);
   });
 }

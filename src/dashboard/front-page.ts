@@ -1,5 +1,5 @@
 import { html } from './html.ts';
-import { page, SIGN_IN_PATH } from './pages.ts';
+import { page, SIGN_IN_PATH, SIGN_UP_PATH } from './pages.ts';
 
 /** The quality a media range of an Accept header gives `type`, and how specific the match was. */
 function quality(accept: string, type: string): { q: number; specificity: number } {
@@ -38,7 +38,7 @@ export function frontPage(publicBaseUrl: string): string {
 <p>A self-hosted catalog of single-purpose tools (conversions of documents, images, audio and
 ebooks, calculators, text utilities, URL analysis and more) that you call over a REST API or
 from an AI agent over MCP. Every call costs a few credits from a monthly quota.</p>
-<p><a href="${SIGN_IN_PATH}">Sign in</a> to see your plan and credits, or read the <a href="/docs">API docs</a>
+<p><a href="${SIGN_IN_PATH}">Sign in</a> (or <a href="${SIGN_UP_PATH}">create an account</a>) to see your plan and credits, or read the <a href="/docs">API docs</a>
 (the <a href="/openapi.json">OpenAPI document</a>, and <a href="/api/v1/tools">the tool catalog</a> as JSON).</p>
 <h2>MCP setup</h2>
 <p>Point an MCP client at <code>${mcp}</code> (Streamable HTTP) with your API key in the

@@ -5,6 +5,7 @@ import { html, type Html } from './html.ts';
 
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 export const SIGN_OUT_PATH = '/dashboard/sign-out';
+export const SIGN_UP_PATH = '/dashboard/sign-up';
 export const OVERVIEW_PATH = '/dashboard';
 export const PRODUCT_NAME = 'Utility Tool Service';
 
@@ -66,7 +67,38 @@ ${message && html`<p class="notice ${message.kind === 'error' ? 'error' : ''}" r
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200">
 <button type="submit">Sign in</button>
 </form>
-<p class="muted">No account yet? Sign up with <code>POST /api/v1/accounts</code>, described in the <a href="/docs">API docs</a>.</p>
+<p>No account yet? <a href="${SIGN_UP_PATH}">Create one</a>.</p>
+</main>`,
+  );
+}
+
+export function signUpPage(view: SignInView = {}): string {
+  const message = view.message;
+  return page(
+    'Create an account',
+    html`<main class="narrow">
+<h1>Create an account</h1>
+${message && html`<p class="notice error" role="alert">${message.text}</p>`}
+<form class="stack" method="post" action="${SIGN_UP_PATH}">
+<label for="email">E-mail</label>
+<input id="email" name="email" type="email" autocomplete="email" required maxlength="254" value="${view.email ?? ''}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" maxlength="200" aria-describedby="password-rule">
+<p id="password-rule" class="muted">At least 10 characters.</p>
+<button type="submit">Create account</button>
+</form>
+<p>On the free plan; we send a link to verify your e-mail. Already have an account? <a href="${SIGN_IN_PATH}">Sign in</a>.</p>
+</main>`,
+  );
+}
+
+export function signUpDonePage(email: string): string {
+  return page(
+    'Check your e-mail',
+    html`<main class="narrow">
+<h1>Check your e-mail</h1>
+<p class="notice" role="status">We sent a verification link to <strong>${email}</strong>. Open it, then sign in.</p>
+<p><a href="${SIGN_IN_PATH}">Go to sign-in</a></p>
 </main>`,
   );
 }
