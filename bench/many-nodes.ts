@@ -237,6 +237,7 @@ async function loadSections(run: Running, verdicts: Verdict[], problems: string[
   out(loadTable([fs, f1, f2]));
   out("(node(s) CPU: the serve process(es); postgres: the postmaster and its backends; other cores: the machine's busy cores less the nodes',");
   out(" PostgreSQL's, Redis's and the load generator's: other people's work; machine busy: all CPUs, everyone's work included)");
+  for (const f of [fs, f1, f2]) out(`  other cores in each round, ${f.name}: ${f.roundOtherCores.map((c) => c.toFixed(2)).join(' ')}`);
   out();
   const pgRatio = ratioOrSpread(f1, fs, (r) => median(r), ['SQLite', 'PostgreSQL + Redis']);
   const throughput = pgRatio.ratio === undefined ? pgRatio.why! : `${fmtRatio(f1.rps / fs.rps)} (medians of the rounds: ${fmtRatio(pgRatio.ratio)})`;

@@ -45,6 +45,8 @@ export interface Tally {
   statusCodes: Record<string, number>;
   /** answers per second of each round */
   roundRps: number[];
+  /** cores other work took in each round (see LoadFigures.otherCores) */
+  roundOtherCores: number[];
   /** CPU seconds of each watched tree, over all rounds */
   cpuSeconds: Record<string, number>;
   clientCpuSeconds: number;
@@ -66,6 +68,7 @@ export function newTally(target: LoadTarget): Tally {
     mismatches: 0,
     statusCodes: {},
     roundRps: [],
+    roundOtherCores: [],
     cpuSeconds: Object.fromEntries(Object.keys(target.watch).map((name) => [name, 0])),
     clientCpuSeconds: 0,
     machineBusy: 0,
@@ -144,9 +147,14 @@ export async function loadRound(tally: Tally, seconds: number, measured = true):
   tally.ok += ok;
   tally.seconds += elapsed;
   tally.roundRps.push(ok / elapsed);
+  let ours = (client.user + client.system) / 1e6;
   watched.forEach(([name], i) => {
-    tally.cpuSeconds[name] = (tally.cpuSeconds[name] ?? 0) + ticksSince(ticks0[i]!, ticks1[i]!) / 100; // USER_HZ is 100 on Linux
+    const seconds = ticksSince(ticks0[i]!, ticks1[i]!) / 100; // USER_HZ is 100 on Linux
+    tally.cpuSeconds[name] = (tally.cpuSeconds[name] ?? 0) + seconds;
+    ours += seconds;
   });
+  const busyCores = ((machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total)) * availableParallelism();
+  tally.roundOtherCores.push(busyCores - ours / elapsed);
   tally.clientCpuSeconds += (client.user + client.system) / 1e6;
   tally.machineBusy += machine1.busy - machine0.busy;
   tally.machineTotal += machine1.total - machine0.total;
@@ -169,6 +177,7 @@ export interface LoadFigures {
   ok: number;
   failed: number;
   roundRps: number[];
+  roundOtherCores: number[];
   /** CPU µs per right answer of each watched tree */
   microsPerAnswer: Record<string, number>;
   /** cores the load generator (this process) used */
@@ -188,6 +197,7 @@ export function figures(t: Tally): LoadFigures {
     ok: t.ok,
     failed: t.total - t.ok + t.errors,
     roundRps: t.roundRps,
+    roundOtherCores: t.roundOtherCores,
     microsPerAnswer: Object.fromEntries(Object.entries(t.cpuSeconds).map(([name, s]) => [name, t.ok > 0 ? (s * 1e6) / t.ok : Number.NaN])),
     clientCores: t.clientCpuSeconds / t.seconds,
     machineBusy: t.machineBusy / Math.max(1, t.machineTotal),
