@@ -89,11 +89,6 @@ export class SessionStore {
     await this.#db.deleteFrom('dashboard_sessions').where('id_hash', '=', hashSecret(id)).execute();
   }
 
-  /** Ends every session of an account. */
-  async deleteForAccount(accountId: string): Promise<void> {
-    await this.#db.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).execute();
-  }
-
   /** Deletes the expired rows; find() already refuses them, this keeps the table small. Returns how many went. */
   async sweep(now = Date.now()): Promise<number> {
     const result = await this.#db
