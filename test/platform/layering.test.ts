@@ -1,5 +1,5 @@
 // The design's one-way flow, read from every import in src/: a room may import its own files and
-// rooms below it, never a room above. `rest/, mcp/ -> runs/ -> core/ -> catalog/ -> engines/,
+// rooms below it, never a room above. `rest/, mcp/, dashboard/ -> runs/ -> core/ -> catalog/ -> engines/,
 // analysis/ -> files/ -> accounts/ -> db/`. Shared by all: config.ts (the settings) and
 // core/errors.ts (the one error type). The tools in catalog/ are written with core's tool kit
 // (defineTool, defineUrlTool, the number helpers): that contract is core's to give and every tool's to
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 
-const LEVEL: Record<string, number> = { rest: 7, mcp: 7, runs: 6, core: 5, catalog: 4, engines: 3, analysis: 3, files: 2, accounts: 1, db: 0 };
+const LEVEL: Record<string, number> = { dashboard: 7, rest: 7, mcp: 7, runs: 6, core: 5, catalog: 4, engines: 3, analysis: 3, files: 2, accounts: 1, db: 0 };
 const SHARED = new Set(['config.ts', 'core/errors.ts']);
 const ENTRY = new Set(['main.ts', 'server.ts', 'services.ts']);
 const TOOL_KIT = new Set(['core/define-tool.ts', 'core/define-url-tool.ts', 'core/numbers.ts']);
