@@ -236,8 +236,11 @@ async function loadSections(run: Running, verdicts: Verdict[], problems: string[
   out(`== 1 and 2: the metered EMI call, ${CONNECTIONS} connections, ${SECONDS} s per target in ${ROUNDS} alternating rounds after ${WARMUP_SECONDS} s warm-up`);
   out(loadTable([fs, f1, f2]));
   out("(node(s) CPU: the serve process(es); postgres: the postmaster and its backends; other cores: the machine's busy cores less the nodes',");
-  out(" PostgreSQL's, Redis's and the load generator's: other people's work; machine busy: all CPUs, everyone's work included)");
-  for (const f of [fs, f1, f2]) out(`  other cores in each round, ${f.name}: ${f.roundOtherCores.map((c) => c.toFixed(2)).join(' ')}`);
+  out(" PostgreSQL's, Redis's, the load generator's and the kernel's interrupts (loopback traffic): other people's work, idle nodes included;");
+  out(" machine busy: all CPUs, everyone's work included)");
+  for (const f of [fs, f1, f2]) {
+    out(`  ${f.name}, cores per round: other work ${f.roundOtherCores.map((c) => c.toFixed(2)).join(' ')}; interrupts ${f.roundInterruptCores.map((c) => c.toFixed(2)).join(' ')}`);
+  }
   out();
   const pgRatio = ratioOrSpread(f1, fs, (r) => median(r), ['SQLite', 'PostgreSQL + Redis']);
   const throughput = pgRatio.ratio === undefined ? pgRatio.why! : `${fmtRatio(f1.rps / fs.rps)} (medians of the rounds: ${fmtRatio(pgRatio.ratio)})`;

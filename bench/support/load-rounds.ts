@@ -9,6 +9,7 @@
  * invoke-throughput.bench.ts measures one server the same way; this is that loop for a target
  * spread over several nodes.
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -47,6 +48,8 @@ export interface Tally {
   roundRps: number[];
   /** cores other work took in each round (see LoadFigures.otherCores) */
   roundOtherCores: number[];
+  /** cores the kernel spent in interrupts in each round (the loopback traffic's softirq, everyone's) */
+  roundInterruptCores: number[];
   /** CPU seconds of each watched tree, over all rounds */
   cpuSeconds: Record<string, number>;
   clientCpuSeconds: number;
@@ -69,6 +72,7 @@ export function newTally(target: LoadTarget): Tally {
     statusCodes: {},
     roundRps: [],
     roundOtherCores: [],
+    roundInterruptCores: [],
     cpuSeconds: Object.fromEntries(Object.keys(target.watch).map((name) => [name, 0])),
     clientCpuSeconds: 0,
     machineBusy: 0,
@@ -92,6 +96,15 @@ function ticksSince(before: Map<number, number>, after: Map<number, number>): nu
   let sum = 0;
   for (const [pid, t] of after) sum += Math.max(0, t - (before.get(pid) ?? 0));
   return sum;
+}
+
+/**
+ * Jiffies all CPUs spent in hard and soft interrupts so far (/proc/stat): loopback traffic is
+ * handled there (softirq), charged to no process, so it is told apart from other people's work.
+ */
+function interruptJiffies(): number {
+  const v = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return (v[5] ?? 0) + (v[6] ?? 0);
 }
 
 /** One round: every endpoint of the target loaded at once for `seconds`, added to `tally`. */
@@ -126,12 +139,14 @@ export async function loadRound(tally: Tally, seconds: number, measured = true):
   const watched = Object.entries(target.watch);
   const ticks0 = watched.map(([, pid]) => treeTicks(pid));
   const machine0 = machineCpu();
+  const irq0 = interruptJiffies();
   const client0 = process.cpuUsage();
   const t0 = performance.now();
   const results = await Promise.all(instances);
   const elapsed = (performance.now() - t0) / 1000;
   const client = process.cpuUsage(client0);
   const machine1 = machineCpu();
+  const irq1 = interruptJiffies();
   const ticks1 = watched.map(([, pid]) => treeTicks(pid));
   if (!measured) return;
 
@@ -153,8 +168,10 @@ export async function loadRound(tally: Tally, seconds: number, measured = true):
     tally.cpuSeconds[name] = (tally.cpuSeconds[name] ?? 0) + seconds;
     ours += seconds;
   });
-  const busyCores = ((machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total)) * availableParallelism();
-  tally.roundOtherCores.push(busyCores - ours / elapsed);
+  const cores = (jiffies: number) => (jiffies / Math.max(1, machine1.total - machine0.total)) * availableParallelism();
+  const interrupts = cores(irq1 - irq0);
+  tally.roundInterruptCores.push(interrupts);
+  tally.roundOtherCores.push(cores(machine1.busy - machine0.busy) - interrupts - ours / elapsed);
   tally.clientCpuSeconds += (client.user + client.system) / 1e6;
   tally.machineBusy += machine1.busy - machine0.busy;
   tally.machineTotal += machine1.total - machine0.total;
@@ -178,13 +195,14 @@ export interface LoadFigures {
   failed: number;
   roundRps: number[];
   roundOtherCores: number[];
+  roundInterruptCores: number[];
   /** CPU µs per right answer of each watched tree */
   microsPerAnswer: Record<string, number>;
   /** cores the load generator (this process) used */
   clientCores: number;
   /** busy share of all the machine's CPUs (everyone's work included) */
   machineBusy: number;
-  /** cores busy with work other than the watched trees and the load generator: other people's, the kernel's interrupts */
+  /** cores busy with work other than the watched trees, the load generator and interrupts: other people's (rounds' mean) */
   otherCores: number;
 }
 
@@ -198,10 +216,11 @@ export function figures(t: Tally): LoadFigures {
     failed: t.total - t.ok + t.errors,
     roundRps: t.roundRps,
     roundOtherCores: t.roundOtherCores,
+    roundInterruptCores: t.roundInterruptCores,
     microsPerAnswer: Object.fromEntries(Object.entries(t.cpuSeconds).map(([name, s]) => [name, t.ok > 0 ? (s * 1e6) / t.ok : Number.NaN])),
     clientCores: t.clientCpuSeconds / t.seconds,
     machineBusy: t.machineBusy / Math.max(1, t.machineTotal),
-    otherCores: (t.machineBusy / Math.max(1, t.machineTotal)) * availableParallelism() - (Object.values(t.cpuSeconds).reduce((a, b) => a + b, 0) + t.clientCpuSeconds) / t.seconds,
+    otherCores: t.roundOtherCores.reduce((a, b) => a + b, 0) / Math.max(1, t.roundOtherCores.length),
   };
 }
 
