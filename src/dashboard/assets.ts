@@ -28,6 +28,13 @@ export const STYLESHEET = asset('dashboard.css', 'text/css; charset=utf-8');
 /** The product's mark (the docs page shows the same), so a browser does not ask for /favicon.ico. */
 export const ICON = asset('icon.svg', 'image/svg+xml');
 
-export const ASSETS: readonly Asset[] = [STYLESHEET, ICON];
+/**
+ * The secret page's copy button, the dashboard's only script: an ES module (deferred, strict, no
+ * globals), loaded by `script-src 'self'`, never inline. Without it the button stays hidden and
+ * the secret sits in a read-only field to select by hand.
+ */
+export const COPY_SCRIPT = asset('copy-secret.js', 'text/javascript; charset=utf-8');
+
+export const ASSETS: readonly Asset[] = [STYLESHEET, ICON, COPY_SCRIPT];
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';

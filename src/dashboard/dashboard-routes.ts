@@ -7,7 +7,7 @@ import { apiStyle, dashboardContext, type DashboardContext, type DashboardDeps }
 import { frontPage } from './front-page.ts';
 import { messagePage, OVERVIEW_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, overviewPage } from './pages.ts';
 import { securityHeaders } from './security-headers.ts';
-import { clearSessionCookie } from './session-cookie.ts';
+import { registerKeyRoutes } from './key-routes.ts';
 import { registerSignUpRoutes } from './sign-up-routes.ts';
 
 export type { DashboardDeps } from './dashboard-context.ts';
@@ -15,8 +15,8 @@ export type { DashboardDeps } from './dashboard-context.ts';
 /** Routes whose state change is guarded by the Origin check alone: sign-in and sign-up have no session yet, sign-out checks the token itself when there is one. */
 const ORIGIN_ONLY = new Set([SIGN_IN_PATH, SIGN_UP_PATH, SIGN_OUT_PATH]);
 
-/** Form posts are small: an e-mail, a password, a token. */
-const FORM_BODY_LIMIT = 16 * 1024;
+/** Form posts are small: an e-mail, a password, a token, or a key's name and its tool scopes (the catalog's operationIds). */
+const FORM_BODY_LIMIT = 64 * 1024;
 
 /**
  * Mounts the dashboard under /dashboard in its own scope (its form parser, headers, CSRF check
@@ -28,7 +28,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
   const headers = securityHeaders(deps.publicBaseUrl);
   await app.register(async (scope) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
+      done(null, parseForm(typeof body === 'string' ? body : body.toString('utf8')));
     });
     // no-store by default: pages show account data, and a redirect depends on the cookie. The
     // stylesheet's route replaces it with its immutable caching.
@@ -64,17 +64,28 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     registerAuthRoutes(scope, ctx);
     registerSignUpRoutes(scope, ctx);
     registerOverview(scope, ctx);
+    registerKeyRoutes(scope, ctx);
   });
+}
+
+/**
+ * A form body as fields: a name sent once is a string, a name sent more than once (the key form's
+ * tool checkboxes) an array of its values in order. A field read as a string by a handler is then
+ * '' when repeated, never the first or the last of several.
+ */
+export function parseForm(body: string): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    const had = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    fields[name] = had === undefined ? value : Array.isArray(had) ? [...had, value] : [had, value];
+  }
+  return fields;
 }
 
 function registerOverview(app: FastifyInstance, ctx: DashboardContext): void {
   app.get(OVERVIEW_PATH, async (request, reply) => {
-    const visitor = await ctx.visitor(request);
-    if (visitor.state === 'anonymous') return reply.redirect(SIGN_IN_PATH, 303);
-    if (visitor.state === 'inactive') {
-      reply.header('Set-Cookie', clearSessionCookie(ctx.cookie));
-      return ctx.sendPage(reply, 403, messagePage('Account not active', `The account ${visitor.account.email} is ${visitor.account.status}; its session has been ended.`));
-    }
+    const visitor = await ctx.signedIn(request, reply);
+    if (!visitor) return reply;
     const { account, session } = visitor;
     // As GET /api/v1/usage computes it: counts this process holds are written first, and `used`
     // includes what its credit leases hold unspent.

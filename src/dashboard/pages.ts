@@ -1,12 +1,13 @@
 import type { Account, AccountStore } from '../accounts/account-store.ts';
 import { getPlan } from '../accounts/plans.ts';
-import { ICON, STYLESHEET } from './assets.ts';
+import { ICON, STYLESHEET, type Asset } from './assets.ts';
 import { html, type Html } from './html.ts';
 
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 export const SIGN_OUT_PATH = '/dashboard/sign-out';
 export const SIGN_UP_PATH = '/dashboard/sign-up';
 export const OVERVIEW_PATH = '/dashboard';
+export const KEYS_PATH = '/dashboard/keys';
 export const PRODUCT_NAME = 'Utility Tool Service';
 
 /** The signed-in person's header: their e-mail and a sign-out button carrying the CSRF token. */
@@ -15,10 +16,30 @@ export interface SignedInView {
   csrfToken: string;
 }
 
-/** Sections of the dashboard still to come: named, not linked, until their pages exist (no dead links). */
-const SECTIONS_TO_COME = ['API keys', 'Usage', 'Webhooks', 'Playground', 'Feature memory', 'MCP setup'];
+/** The dashboard's sections that have a page, in the nav's order. */
+const SECTIONS = [
+  { name: 'Overview', path: OVERVIEW_PATH },
+  { name: 'API keys', path: KEYS_PATH },
+] as const;
 
-export function page(title: string, body: Html, signedIn?: SignedInView): string {
+/** Sections of the dashboard still to come: named, not linked, until their pages exist (no dead links). */
+const SECTIONS_TO_COME = ['Usage', 'Webhooks', 'Playground', 'Feature memory', 'MCP setup'];
+
+/** The signed-in pages' side navigation; `current` is marked for assistive technology. */
+export function sectionsNav(current: string): Html {
+  return html`<nav class="sections" aria-label="Dashboard sections">
+<ul>
+${SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === current ? html` aria-current="page"` : ''}>${s.name}</a></li>`)}
+${SECTIONS_TO_COME.map((name) => html`<li class="soon">${name} <span class="muted">(coming)</span></li>`)}
+</ul>
+</nav>`;
+}
+
+/**
+ * A whole page. `scripts` are module scripts of our own (assets.ts), for pages that progressively
+ * enhance: every page works without them.
+ */
+export function page(title: string, body: Html, signedIn?: SignedInView, scripts: readonly Asset[] = []): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -27,7 +48,8 @@ export function page(title: string, body: Html, signedIn?: SignedInView): string
 <title>${title} · ${PRODUCT_NAME}</title>
 <link rel="stylesheet" href="${STYLESHEET.path}">
 <link rel="icon" type="image/svg+xml" href="${ICON.path}">
-</head>
+${scripts.map((script) => html`<script type="module" src="${script.path}"></script>
+`)}</head>
 <body>
 <header class="site">
 <a class="brand" href="/">${PRODUCT_NAME}</a>
@@ -113,12 +135,7 @@ export function overviewPage(account: Account, usage: UsageSummary, signedIn: Si
   return page(
     'Overview',
     html`<div class="layout">
-<nav class="sections" aria-label="Dashboard sections">
-<ul>
-<li><a href="${OVERVIEW_PATH}" aria-current="page">Overview</a></li>
-${SECTIONS_TO_COME.map((name) => html`<li class="soon">${name} <span class="muted">(coming)</span></li>`)}
-</ul>
-</nav>
+${sectionsNav(OVERVIEW_PATH)}
 <main>
 <h1>Overview</h1>
 <p>Signed in as <strong>${account.email}</strong> on the <strong>${getPlan(usage.plan)?.title ?? usage.plan}</strong> plan.</p>

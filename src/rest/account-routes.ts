@@ -35,7 +35,7 @@ const credentials = {
   password: z.string().max(200).optional().describe('Account password, with `email`'),
 };
 
-const createKeyBody = z.object({
+export const createKeyBody = z.object({
   name: z.string().min(1).max(100).optional().describe('A label for the key'),
   tools: z
     .array(z.string().max(200))
@@ -47,7 +47,7 @@ const createKeyBody = z.object({
   ...credentials,
 });
 
-const keyIdParams = z.object({ keyId: z.uuid().describe('The key id') });
+export const keyIdParams = z.object({ keyId: z.uuid().describe('The key id') });
 
 const keyView = z.object({
   keyId: z.string(),
@@ -76,6 +76,33 @@ function viewKey(key: ApiKey) {
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * POST /api/v1/api-keys after its body passed `createKeyBody`: the tools must be in the catalog,
+ * then AccountStore.createKey with the acting key's scope. Exported so the dashboard's form
+ * creates keys by the very same rules.
+ */
+export async function createKeyAs(
+  deps: Pick<AccountRouteDeps, 'accounts' | 'catalog'>,
+  owner: { account: Account; via: Caller | null },
+  body: z.output<typeof createKeyBody>,
+): Promise<{ key: ApiKey; secret: string }> {
+  const { account, via } = owner;
+  if (body.tools) {
+    const unknown = body.tools.filter((id) => !deps.catalog.get(id));
+    if (unknown.length > 0) throw invalidInput('Unknown operationIds in tools', [{ field: 'tools', message: `unknown: ${unknown.join(', ')}` }]);
+  }
+  // Omitted tools mean every tool the creator may call; a list beyond them is refused (403)
+  // rather than silently cut, so a client never holds a key narrower than it asked for.
+  const tools = body.tools === undefined ? (via?.key.tools ?? null) : body.tools;
+  return deps.accounts.createKey({
+    accountId: account.id,
+    name: body.name,
+    tools: tools === null ? null : [...tools],
+    canManageKeys: body.canManageKeys ?? false,
+    actor: via?.key,
+  });
 }
 
 /** The authenticator of `apiKeyOrPassword` routes (see mountRoutes). */
@@ -202,22 +229,7 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       success: { status: 201, description: 'The new key with its secret', result: keyWithSecret },
       errors: [400, 401, 403, 429],
       async handler(_request, reply, ctx) {
-        const { account, via } = required(ctx.owner, 'the owner');
-        const body = ctx.body as z.output<typeof createKeyBody>;
-        if (body.tools) {
-          const unknown = body.tools.filter((id) => !deps.catalog.get(id));
-          if (unknown.length > 0) throw invalidInput('Unknown operationIds in tools', [{ field: 'tools', message: `unknown: ${unknown.join(', ')}` }]);
-        }
-        // Omitted tools mean every tool the creator may call; a list beyond them is refused (403)
-        // rather than silently cut, so a client never holds a key narrower than it asked for.
-        const tools = body.tools === undefined ? (via?.key.tools ?? null) : body.tools;
-        const { key, secret } = await accounts.createKey({
-          accountId: account.id,
-          name: body.name,
-          tools: tools === null ? null : [...tools],
-          canManageKeys: body.canManageKeys ?? false,
-          actor: via?.key,
-        });
+        const { key, secret } = await createKeyAs(deps, required(ctx.owner, 'the owner'), ctx.body as z.output<typeof createKeyBody>);
         return reply.code(201).send(successEnvelope({ ...viewKey(key), apiKey: secret }, { code: 201, message: 'Key created; store the secret now, it is not shown again' }));
       },
     },

@@ -1,0 +1,278 @@
+// The API keys page over real HTTP with cookies, as a browser sends it: create (the secret once,
+// on the POST's own answer, working over REST), the list (prefix, never the secret), scopes
+// through the REST API's rules, rotate (old secret 401), revoke after confirmation (401), CSRF,
+// another account's key id (not found), and a real server process at debug level whose output
+// never holds a secret the page showed.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { listen } from '../support/http.ts';
+import { startServer, type Server } from '../support/server-process.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { getPage, postForm, signIn } from './support/dashboard-client.ts';
+import { verificationPath } from './support/outbox.ts';
+
+const PASSWORD = 'correct horse battery staple';
+const SECRET = /uts_live_[A-Za-z0-9_-]{32}/g;
+let seq = 0;
+
+/** POSTs form fields, a name possibly repeated (checkboxes), with our own Origin. */
+function postFields(base: string, path: string, entries: [string, string][], cookie: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', origin: base, cookie, ...headers },
+    body: new URLSearchParams(entries).toString(),
+  });
+}
+
+/** The secret in the read-only field of the secret page; the test fails unless there is exactly one. */
+function secretIn(page: string): string {
+  const all = page.match(SECRET) ?? [];
+  assert.equal(all.length, 1, `the secret appears exactly once on the page:\n${page}`);
+  assert.match(page, new RegExp(`<input id="secret" class="secret" type="text" readonly value="${all[0]}"`));
+  return all[0]!;
+}
+
+async function usageStatus(base: string, secret: string): Promise<number> {
+  const res = await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': secret } });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Signs in a new account and reads the keys page's CSRF token. */
+async function session(base: string, t: TestApp): Promise<{ cookie: string; token: string; accountId: string; email: string }> {
+  const email = `keys${++seq}-${Date.now()}@example.com`;
+  const { accountId } = await t.account({ email, password: PASSWORD });
+  const { cookie } = await signIn(base, email, PASSWORD);
+  const res = await getPage(base, '/dashboard/keys', cookie);
+  assert.equal(res.status, 200);
+  const token = /name="_csrf" value="([^"]+)"/.exec(await res.text())?.[1];
+  assert.ok(token);
+  return { cookie, token, accountId, email };
+}
+
+describe('dashboard API keys', () => {
+  let t: TestApp;
+  let base: string;
+  before(async () => {
+    t = await startTestApp();
+    base = await listen(t);
+  });
+  after(() => t.close());
+
+  async function create(s: { cookie: string; token: string }, entries: [string, string][]): Promise<{ res: Response; page: string }> {
+    const res = await postFields(base, '/dashboard/keys', [['_csrf', s.token], ...entries], s.cookie);
+    return { res, page: await res.text() };
+  }
+
+  it('needs a session: the page and its forms send to sign-in', async () => {
+    const page = await getPage(base, '/dashboard/keys');
+    assert.equal(page.status, 303);
+    assert.equal(page.headers.get('location'), '/dashboard/sign-in');
+    const post = await postForm(base, '/dashboard/keys', { name: 'x' });
+    assert.equal(post.status, 303);
+    assert.equal(post.headers.get('location'), '/dashboard/sign-in');
+  });
+
+  it('links API keys from the overview, and marks it current on its own page', async () => {
+    const s = await session(base, t);
+    const overview = await (await getPage(base, '/dashboard', s.cookie)).text();
+    assert.match(overview, /<a href="\/dashboard\/keys">API keys<\/a>/);
+    assert.ok(!overview.includes('API keys <span class="muted">(coming)'));
+    const keys = await (await getPage(base, '/dashboard/keys', s.cookie)).text();
+    assert.match(keys, /<a href="\/dashboard\/keys" aria-current="page">API keys<\/a>/);
+    // The catalog's tools are offered as scopes, grouped by family.
+    assert.match(keys, /<summary>unit-conversions <span class="muted">\(\d+ tools\)<\/span><\/summary>/);
+    assert.ok(keys.includes('value="unit_conversions_mass_converter"'), 'a tool of the catalog is a checkbox');
+    assert.ok(!/<script/.test(keys), 'the list page loads no script');
+  });
+
+  it('creates a key: the secret once on the POST answer (no redirect, no-store), working over REST; the list shows its prefix only', async () => {
+    const s = await session(base, t);
+    const { res, page } = await create(s, [['name', 'ci <server>'], ['canManageKeys', 'true']]);
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get('location'), null, 'the secret is answered, not redirected to');
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    assert.match(page, /Store it now; it is not shown again\./);
+    assert.ok(page.includes('ci &lt;server&gt;'), 'the name is escaped');
+    const secret = secretIn(page);
+    // The copy button: hidden until the module (our own, hashed, not inline) shows it.
+    assert.match(page, /<button type="button" data-copy="secret" data-status="copy-status" hidden>Copy<\/button>/);
+    const src = /<script type="module" src="(\/dashboard\/assets\/copy-secret\.[0-9a-f]{12}\.js)"><\/script>/.exec(page)?.[1];
+    assert.ok(src, 'the page loads the copy module by its hashed name');
+    assert.equal([...page.matchAll(/<script/g)].length, 1, 'no other script, inline or not');
+    const script = await fetch(`${base}${src}`);
+    assert.equal(script.status, 200);
+    assert.equal(script.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.match(script.headers.get('content-type') ?? '', /^text\/javascript/);
+    assert.match(await script.text(), /navigator\.clipboard\.writeText/);
+
+    assert.equal(await usageStatus(base, secret), 200);
+    const [key] = (await t.services.accounts.listKeys(s.accountId)).filter((k) => k.name === 'ci <server>');
+    assert.ok(key);
+    assert.deepEqual({ tools: key.tools, canManageKeys: key.canManageKeys, revokedAt: key.revokedAt }, { tools: null, canManageKeys: true, revokedAt: null });
+
+    const list = await (await getPage(base, '/dashboard/keys', s.cookie)).text();
+    assert.ok(!list.includes(secret), 'the list never shows the secret');
+    assert.ok(list.includes(`<code>${secret.slice(0, 13)}…</code>`), 'the list shows the prefix');
+    const row = list.slice(list.indexOf('<th scope="row">ci &lt;server&gt;</th>'));
+    assert.match(row.slice(0, row.indexOf('</tr>')), /all tools<\/td>\s*<td>Yes<\/td>[\s\S]*—[\s\S]*Active/);
+  });
+
+  it('scopes a key to the chosen tools, by the REST rules: an unknown tool is refused and nothing is made', async () => {
+    const s = await session(base, t);
+    const { res, page } = await create(s, [
+      ['name', 'mass only'],
+      ['tools', 'unit_conversions_mass_converter'],
+      ['tools', 'calculators_emi_calculator'],
+    ]);
+    assert.equal(res.status, 201, page);
+    const secret = secretIn(page);
+    const key = (await t.services.accounts.listKeys(s.accountId)).find((k) => k.name === 'mass only');
+    assert.deepEqual(key?.tools, ['calculators_emi_calculator', 'unit_conversions_mass_converter']);
+    assert.equal((await t.call('/api/v1/unit-conversions/mass-converter', { value: 1, from: 'kg', to: 'lb' }, secret)).statusCode, 200);
+    assert.equal((await t.call('/api/v1/calculators/bmi-calculator', { weight: 70, height: 175 }, secret)).statusCode, 403, 'a tool outside its list');
+
+    const before = (await t.services.accounts.listKeys(s.accountId)).length;
+    const refused = await create(s, [['name', 'bad scope'], ['tools', 'no_such_tool']]);
+    assert.equal(refused.res.status, 400);
+    assert.match(refused.page, /Unknown operationIds in tools: tools: unknown: no_such_tool/);
+    assert.ok(refused.page.includes('value="bad scope"'), 'the form keeps what was typed');
+    assert.equal((await t.services.accounts.listKeys(s.accountId)).length, before, 'no key was made');
+    // The schema's limits are the API's: a name over 100 characters.
+    const long = await create(s, [['name', 'n'.repeat(101)]]);
+    assert.equal(long.res.status, 400);
+    assert.match(long.page, /name/);
+    assert.equal((await t.services.accounts.listKeys(s.accountId)).length, before);
+  });
+
+  it('rotates: the new secret once on the answer, the old one 401 over REST, the new one 200', async () => {
+    const s = await session(base, t);
+    const old = secretIn((await create(s, [['name', 'to rotate']])).page);
+    const key = (await t.services.accounts.listKeys(s.accountId)).find((k) => k.name === 'to rotate');
+    assert.ok(key);
+    const res = await postFields(base, `/dashboard/keys/${key.id}/rotate`, [['_csrf', s.token]], s.cookie);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('location'), null);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const page = await res.text();
+    const fresh = secretIn(page);
+    assert.notEqual(fresh, old);
+    assert.match(page, /The previous secret no longer works/);
+    assert.equal(await usageStatus(base, old), 401);
+    assert.equal(await usageStatus(base, fresh), 200);
+    const list = await (await getPage(base, '/dashboard/keys', s.cookie)).text();
+    assert.ok(!list.includes(fresh) && !list.includes(old));
+    assert.ok(list.includes(`<code>${fresh.slice(0, 13)}…</code>`), 'the list shows the new prefix');
+  });
+
+  it('revokes after a confirmation: without the box nothing happens; with it the key answers 401', async () => {
+    const s = await session(base, t);
+    const secret = secretIn((await create(s, [['name', 'to revoke']])).page);
+    const key = (await t.services.accounts.listKeys(s.accountId)).find((k) => k.name === 'to revoke');
+    assert.ok(key);
+    const confirm = await getPage(base, `/dashboard/keys/${key.id}/revoke`, s.cookie);
+    assert.equal(confirm.status, 200);
+    const confirmPage = await confirm.text();
+    assert.match(confirmPage, /<input type="checkbox" name="confirm" value="yes" required> I understand this key stops working/);
+    assert.ok(!confirmPage.includes(secret));
+
+    const unconfirmed = await postFields(base, `/dashboard/keys/${key.id}/revoke`, [['_csrf', s.token]], s.cookie);
+    assert.equal(unconfirmed.status, 400);
+    assert.match(await unconfirmed.text(), /Tick the box/);
+    assert.equal(await usageStatus(base, secret), 200, 'not revoked without the confirmation');
+
+    const done = await postFields(base, `/dashboard/keys/${key.id}/revoke`, [['_csrf', s.token], ['confirm', 'yes']], s.cookie);
+    assert.equal(done.status, 303);
+    assert.equal(done.headers.get('location'), `/dashboard/keys?revoked=${key.id}`);
+    assert.equal(await usageStatus(base, secret), 401);
+    const list = await (await getPage(base, `/dashboard/keys?revoked=${key.id}`, s.cookie)).text();
+    assert.match(list, /The key “to revoke” was revoked/);
+    const row = list.slice(list.indexOf('<th scope="row">to revoke</th>'));
+    assert.match(row.slice(0, row.indexOf('</tr>')), /Revoked/);
+    assert.ok(!row.slice(0, row.indexOf('</tr>')).includes('/rotate'), 'a revoked key offers no actions');
+  });
+
+  it('refuses a create without the CSRF token (403) or from another site (403): no key is made', async () => {
+    const s = await session(base, t);
+    const before = (await t.services.accounts.listKeys(s.accountId)).length;
+    const noToken = await postFields(base, '/dashboard/keys', [['name', 'forged']], s.cookie);
+    assert.equal(noToken.status, 403);
+    assert.match(await noToken.text(), /no security token/);
+    const foreign = await postFields(base, '/dashboard/keys', [['_csrf', s.token], ['name', 'forged']], s.cookie, { origin: 'https://evil.example' });
+    assert.equal(foreign.status, 403);
+    assert.equal((await t.services.accounts.listKeys(s.accountId)).length, before);
+  });
+
+  it('answers another account’s key id as not found, like an unknown id: it is neither rotated nor revoked', async () => {
+    const victim = await t.account();
+    const s = await session(base, t);
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const answers: string[] = [];
+    for (const id of [victim.keyId, unknown]) {
+      const confirm = await getPage(base, `/dashboard/keys/${id}/revoke`, s.cookie);
+      assert.equal(confirm.status, 404);
+      const revoke = await postFields(base, `/dashboard/keys/${id}/revoke`, [['_csrf', s.token], ['confirm', 'yes']], s.cookie);
+      assert.equal(revoke.status, 404);
+      const rotate = await postFields(base, `/dashboard/keys/${id}/rotate`, [['_csrf', s.token]], s.cookie);
+      assert.equal(rotate.status, 404);
+      const texts = [await confirm.text(), await revoke.text(), await rotate.text()];
+      for (const text of texts) assert.ok(!text.includes(id) && !text.includes(victim.apiKey.slice(0, 13)), 'nothing of the key is shown');
+      answers.push(texts.join('\n'));
+    }
+    assert.equal(answers[0], answers[1], 'the same pages as for an id that does not exist');
+    assert.equal(await usageStatus(base, victim.apiKey), 200, 'the other account’s key still works');
+    assert.equal((await t.services.accounts.getKey(victim.keyId))?.revokedAt, null);
+  });
+});
+
+describe('dashboard key secrets stay out of the logs and URLs (a server process at debug level)', () => {
+  let dataDir: string;
+  let server: Server;
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'dashboard-keys-log-'));
+    server = await startServer(dataDir, { LOG_LEVEL: 'debug' });
+  });
+  after(async () => {
+    await server?.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('signs up, verifies, signs in, creates and rotates a key: no secret in any log line or Location', { timeout: 120_000 }, async () => {
+    const base = server.base;
+    const email = `keys-log-${Date.now()}@example.com`;
+    const signUp = await postForm(base, '/dashboard/sign-up', { email, password: PASSWORD });
+    assert.equal(signUp.status, 201);
+    assert.equal((await fetch(`${base}${verificationPath(dataDir, email)}`)).status, 200);
+    const { cookie } = await signIn(base, email, PASSWORD);
+    const list = await (await getPage(base, '/dashboard/keys', cookie)).text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(list)?.[1];
+    assert.ok(token);
+
+    const created = await postFields(base, '/dashboard/keys', [['_csrf', token], ['name', 'logged?']], cookie);
+    assert.equal(created.status, 201);
+    assert.equal(created.headers.get('location'), null);
+    const first = secretIn(await created.text());
+    assert.equal(await usageStatus(base, first), 200);
+    const keyId = /action="\/dashboard\/keys\/([0-9a-f-]{36})\/rotate"/.exec(await (await getPage(base, '/dashboard/keys', cookie)).text())?.[1];
+    assert.ok(keyId);
+    const rotated = await postFields(base, `/dashboard/keys/${keyId}/rotate`, [['_csrf', token]], cookie);
+    assert.equal(rotated.status, 200);
+    assert.equal(rotated.headers.get('location'), null);
+    const second = secretIn(await rotated.text());
+    assert.equal(await usageStatus(base, second), 200);
+    const revoked = await postFields(base, `/dashboard/keys/${keyId}/revoke`, [['_csrf', token], ['confirm', 'yes']], cookie);
+    assert.equal(revoked.status, 303);
+    assert.ok(![first, second].some((s) => (revoked.headers.get('location') ?? '').includes(s)));
+
+    const output = server.output();
+    // The log holds the dashboard's requests (so the search below reads the right lines) ...
+    assert.match(output, /\/dashboard\/keys/, 'the dashboard requests are logged');
+    // ... and neither secret, nor any key-shaped string at all.
+    for (const secret of [first, second]) assert.ok(!output.includes(secret), `a secret is in the output:\n${output}`);
+    assert.deepEqual(output.match(SECRET) ?? [], []);
+  });
+});
