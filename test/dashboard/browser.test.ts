@@ -1,6 +1,7 @@
 // The dashboard in a real browser (playwright-core driving the Chromium the service's own engine
 // uses) against the app on a loopback port: the front page, sign-up, the verification link from
-// the outbox, sign-in by the labelled fields, the overview with the e-mail and credits, sign-out. axe-core checks every page (no critical or
+// the outbox, sign-in by the labelled fields, the overview with the e-mail and credits, API keys
+// (create, the secret used over REST, rotate, revoke), sign-out. axe-core checks every page (no critical or
 // serious violations); screenshots go to a temp folder, printed for a person to look at.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -74,7 +75,68 @@ describe('the dashboard in Chromium', () => {
     if (violations.length > 0) console.log(`${name}: minor axe findings: ${violations.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
   }
 
-  it('opens the product page, signs up, verifies, signs in by the labelled fields, shows the overview, signs out', async () => {
+  async function restStatus(secret: string): Promise<number> {
+    const res = await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': secret } });
+    await res.arrayBuffer();
+    return res.status;
+  }
+
+  /** The secret page's read-only field, once the page is there; its copy button shown by the module. */
+  async function secretShown(heading: string): Promise<string> {
+    await page.getByRole('heading', { name: heading }).waitFor();
+    const secret = await page.getByLabel('Secret of the key “browser key”').inputValue();
+    assert.match(secret, /^uts_live_[A-Za-z0-9_-]{32}$/);
+    // The copy button is hidden in the HTML and shown by the module: it ran under the CSP.
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret, 'the button copied the secret');
+    assert.equal(new URL(page.url()).pathname.startsWith('/dashboard/keys'), true);
+    return secret;
+  }
+
+  /** API keys, signed in: create by the labelled field, use the secret over REST, rotate (old 401), revoke after the confirmation (401). */
+  async function keysFlow(): Promise<void> {
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    const urls: string[] = [];
+    page.on('request', (request) => urls.push(request.url()));
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.waitForURL(`${base}/dashboard/keys`);
+    await check('6-api-keys');
+
+    await page.getByLabel('Name', { exact: true }).fill('browser key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const created = await secretShown('Your new API key');
+    await check('7-key-secret');
+    assert.equal(await restStatus(created), 200, 'the new key works over REST');
+
+    await page.getByRole('link', { name: 'Back to API keys' }).click();
+    await page.waitForURL(`${base}/dashboard/keys`);
+    assert.ok(!(await page.content()).includes(created), 'the list does not show the secret');
+    assert.ok(((await page.textContent('table')) ?? '').includes(`${created.slice(0, 13)}…`), 'the list shows the prefix');
+    await page.getByRole('button', { name: 'Rotate browser key' }).click();
+    const rotated = await secretShown('The key’s new secret');
+    await check('8-key-rotated');
+    assert.notEqual(rotated, created);
+    assert.equal(await restStatus(created), 401, 'the old secret stopped working');
+    assert.equal(await restStatus(rotated), 200);
+
+    await page.getByRole('link', { name: 'Back to API keys' }).click();
+    await page.getByRole('link', { name: 'Revoke browser key' }).click();
+    await page.getByRole('heading', { name: 'Revoke the key “browser key”' }).waitFor();
+    await check('9-revoke-confirm');
+    await page.getByLabel('I understand this key stops working').check();
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.waitForURL(/\/dashboard\/keys\?revoked=/);
+    await page.getByText('The key “browser key” was revoked').waitFor();
+    await check('10-key-revoked');
+    assert.equal(await restStatus(rotated), 401, 'the revoked key answers 401');
+
+    const leaked = urls.filter((url) => url.includes(created) || url.includes(rotated));
+    assert.deepEqual(leaked, [], 'no request URL held a secret');
+    assert.ok(urls.some((url) => /\/dashboard\/assets\/copy-secret\.[0-9a-f]{12}\.js$/.test(url)), 'the copy module was loaded by its hashed name');
+  }
+
+  it('opens the product page, signs up, verifies, signs in by the labelled fields, shows the overview, creates, rotates and revokes a key, signs out', async () => {
     const front = await page.goto(`${base}/`);
     assert.equal(front?.status(), 200);
     assert.match((await front?.headerValue('content-type')) ?? '', /^text\/html/);
@@ -120,9 +182,11 @@ describe('the dashboard in Chromium', () => {
     assert.match(String(await page.evaluate('getComputedStyle(document.body).fontFamily')), /system-ui/);
     await check('5-overview');
 
+    await keysFlow();
+
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${base}/dashboard/sign-in`);
-    await check('6-signed-out');
+    await check('11-signed-out');
     const again = await page.goto(`${base}/dashboard`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in', 'the session ended: the overview sends to sign-in');
     assert.equal(again?.status(), 200);
