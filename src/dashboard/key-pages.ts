@@ -26,11 +26,12 @@ export interface KeysView {
 
 export const keyPath = (keyId: string, action: 'rotate' | 'revoke'): string => `${KEYS_PATH}/${encodeURIComponent(keyId)}/${action}`;
 
-const dateTime = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'UTC' });
-
+/** "2026-11-27 17:20 UTC": short enough for a table cell, the same in every locale. */
 function when(iso: string): Html {
-  return html`<time datetime="${iso}">${dateTime.format(new Date(iso))} UTC</time>`;
+  return html`<time datetime="${iso}">${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
+
+const toolCount = (n: number): string => `${n} ${n === 1 ? 'tool' : 'tools'}`;
 
 /** Text a screen reader reads with a repeated button ("Rotate" in every row), naming the row's key. */
 function hidden(text: string): Html {
@@ -79,7 +80,7 @@ ${csrfField(view.signedIn)}
 <p class="muted">Leave every box unchecked for a key that may call all tools, including tools added later; or choose the tools it may call.</p>
 ${view.families.map((family) => {
   const picked = family.tools.filter((t) => chosen.has(t.operationId)).length;
-  return html`<details${picked > 0 ? html` open` : ''}><summary>${family.family} <span class="muted">(${family.tools.length} tools${picked > 0 ? `, ${picked} chosen` : ''})</span></summary>
+  return html`<details${picked > 0 ? html` open` : ''}><summary>${family.family} <span class="muted">(${toolCount(family.tools.length)}${picked > 0 ? `, ${picked} chosen` : ''})</span></summary>
 <ul class="checks">${family.tools.map(
     (t) => html`<li><label class="check"><input type="checkbox" name="tools" value="${t.operationId}"${chosen.has(t.operationId) ? html` checked` : ''}> ${t.title} <code>${t.operationId}</code></label></li>`,
   )}</ul>

@@ -119,7 +119,8 @@ describe('dashboard API keys', () => {
     assert.ok(!list.includes(secret), 'the list never shows the secret');
     assert.ok(list.includes(`<code>${secret.slice(0, 13)}…</code>`), 'the list shows the prefix');
     const row = list.slice(list.indexOf('<th scope="row">ci &lt;server&gt;</th>'));
-    assert.match(row.slice(0, row.indexOf('</tr>')), /all tools<\/td>\s*<td>Yes<\/td>[\s\S]*—[\s\S]*Active/);
+    // Scopes, may-manage-keys, the creation time, last use (not recorded: "—"), the status.
+    assert.match(row.slice(0, row.indexOf('</tr>')), /all tools<\/td>\s*<td>Yes<\/td>\s*<td><time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time><\/td>\s*<td>—[\s\S]*Active/);
   });
 
   it('scopes a key to the chosen tools, by the REST rules: an unknown tool is refused and nothing is made', async () => {
@@ -137,10 +138,15 @@ describe('dashboard API keys', () => {
     assert.equal((await t.call('/api/v1/calculators/bmi-calculator', { weight: 70, height: 175 }, secret)).statusCode, 403, 'a tool outside its list');
 
     const before = (await t.services.accounts.listKeys(s.accountId)).length;
-    const refused = await create(s, [['name', 'bad scope'], ['tools', 'no_such_tool']]);
+    const list = await (await getPage(base, '/dashboard/keys', s.cookie)).text();
+    assert.ok(list.includes('<td><code>calculators_emi_calculator</code>, <code>unit_conversions_mass_converter</code></td>'), 'the list names its tools');
+
+    const refused = await create(s, [['name', 'bad scope'], ['tools', 'unit_conversions_mass_converter'], ['tools', 'no_such_tool']]);
     assert.equal(refused.res.status, 400);
     assert.match(refused.page, /Unknown operationIds in tools: tools: unknown: no_such_tool/);
     assert.ok(refused.page.includes('value="bad scope"'), 'the form keeps what was typed');
+    assert.ok(refused.page.includes('value="unit_conversions_mass_converter" checked'), 'and what was chosen');
+    assert.match(refused.page, /<details open><summary>unit-conversions <span class="muted">\(\d+ tools, 1 chosen\)/);
     assert.equal((await t.services.accounts.listKeys(s.accountId)).length, before, 'no key was made');
     // The schema's limits are the API's: a name over 100 characters.
     const long = await create(s, [['name', 'n'.repeat(101)]]);
