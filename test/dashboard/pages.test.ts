@@ -83,7 +83,7 @@ describe('dashboard pages', () => {
   });
 
   it('sends the security headers on every dashboard answer, and no-store on pages', async () => {
-    for (const [path, withCookie] of [['/dashboard/sign-in', false], ['/dashboard', true], ['/dashboard', false]] as const) {
+    for (const [path, withCookie] of [['/dashboard/sign-in', false], ['/dashboard', true], ['/dashboard', false], ['/dashboard/keys', true]] as const) {
       const res = await getPage(base, path, withCookie ? cookie : undefined);
       assert.equal(res.headers.get('content-security-policy'), CSP, path);
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
