@@ -1,22 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, onFreePort } from './child-server.ts';
 import { testPostgresCluster, testsUsePostgres } from './postgres-cluster.ts';
 
 // A real server process, for tests of what survives its death (SIGKILL) and a restart, on SQLite
 // or (TEST_DATABASE=postgres) on PostgreSQL.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
+// The probe for a free port is shared with the other child servers (child-server.ts).
+export { freePort };
 
 export interface Server {
   child: ChildProcess;
@@ -78,11 +72,19 @@ export function testDatabaseUrl(dataDir: string): Promise<string> {
   return url;
 }
 
-/** A real `serve` process on `dataDir` and its testDatabaseUrl (unless `env` names one); resolves once it logs that it listens. */
+/**
+ * A real `serve` process on `dataDir` and its testDatabaseUrl (unless `env` names one); resolves
+ * once it logs that it listens. On another port when the probed one was taken before the server
+ * bound it (another file's server got it first: EADDRINUSE), as the other child servers do.
+ */
 export async function startServer(dataDir: string, env: Record<string, string>): Promise<Server> {
   installSweep();
-  const port = await freePort();
   const databaseUrl = env['DATABASE_URL'] ?? (await testDatabaseUrl(dataDir));
+  const { value } = await onFreePort((port) => startServerOn(port, dataDir, databaseUrl, env), (error) => /EADDRINUSE/.test(error.message));
+  return value;
+}
+
+async function startServerOn(port: number, dataDir: string, databaseUrl: string, env: Record<string, string>): Promise<Server> {
   const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', 'src/main.ts', 'serve'], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', DATA_DIR: dataDir, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', BOOTSTRAP_ACCOUNT: 'false', ENGINES_WARM_ON_START: 'false', ...env },
