@@ -20,8 +20,9 @@ npx --no-install tsc -p tsconfig.json --noEmit
 # 90 minutes (node --test-timeout bounds only each test). No --test-force-exit: it drops suites a
 # file registers after a top-level await; a file must close what it opens (the bound catches one that does not).
 
-# The PostgreSQL pass: the tests whose subject is the database (db, platform, runs, MCP).
-POSTGRES_PATTERNS=("test/db/**/*.test.ts" "test/platform/**/*.test.ts" "test/runs/**/*.test.ts" "test/mcp/**/*.test.ts")
+# The PostgreSQL pass: the tests whose subject is the database (db, platform, runs, MCP, and the
+# dashboard, whose sessions are rows any node must serve).
+POSTGRES_PATTERNS=("test/db/**/*.test.ts" "test/platform/**/*.test.ts" "test/runs/**/*.test.ts" "test/mcp/**/*.test.ts" "test/dashboard/**/*.test.ts")
 # Files of those that only make sense on SQLite, so they run in the SQLite pass only:
 declare -A SQLITE_ONLY=(
   # The caller cache's freshness from SQLite's PRAGMA data_version and the order of queries on the
