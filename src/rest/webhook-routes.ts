@@ -17,7 +17,7 @@ export interface WebhookRouteDeps {
   egress: EgressPolicy;
 }
 
-const createBody = z.object({
+export const createWebhookBody = z.object({
   url: z.string().max(MAX_WEBHOOK_URL_CHARS).describe('Where events are POSTed: an https URL on a public address (http only for hosts the operator allows in EGRESS_ALLOW)'),
   events: z
     .array(z.enum(WEBHOOK_EVENT_TYPES))
@@ -28,7 +28,7 @@ const createBody = z.object({
   description: z.string().max(200).optional().describe('A label for the webhook'),
 });
 
-const idParams = z.object({ id: z.uuid().describe('The webhook id') });
+export const webhookIdParams = z.object({ id: z.uuid().describe('The webhook id') });
 
 const lastDeliveryView = z
   .object({
@@ -64,6 +64,20 @@ const testResult = z.object({
   error: z.string().nullable().describe('why the delivery failed: the HTTP status, a refused address, a timeout'),
 });
 
+/**
+ * Registers a webhook for the account: the URL checked by the fetcher's egress rules, the events
+ * defaulted, the per-account limit held by the store. POST /api/v1/webhooks and the dashboard's
+ * form both run this, so they refuse and accept the same.
+ */
+export async function createWebhookAs(
+  deps: Pick<WebhookRouteDeps, 'webhooks' | 'egress'>,
+  accountId: string,
+  body: z.output<typeof createWebhookBody>,
+): Promise<{ webhook: Webhook; secret: string }> {
+  const url = await checkWebhookUrl(body.url, deps.egress);
+  return deps.webhooks.store.create(accountId, { url, events: body.events ?? ['mcp.job.finished'], description: body.description });
+}
+
 function view(webhook: Webhook) {
   return { ...webhook, events: [...webhook.events] };
 }
@@ -85,14 +99,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteSpec[] {
       description: `Registers a URL that receives the account's events as signed JSON POSTs (Standard Webhooks headers webhook-id, webhook-timestamp, webhook-signature). At most ${MAX_WEBHOOKS_PER_ACCOUNT} per account. The URL must be https and reach a public address (checked now, and again at every delivery). The signing secret is returned once.`,
       tag: 'webhooks',
       auth: 'apiKey',
-      body: createBody,
+      body: createWebhookBody,
       success: { status: 201, description: 'The webhook with its signing secret', result: webhookWithSecret },
       errors: [400, 401, 409],
       async handler(_request, reply, ctx) {
         const accountId = accountOf(ctx);
-        const body = ctx.body as z.output<typeof createBody>;
-        const url = await checkWebhookUrl(body.url, deps.egress);
-        const { webhook, secret } = await webhooks.store.create(accountId, { url, events: body.events ?? ['mcp.job.finished'], description: body.description });
+        const { webhook, secret } = await createWebhookAs(deps, accountId, ctx.body as z.output<typeof createWebhookBody>);
         return reply.code(201).send(successEnvelope({ ...view(webhook), secret }, { code: 201, message: 'Webhook registered; store the secret now, it is not shown again' }));
       },
     },
@@ -119,12 +131,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteSpec[] {
       description: 'The webhook receives nothing more; retries of earlier events stop.',
       tag: 'webhooks',
       auth: 'apiKey',
-      params: idParams,
+      params: webhookIdParams,
       success: { status: 200, description: 'The deleted webhook', result: webhookView },
       errors: [400, 401, 404],
       async handler(_request, _reply, ctx) {
         const accountId = accountOf(ctx);
-        const { id } = ctx.params as z.output<typeof idParams>;
+        const { id } = ctx.params as z.output<typeof webhookIdParams>;
         return successEnvelope(view(await webhooks.store.delete(accountId, id)), { message: 'Webhook deleted' });
       },
     },
@@ -136,12 +148,12 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteSpec[] {
       description: 'Sends a signed `webhook.test` event to the webhook now, once (no retry), and answers how the delivery went: the HTTP status and time, or the error.',
       tag: 'webhooks',
       auth: 'apiKey',
-      params: idParams,
+      params: webhookIdParams,
       success: { status: 200, description: 'The outcome of the test delivery', result: testResult },
       errors: [400, 401, 404],
       async handler(_request, _reply, ctx) {
         const accountId = accountOf(ctx);
-        const { id } = ctx.params as z.output<typeof idParams>;
+        const { id } = ctx.params as z.output<typeof webhookIdParams>;
         const report = await webhooks.sendTest(accountId, id);
         return successEnvelope(
           { delivered: report.outcome === 'delivered', eventId: report.eventId, statusCode: report.statusCode, durationMs: report.durationMs, error: report.error },
