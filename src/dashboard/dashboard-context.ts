@@ -4,8 +4,10 @@ import type { AttemptLimiter } from '../accounts/attempt-limiter.ts';
 import type { CreditLedger } from '../accounts/credit-ledger.ts';
 import type { Mailer } from '../accounts/mailer.ts';
 import type { UsageRecorder } from '../accounts/usage-recorder.ts';
+import type { EgressPolicy } from '../analysis/egress-policy.ts';
 import type { Catalog } from '../core/catalog.ts';
 import { ServiceError } from '../core/errors.ts';
+import type { WebhookDispatcher } from '../runs/webhook-delivery.ts';
 import { REFUSAL_TEXT, type CsrfRefusal } from './csrf.ts';
 import { prefersHtml } from './front-page.ts';
 import { messagePage, SIGN_IN_PATH } from './pages.ts';
@@ -21,6 +23,9 @@ export interface DashboardDeps {
   usage: UsageRecorder;
   /** the live catalog, as the API's routes get it: the keys page offers its tools as scopes */
   catalog: Catalog;
+  /** the API's webhook dispatcher (its store, sendTest) and egress policy: the webhooks page registers and tests through them */
+  webhooks: WebhookDispatcher;
+  egress: EgressPolicy;
   sessions: SessionStore;
   /** the same limiter as the API's password checks (src/accounts/attempt-limiter.ts) */
   attempts: AttemptLimiter;

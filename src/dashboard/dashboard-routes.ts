@@ -9,6 +9,7 @@ import { messagePage, OVERVIEW_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, 
 import { securityHeaders } from './security-headers.ts';
 import { registerKeyRoutes } from './key-routes.ts';
 import { registerSignUpRoutes } from './sign-up-routes.ts';
+import { registerWebhookRoutes } from './webhook-routes.ts';
 
 export type { DashboardDeps } from './dashboard-context.ts';
 
@@ -65,6 +66,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     registerSignUpRoutes(scope, ctx);
     registerOverview(scope, ctx);
     registerKeyRoutes(scope, ctx);
+    registerWebhookRoutes(scope, ctx);
   });
 }
 

@@ -27,14 +27,14 @@ export interface KeysView {
 export const keyPath = (keyId: string, action: 'rotate' | 'revoke'): string => `${KEYS_PATH}/${encodeURIComponent(keyId)}/${action}`;
 
 /** "2026-11-27 17:20 UTC": short enough for a table cell, the same in every locale. */
-function when(iso: string): Html {
+export function when(iso: string): Html {
   return html`<time datetime="${iso}">${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`;
 }
 
 const toolCount = (n: number): string => `${n} ${n === 1 ? 'tool' : 'tools'}`;
 
 /** Text a screen reader reads with a repeated button ("Rotate" in every row), naming the row's key. */
-function hidden(text: string): Html {
+export function hidden(text: string): Html {
   return html`<span class="visually-hidden">${text}</span>`;
 }
 
@@ -45,7 +45,7 @@ function scopeText(tools: readonly string[] | null): Html {
   return html`<details><summary>${tools.length} tools</summary><ul class="plain">${tools.map((id) => html`<li><code>${id}</code></li>`)}</ul></details>`;
 }
 
-function csrfField(view: SignedInView): Html {
+export function csrfField(view: SignedInView): Html {
   return html`<input type="hidden" name="_csrf" value="${view.csrfToken}">`;
 }
 

@@ -8,6 +8,7 @@ export const SIGN_OUT_PATH = '/dashboard/sign-out';
 export const SIGN_UP_PATH = '/dashboard/sign-up';
 export const OVERVIEW_PATH = '/dashboard';
 export const KEYS_PATH = '/dashboard/keys';
+export const WEBHOOKS_PATH = '/dashboard/webhooks';
 export const PRODUCT_NAME = 'Utility Tool Service';
 
 /** The signed-in person's header: their e-mail and a sign-out button carrying the CSRF token. */
@@ -20,10 +21,11 @@ export interface SignedInView {
 const SECTIONS = [
   { name: 'Overview', path: OVERVIEW_PATH },
   { name: 'API keys', path: KEYS_PATH },
+  { name: 'Webhooks', path: WEBHOOKS_PATH },
 ] as const;
 
 /** Sections of the dashboard still to come: named, not linked, until their pages exist (no dead links). */
-const SECTIONS_TO_COME = ['Usage', 'Webhooks', 'Playground', 'Feature memory', 'MCP setup'];
+const SECTIONS_TO_COME = ['Usage', 'Playground', 'Feature memory', 'MCP setup'];
 
 /** The signed-in pages' side navigation; `current` is marked for assistive technology. */
 export function sectionsNav(current: string): Html {
