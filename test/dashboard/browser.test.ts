@@ -1,7 +1,8 @@
 // The dashboard in a real browser (playwright-core driving the Chromium the service's own engine
 // uses) against the app on a loopback port: the front page, sign-up, the verification link from
 // the outbox, sign-in by the labelled fields, the overview with the e-mail and credits, API keys
-// (create, the secret used over REST, rotate, revoke), sign-out. axe-core checks every page (no critical or
+// (create, the secret used over REST, rotate, revoke), webhooks (add one to a loopback receiver,
+// its secret once, a test event it receives and verifies, delete), sign-out. axe-core checks every page (no critical or
 // serious violations); screenshots go to a temp folder, printed for a person to look at.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -9,13 +10,18 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
+import { verifyWebhookSignature } from '../../src/runs/webhook-signature.ts';
+import { startHttpSite, type TestSite } from '../analysis/support/test-sites.ts';
 import { findProgram } from '../../src/engines/process.ts';
 import { listen } from '../support/http.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { verificationPath } from './support/outbox.ts';
 
 const PASSWORD = 'correct horse battery staple';
+// The webhook receiver: a test name pinned to loopback and opened for http, as test/mcp/runs.test.ts does.
+const EGRESS = { EGRESS_ALLOW: 'hooks.test', EGRESS_RESOLVE: 'hooks.test:127.0.0.1' };
 // Evaluated in the page rather than added as a <script> tag: the pages' CSP (script-src 'self')
 // rightly refuses an inline script, and turning the CSP off would hide a violation of our own.
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -35,9 +41,20 @@ describe('the dashboard in Chromium', () => {
   const shots = mkdtempSync(join(tmpdir(), 'dashboard-screens-'));
   const email = `browser-${Date.now()}@example.com`;
   const cspViolations: string[] = [];
+  let hook: TestSite;
+  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
 
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ env: EGRESS });
+    // Recorded before it is answered: once the test event's page is in, the receiver has it.
+    hook = await startHttpSite((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(204).end();
+      });
+    });
     base = await listen(t);
     // The program the chromium engine is configured with (CHROMIUM_PROGRAM), found as it finds it.
     const executablePath = await findProgram(t.config.engines.chromium.CHROMIUM_PROGRAM);
@@ -54,6 +71,7 @@ describe('the dashboard in Chromium', () => {
 
   after(async () => {
     await browser?.close();
+    await hook?.close();
     await t?.close();
   });
 
@@ -136,7 +154,53 @@ describe('the dashboard in Chromium', () => {
     assert.ok(urls.some((url) => /\/dashboard\/assets\/copy-secret\.[0-9a-f]{12}\.js$/.test(url)), 'the copy module was loaded by its hashed name');
   }
 
-  it('opens the product page, signs up, verifies, signs in by the labelled fields, shows the overview, creates, rotates and revokes a key, signs out', async () => {
+  /** Webhooks, signed in: add one to the loopback receiver (its secret once), send a test event it verifies, delete it after the confirmation. */
+  async function webhooksFlow(): Promise<void> {
+    const urls: string[] = [];
+    page.on('request', (request) => urls.push(request.url()));
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.waitForURL(`${base}/dashboard/webhooks`);
+    await check('11-webhooks');
+
+    const url = `http://hooks.test:${hook.port}/browser`;
+    await page.getByLabel('URL', { exact: true }).fill(url);
+    await page.getByLabel('Description (optional)').fill('browser hook');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.getByRole('heading', { name: 'Your webhook’s signing secret' }).waitFor();
+    const secret = await page.getByLabel(/^Signing secret of/).inputValue();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/=]+$/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
+    await check('12-webhook-secret');
+
+    await page.getByRole('link', { name: 'Back to webhooks' }).click();
+    await page.waitForURL(`${base}/dashboard/webhooks`);
+    assert.ok(!(await page.content()).includes(secret), 'the list does not show the secret');
+    const before = received.length;
+    await page.getByRole('button', { name: 'Send test event to browser hook' }).click();
+    await page.getByRole('heading', { name: 'Test event delivered' }).waitFor();
+    assert.equal(await page.locator('dl.facts dd').first().textContent(), '204');
+    await check('13-webhook-test-event');
+    assert.equal(received.length, before + 1, 'the receiver got the test event');
+    const delivery = received.at(-1)!;
+    assert.equal(verifyWebhookSignature({ secret, headers: delivery.headers as never, body: delivery.body }), true, 'signed with the secret the page showed');
+
+    await page.getByRole('link', { name: 'Back to webhooks' }).click();
+    assert.match((await page.textContent('table')) ?? '', /delivered HTTP 204/);
+    await check('14-webhooks-delivered');
+    await page.getByRole('link', { name: 'Delete browser hook' }).click();
+    await page.getByRole('heading', { name: 'Delete the webhook' }).waitFor();
+    await check('15-webhook-delete-confirm');
+    await page.getByLabel('I understand this webhook receives nothing more').check();
+    await page.getByRole('button', { name: 'Delete webhook' }).click();
+    await page.waitForURL(/\/dashboard\/webhooks\?deleted=/);
+    await page.getByText('The webhook was deleted').waitFor();
+    await check('16-webhook-deleted');
+    assert.deepEqual(urls.filter((u) => u.includes(secret) || u.includes(encodeURIComponent(secret))), [], 'no request URL held the secret');
+  }
+
+  it('opens the product page, signs up, verifies, signs in by the labelled fields, shows the overview, creates, rotates and revokes a key, adds, tests and deletes a webhook, signs out', async () => {
     const front = await page.goto(`${base}/`);
     assert.equal(front?.status(), 200);
     assert.match((await front?.headerValue('content-type')) ?? '', /^text\/html/);
@@ -183,10 +247,11 @@ describe('the dashboard in Chromium', () => {
     await check('5-overview');
 
     await keysFlow();
+    await webhooksFlow();
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${base}/dashboard/sign-in`);
-    await check('11-signed-out');
+    await check('17-signed-out');
     const again = await page.goto(`${base}/dashboard`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in', 'the session ended: the overview sends to sign-in');
     assert.equal(again?.status(), 200);
