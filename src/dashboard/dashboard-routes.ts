@@ -9,6 +9,7 @@ import { messagePage, OVERVIEW_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, 
 import { securityHeaders } from './security-headers.ts';
 import { registerKeyRoutes } from './key-routes.ts';
 import { registerSignUpRoutes } from './sign-up-routes.ts';
+import { registerUsageRoutes, usageOf } from './usage-routes.ts';
 import { registerWebhookRoutes } from './webhook-routes.ts';
 
 export type { DashboardDeps } from './dashboard-context.ts';
@@ -66,6 +67,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     registerSignUpRoutes(scope, ctx);
     registerOverview(scope, ctx);
     registerKeyRoutes(scope, ctx);
+    registerUsageRoutes(scope, ctx);
     registerWebhookRoutes(scope, ctx);
   });
 }
@@ -89,10 +91,7 @@ function registerOverview(app: FastifyInstance, ctx: DashboardContext): void {
     const visitor = await ctx.signedIn(request, reply);
     if (!visitor) return reply;
     const { account, session } = visitor;
-    // As GET /api/v1/usage computes it: counts this process holds are written first, and `used`
-    // includes what its credit leases hold unspent.
-    await ctx.usage.flush();
-    const usage = await ctx.accounts.usageSummary(account, await ctx.ledger.used(account.id));
+    const usage = await usageOf(ctx, account);
     return ctx.sendPage(reply, 200, overviewPage(account, usage, { email: account.email, csrfToken: session.csrfToken }));
   });
 }

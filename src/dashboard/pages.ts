@@ -9,6 +9,7 @@ export const SIGN_UP_PATH = '/dashboard/sign-up';
 export const OVERVIEW_PATH = '/dashboard';
 export const KEYS_PATH = '/dashboard/keys';
 export const WEBHOOKS_PATH = '/dashboard/webhooks';
+export const USAGE_PATH = '/dashboard/usage';
 export const PRODUCT_NAME = 'Utility Tool Service';
 
 /** The signed-in person's header: their e-mail and a sign-out button carrying the CSRF token. */
@@ -21,11 +22,12 @@ export interface SignedInView {
 const SECTIONS = [
   { name: 'Overview', path: OVERVIEW_PATH },
   { name: 'API keys', path: KEYS_PATH },
+  { name: 'Usage', path: USAGE_PATH },
   { name: 'Webhooks', path: WEBHOOKS_PATH },
 ] as const;
 
 /** Sections of the dashboard still to come: named, not linked, until their pages exist (no dead links). */
-const SECTIONS_TO_COME = ['Usage', 'Playground', 'Feature memory', 'MCP setup'];
+const SECTIONS_TO_COME = ['Playground', 'Feature memory', 'MCP setup'];
 
 /** The signed-in pages' side navigation; `current` is marked for assistive technology. */
 export function sectionsNav(current: string): Html {
@@ -147,7 +149,7 @@ ${sectionsNav(OVERVIEW_PATH)}
 <div><dt>Left</dt><dd>${number.format(usage.remaining)}</dd></div>
 <div><dt>Monthly quota</dt><dd>${number.format(usage.quota)}</dd></div>
 </dl>
-<p>The credits reset on <time datetime="${usage.resetAt}">${resetText}</time> (00:00 UTC). Requests per minute: ${number.format(usage.requestsPerMinute)}.</p>
+<p>The credits reset on <time datetime="${usage.resetAt}">${resetText}</time> (00:00 UTC). Requests per minute: ${number.format(usage.requestsPerMinute)}. <a href="${USAGE_PATH}">Usage per tool and per key</a></p>
 </main>
 </div>`,
     signedIn,

@@ -1,6 +1,6 @@
 // The dashboard in a real browser (playwright-core driving the Chromium the service's own engine
 // uses) against the app on a loopback port: the front page, sign-up, the verification link from
-// the outbox, sign-in by the labelled fields, the overview with the e-mail and credits, API keys
+// the outbox, sign-in by the labelled fields, the overview with the e-mail and credits, usage (the call per tool), API keys
 // (create, the secret used over REST, rotate, revoke), webhooks (add one to a loopback receiver,
 // its secret once, a test event it receives and verifies, delete), sign-out. axe-core checks every page (no critical or
 // serious violations); screenshots go to a temp folder, printed for a person to look at.
@@ -119,12 +119,12 @@ describe('the dashboard in Chromium', () => {
     page.on('request', (request) => urls.push(request.url()));
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.waitForURL(`${base}/dashboard/keys`);
-    await check('6-api-keys');
+    await check('7-api-keys');
 
     await page.getByLabel('Name', { exact: true }).fill('browser key');
     await page.getByRole('button', { name: 'Create key' }).click();
     const created = await secretShown('Your new API key');
-    await check('7-key-secret');
+    await check('8-key-secret');
     assert.equal(await restStatus(created), 200, 'the new key works over REST');
 
     await page.getByRole('link', { name: 'Back to API keys' }).click();
@@ -133,7 +133,7 @@ describe('the dashboard in Chromium', () => {
     assert.ok(((await page.textContent('table')) ?? '').includes(`${created.slice(0, 13)}…`), 'the list shows the prefix');
     await page.getByRole('button', { name: 'Rotate browser key' }).click();
     const rotated = await secretShown('The key’s new secret');
-    await check('8-key-rotated');
+    await check('9-key-rotated');
     assert.notEqual(rotated, created);
     assert.equal(await restStatus(created), 401, 'the old secret stopped working');
     assert.equal(await restStatus(rotated), 200);
@@ -141,12 +141,12 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Back to API keys' }).click();
     await page.getByRole('link', { name: 'Revoke browser key' }).click();
     await page.getByRole('heading', { name: 'Revoke the key “browser key”' }).waitFor();
-    await check('9-revoke-confirm');
+    await check('10-revoke-confirm');
     await page.getByLabel('I understand this key stops working').check();
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.waitForURL(/\/dashboard\/keys\?revoked=/);
     await page.getByText('The key “browser key” was revoked').waitFor();
-    await check('10-key-revoked');
+    await check('11-key-revoked');
     assert.equal(await restStatus(rotated), 401, 'the revoked key answers 401');
 
     const leaked = urls.filter((url) => url.includes(created) || url.includes(rotated));
@@ -160,7 +160,7 @@ describe('the dashboard in Chromium', () => {
     page.on('request', (request) => urls.push(request.url()));
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.waitForURL(`${base}/dashboard/webhooks`);
-    await check('11-webhooks');
+    await check('12-webhooks');
 
     const url = `http://hooks.test:${hook.port}/browser`;
     await page.getByLabel('URL', { exact: true }).fill(url);
@@ -172,7 +172,7 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
-    await check('12-webhook-secret');
+    await check('13-webhook-secret');
 
     await page.getByRole('link', { name: 'Back to webhooks' }).click();
     await page.waitForURL(`${base}/dashboard/webhooks`);
@@ -181,22 +181,22 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Send test event to browser hook' }).click();
     await page.getByRole('heading', { name: 'Test event delivered' }).waitFor();
     assert.equal(await page.locator('dl.facts dd').first().textContent(), '204');
-    await check('13-webhook-test-event');
+    await check('14-webhook-test-event');
     assert.equal(received.length, before + 1, 'the receiver got the test event');
     const delivery = received.at(-1)!;
     assert.equal(verifyWebhookSignature({ secret, headers: delivery.headers as never, body: delivery.body }), true, 'signed with the secret the page showed');
 
     await page.getByRole('link', { name: 'Back to webhooks' }).click();
     assert.match((await page.textContent('table')) ?? '', /delivered HTTP 204/);
-    await check('14-webhooks-delivered');
+    await check('15-webhooks-delivered');
     await page.getByRole('link', { name: 'Delete browser hook' }).click();
     await page.getByRole('heading', { name: 'Delete the webhook' }).waitFor();
-    await check('15-webhook-delete-confirm');
+    await check('16-webhook-delete-confirm');
     await page.getByLabel('I understand this webhook receives nothing more').check();
     await page.getByRole('button', { name: 'Delete webhook' }).click();
     await page.waitForURL(/\/dashboard\/webhooks\?deleted=/);
     await page.getByText('The webhook was deleted').waitFor();
-    await check('16-webhook-deleted');
+    await check('17-webhook-deleted');
     assert.deepEqual(urls.filter((u) => u.includes(secret) || u.includes(encodeURIComponent(secret))), [], 'no request URL held the secret');
   }
 
@@ -246,12 +246,23 @@ describe('the dashboard in Chromium', () => {
     assert.match(String(await page.evaluate('getComputedStyle(document.body).fontFamily')), /system-ui/);
     await check('5-overview');
 
+    // Usage: the call made above, per tool and per key, with the same credits as the overview.
+    await page.getByRole('link', { name: 'Usage', exact: true }).click();
+    await page.waitForURL(`${base}/dashboard/usage`);
+    assert.deepEqual(await page.locator('dl.figures dd').allTextContents(), [String(used), String(500 - used), '500']);
+    const toolRow = page.getByRole('row', { name: /unit_conversions_mass_converter/ });
+    assert.deepEqual((await toolRow.locator('td').allTextContents()).slice(0, 1), ['1'], 'one call of the tool');
+    assert.equal(await page.getByLabel('Share of the monthly quota used').getAttribute('value'), String(used));
+    await check('6-usage');
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+
     await keysFlow();
     await webhooksFlow();
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${base}/dashboard/sign-in`);
-    await check('17-signed-out');
+    await check('18-signed-out');
     const again = await page.goto(`${base}/dashboard`);
     assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in', 'the session ended: the overview sends to sign-in');
     assert.equal(again?.status(), 200);
