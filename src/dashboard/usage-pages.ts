@@ -3,6 +3,7 @@ import { html, type Html } from './html.ts';
 import { page, sectionsNav, USAGE_PATH, type SignedInView, type UsageSummary } from './pages.ts';
 
 const number = new Intl.NumberFormat('en');
+const credits = (n: number): string => `${number.format(n)} ${n === 1 ? 'credit is' : 'credits are'}`;
 
 /** The share of the quota at which the page warns, and at which calls stop (the quota itself). */
 export const NEAR_QUOTA = 0.8;
@@ -17,7 +18,7 @@ export function quotaNotice(usage: Pick<UsageSummary, 'used' | 'quota'>, resetTe
     return html`<p class="notice error" role="alert"><strong>The monthly quota is used up.</strong> Calls that cost credits are refused until the credits reset on ${resetText}, or until the plan changes.</p>`;
   }
   if (share >= NEAR_QUOTA) {
-    return html`<p class="notice warning" role="status"><strong>${String(Math.floor(share * 100))}% of the monthly quota is used.</strong> ${number.format(usage.quota - usage.used)} credits are left until ${resetText}.</p>`;
+    return html`<p class="notice warning" role="status"><strong>${String(Math.floor(share * 100))}% of the monthly quota is used.</strong> ${credits(usage.quota - usage.used)} left until ${resetText}.</p>`;
   }
   return undefined;
 }
@@ -55,6 +56,11 @@ export function usagePage(usage: UsageSummary, signedIn: SignedInView): string {
   const plan = getPlan(usage.plan);
   const resetText = new Date(usage.resetAt).toLocaleDateString('en', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
   const notice = quotaNotice(usage, resetText);
+  // Credits are whole numbers: with the bounds half a credit below 80% and 100%, the browser
+  // colours the bar as it does the notices (fine, then from 80% a warning, at 100% bad).
+  const max = Math.max(usage.quota, 1);
+  const low = Math.max(0, usage.quota * NEAR_QUOTA - 0.5);
+  const high = Math.max(low, max - 0.5);
   return page(
     'Usage',
     html`<div class="layout">
@@ -69,7 +75,7 @@ ${notice}
 <div><dt>Monthly quota</dt><dd>${number.format(usage.quota)}</dd></div>
 </dl>
 <label for="quota-meter">Share of the monthly quota used</label>
-<meter id="quota-meter" min="0" max="${String(Math.max(usage.quota, 1))}" low="${String(Math.round(usage.quota * NEAR_QUOTA))}" high="${String(Math.round(usage.quota * NEAR_QUOTA))}" optimum="0" value="${String(Math.min(usage.used, Math.max(usage.quota, 1)))}">${number.format(usage.used)} of ${number.format(usage.quota)} credits</meter>
+<meter id="quota-meter" min="0" max="${String(max)}" low="${String(low)}" high="${String(high)}" optimum="0" value="${String(Math.min(usage.used, max))}">${number.format(usage.used)} of ${number.format(usage.quota)} credits</meter>
 <p>The credits reset on <time datetime="${usage.resetAt}">${resetText}</time> (00:00 UTC).</p>
 <h2>Plan</h2>
 <dl class="facts">

@@ -270,6 +270,29 @@ describe('the dashboard in Chromium', () => {
     assert.deepEqual(cspViolations, [], 'no console errors (a CSP refusal logs one)');
   });
 
+  it('shows the usage notices at 80% and at 100% of the quota, each passing axe', async () => {
+    const noticeEmail = `browser-quota-${Date.now()}@example.com`;
+    const { apiKey } = await t.account({ email: noticeEmail, password: PASSWORD, quota: 5 });
+    const spend = async () => assert.equal((await t.call('/api/v1/unit-conversions/mass-converter', { value: 1, from: 'kg', to: 'lb' }, apiKey)).statusCode, 200);
+    for (let i = 0; i < 4; i++) await spend();
+    // Independent of the first test's end: no session carried over.
+    await page.context().clearCookies();
+    await page.goto(`${base}/dashboard/sign-in`);
+    await page.getByLabel('E-mail').fill(noticeEmail);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    await page.goto(`${base}/dashboard/usage`);
+    await page.getByRole('status').filter({ hasText: '80% of the monthly quota is used.' }).waitFor();
+    await check('19-usage-80-percent');
+    await spend();
+    await page.reload();
+    await page.getByRole('alert').filter({ hasText: 'The monthly quota is used up.' }).waitFor();
+    await check('20-usage-100-percent');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${base}/dashboard/sign-in`);
+  });
+
   it('has an axe check that can fail: an unlabelled field is a critical violation', async () => {
     await page.setContent('<!doctype html><html lang="en"><title>probe</title><main><input type="text"></main></html>');
     const violations = await axeViolations();

@@ -139,7 +139,8 @@ describe('dashboard usage', () => {
       } else if (share >= 0.8) {
         assert.ok(warning && !alert, `at ${rest.used}/${rest.quota}: the warning alone`);
         assert.equal(warning[1], String(Math.floor(share * 100)));
-        assert.ok(page.includes(`${rest.quota - rest.used} credits are left`));
+        const left = rest.quota - rest.used;
+        assert.ok(page.includes(`${left} ${left === 1 ? 'credit is' : 'credits are'} left`));
         seen.add('warning');
       } else {
         assert.ok(!warning && !alert, `at ${rest.used}/${rest.quota}: no notice`);
