@@ -30,8 +30,13 @@ const collect = runInNewContext('gc') as () => void;
 
 const MB = 1024 * 1024;
 const SIZE = 50 * MB;
-/** Streams' and sockets' buffers and the allocator's slack; a service holding the file (up or down) grows by 50-100 MB. */
-const MAX_GROWTH = 20 * MB;
+/**
+ * Streams' and sockets' buffers and the allocator's slack, plus a part sent again: under load s3rver
+ * reset a part's connection and the upload retried it on a fresh stream and socket, and the set grew
+ * 21.7 MB (a CI run at load 8). A service holding the file (up or down) grows by 50-100 MB, and
+ * lib-storage's part-sized Buffers by 26-46 MB: both stay above this.
+ */
+const MAX_GROWTH = 25 * MB;
 
 /** Writes `bytes` of varied (not compressible to nothing, not all one byte) content in 1 MB writes; answers its SHA-256. */
 async function writeLarge(path: string, bytes: number): Promise<string> {
