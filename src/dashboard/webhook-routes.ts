@@ -4,27 +4,9 @@ import { validateInput } from '../core/validate-input.ts';
 import { createWebhookAs, createWebhookBody, webhookIdParams } from '../rest/webhook-routes.ts';
 import type { Webhook } from '../runs/webhook-store.ts';
 import type { DashboardContext, SignedInVisitor } from './dashboard-context.ts';
+import { fieldsOf, list, text, type Fields } from './form-fields.ts';
 import { deleteWebhookPage, testResultPage, webhookSecretPage, webhooksPage, type FormError, type WebhookFormValues } from './webhook-pages.ts';
 import { messagePage, WEBHOOKS_PATH, type SignedInView } from './pages.ts';
-
-type Fields = Record<string, string | string[] | undefined>;
-
-function fieldsOf(request: FastifyRequest): Fields {
-  const body = request.body;
-  return body && typeof body === 'object' ? (body as Fields) : {};
-}
-
-/** A field sent once; '' when absent or repeated. */
-function text(fields: Fields, name: string): string {
-  const value = fields[name];
-  return typeof value === 'string' ? value : '';
-}
-
-/** A field that may be sent any number of times (the event checkboxes). */
-function list(fields: Fields, name: string): string[] {
-  const value = fields[name];
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
-}
 
 /** Refusals a person can act on: shown on the page rather than as an error page. */
 const SHOWN = new Set([400, 404, 409]);
