@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
+import { dashboardMigrations } from './dashboard-migrations.ts';
 import { columnTypes } from './dialect.ts';
 
 // Migrations live in code (not files found at run time) so they ship with the module graph.
@@ -354,26 +355,7 @@ const migrations: Record<string, Migration> = {
       for (const column of ['attempts', 'request', 'heartbeat_at']) await db.schema.alterTable('runs').dropColumn(column).execute();
     },
   },
-  // Dashboard sign-ins (src/dashboard/session-store.ts): in the database so any node serves a
-  // session. The row is keyed by SHA-256 of the cookie's id, so a leaked table holds no usable
-  // session; times in ms since the epoch, compared with the idle and absolute limits.
-  '0012_dashboard_sessions': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('dashboard_sessions')
-        .addColumn('id_hash', 'text', (c) => c.primaryKey())
-        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
-        .addColumn('csrf_token', 'text', (c) => c.notNull())
-        .addColumn('created_at', columnTypes(db).epochMs, (c) => c.notNull())
-        .addColumn('last_seen_at', columnTypes(db).epochMs, (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('dashboard_sessions_last_seen').on('dashboard_sessions').column('last_seen_at').execute();
-      await db.schema.createIndex('dashboard_sessions_created').on('dashboard_sessions').column('created_at').execute();
-    },
-    async down(db: Kysely<unknown>) {
-      await sql`drop table if exists dashboard_sessions`.execute(db);
-    },
-  },
+  ...dashboardMigrations,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,27 @@
+import { sql, type Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
+import { columnTypes } from './dialect.ts';
+
+/** The web dashboard's tables (issue 23), in the same Kysely style as migrations.ts, which spreads them in. */
+export const dashboardMigrations: Record<string, Migration> = {
+  // Dashboard sign-ins (src/dashboard/session-store.ts): in the database so any node serves a
+  // session. The row is keyed by SHA-256 of the cookie's id, so a leaked table holds no usable
+  // session; times in ms since the epoch, compared with the idle and absolute limits.
+  '0012_dashboard_sessions': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('dashboard_sessions')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('csrf_token', 'text', (c) => c.notNull())
+        .addColumn('created_at', columnTypes(db).epochMs, (c) => c.notNull())
+        .addColumn('last_seen_at', columnTypes(db).epochMs, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('dashboard_sessions_last_seen').on('dashboard_sessions').column('last_seen_at').execute();
+      await db.schema.createIndex('dashboard_sessions_created').on('dashboard_sessions').column('created_at').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table if exists dashboard_sessions`.execute(db);
+    },
+  },
+};
