@@ -29,6 +29,7 @@
  * Environment:
  *   BENCH_RUNS      runs per latency measurement (default 7)
  *   BENCH_SECONDS   seconds per throughput level (default 20)
+ *   BENCH_SECTIONS  which sections to run, e.g. "4" or "1,3" (default all: 1,2,3,4)
  *   BENCH_UPLOAD_MB size of the streamed upload in MiB (default: the server's upload limit, 100,
  *                   minus 64 KiB so it stays under the limit)
  *   LIBREOFFICE_INSTANCES, ENGINE_QUEUE_LIMIT, … are passed to the server (defaults: the service's)
@@ -52,6 +53,8 @@ import { runBench } from './support/run-bench.ts';
 
 const RUNS = Math.round(envNumber('BENCH_RUNS', 7));
 const SECONDS = envNumber('BENCH_SECONDS', 20);
+/** The sections asked for (BENCH_SECTIONS); a section not asked for is skipped whole, with its targets. */
+const SECTIONS = new Set((process.env['BENCH_SECTIONS'] ?? '1,2,3,4').split(',').map((s) => Number(s.trim())));
 const UPLOAD_MB = process.env['BENCH_UPLOAD_MB'] ? envNumber('BENCH_UPLOAD_MB', 100) : undefined;
 
 const DOCX_TO_PDF = '/api/v1/documents/docx-to-pdf';
@@ -404,8 +407,6 @@ async function main(): Promise<void> {
       out(`  ${e.name}: ${e.state}, ${e.version ?? 'no version'}${e.workers !== undefined ? `, ${e.workers} worker(s), concurrency ${e.concurrency}` : ''}`);
     }
 
-    // 1. docx-to-pdf
-    section(`1. docx-to-pdf: warm service (upload -> JSON answer) vs cold \`soffice --headless --convert-to pdf\` (fresh profile each run)`);
     const docxCases: LatencyCase[] = [
       {
         name: '1 page',
@@ -426,6 +427,10 @@ async function main(): Promise<void> {
         cold: (input) => coldSoffice(input),
       },
     ];
+
+    // 1. docx-to-pdf
+    if (SECTIONS.has(1)) {
+    section(`1. docx-to-pdf: warm service (upload -> JSON answer) vs cold \`soffice --headless --convert-to pdf\` (fresh profile each run)`);
     const docx = await latency(ctx, docxCases, ready.libreofficeInstances);
     out(latencyTable(docx, 'soffice'));
     out(`(${ready.libreofficeInstances} warm-up conversions per document first, not counted; each service result downloaded once and checked with pdfinfo and pdftotext)`);
@@ -436,7 +441,10 @@ async function main(): Promise<void> {
     out(`Ratio 20-page service/cold CLI (medians): ${fmtRatio(docx20Ratio)}  (cold CLI is ${(1 / docx20Ratio).toFixed(1)}x slower)`);
     targets.push({ label: `warm 1-page docx-to-pdf median <= ${TARGET_DOCX_RATIO}x the cold CLI`, holds: docxRatio <= TARGET_DOCX_RATIO, figure: fmtRatio(docxRatio) });
 
+    }
+
     // 2. html-to-pdf
+    if (SECTIONS.has(2)) {
     section('2. html-to-pdf: warm service vs cold `chromium --headless --print-to-pdf` (fresh --user-data-dir each run)');
     const htmlResults = await latency(
       ctx,
@@ -460,7 +468,10 @@ async function main(): Promise<void> {
     out(`Ratio html-to-pdf service/cold CLI (medians): ${fmtRatio(htmlRatio)}  (cold CLI is ${(1 / htmlRatio).toFixed(1)}x slower)`);
     targets.push({ label: `html-to-pdf median <= ${TARGET_HTML_RATIO}x the cold CLI`, holds: htmlRatio <= TARGET_HTML_RATIO, figure: fmtRatio(htmlRatio) });
 
+    }
+
     // 3. throughput
+    if (SECTIONS.has(3)) {
     section(`3. Throughput: 1-page docx-to-pdf, each client looping upload -> answer for ${SECONDS} s`);
     const levels: Throughput[] = [];
     for (const clients of [1, 4]) {
@@ -515,7 +526,10 @@ async function main(): Promise<void> {
     }
     targets.push({ label: `4 clients >= ${TARGET_SCALING}x the throughput of 1`, holds: scaling >= TARGET_SCALING, figure: fmtRatio(scaling) });
 
+    }
+
     // 4. RSS
+    if (SECTIONS.has(4)) {
     section(`4. Server RSS while a ~100 MB text upload streams to POST ${TXT_TO_MD} (VmRSS of pid ${ready.pid} every 50 ms)`);
     const rss = await rssDuringUpload(ctx, ready.pid, ready.uploadLimitBytes);
     const growUpload = (rss.peakUpload - rss.before) / (1024 * 1024);
@@ -543,6 +557,7 @@ async function main(): Promise<void> {
     if (rss.status !== 200) problems.push(`the ~100 MB upload answered ${rss.status}`);
     targets.push({ label: `RSS grows < ${TARGET_RSS_MB} MB while the 100 MB upload streams through`, holds: growUpload < TARGET_RSS_MB && rss.status === 200, figure: `${growUpload.toFixed(1)} MB` });
     targets.push({ label: `(extra) RSS grows < ${TARGET_RSS_MB} MB over the whole request, txt-to-md conversion included`, holds: growWhole < TARGET_RSS_MB && rss.status === 200, figure: `${growWhole.toFixed(1)} MB` });
+    }
 
     // Summary
     out();
