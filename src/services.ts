@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { AccountStore } from './accounts/account-store.ts';
+import { pruneUsageDays } from './accounts/activity-store.ts';
 import { CreditLedger } from './accounts/credit-ledger.ts';
 import { RateLimiter, type RequestLimiter } from './accounts/rate-limiter.ts';
 import { RedisConnection } from './accounts/redis-connection.ts';
@@ -189,6 +190,7 @@ export async function createServices(config: Config, log: Logger, options: Servi
     files.sweepWorkDirs().catch((err: unknown) => log.error({ err }, 'work folder sweep failed'));
     payloads.sweep().catch((err: unknown) => log.error({ err }, 'payload sweep failed'));
     sessions.sweep().catch((err: unknown) => log.error({ err }, 'dashboard session sweep failed'));
+    pruneUsageDays(db).catch((err: unknown) => log.error({ err }, 'usage days prune failed'));
   }, sweepEveryMs);
   sweeper.unref();
   // Usage counts with the leases' consumption, and idle leases, are written back a few times a

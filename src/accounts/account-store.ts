@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import { minusFloorZero } from '../db/dialect.ts';
+import { addActivity, keysLastUsed, monthlyCounts, usageDays, type DayUsage } from './activity-store.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, sweepIdempotency, type ClaimOptions, type IdempotencyClaim } from './idempotency-claims.ts';
 import type { LeaseHolder } from './lease-holder.ts';
@@ -67,9 +68,13 @@ export interface UsageCount {
   keyId: string;
   operationId: string;
   period: string;
+  /** UTC day (`YYYY-MM-DD`, within `period`): the recorder counts per day for usage_days */
+  day: string;
   calls: number;
   failures: number;
   credits: number;
+  /** the latest of these calls (ISO): the key's last_used_at */
+  lastAt: string;
 }
 
 export interface ChargeResult {
@@ -151,7 +156,7 @@ export async function spendWithinQuota(db: Kysely<Database>, accountId: string, 
 export async function addUsageCounts(trx: Kysely<Database>, counts: readonly UsageCount[]): Promise<void> {
   // In the key's order: two nodes flushing the same counters at once then lock their rows in one
   // order and wait for each other instead of deadlocking (PostgreSQL locks row by row).
-  for (const c of [...counts].sort(compareUsageCounts)) {
+  for (const c of monthlyCounts(counts).sort(compareUsageCounts)) {
     await trx
       .insertInto('usage_counters')
       .values({ account_id: c.accountId, key_id: c.keyId, operation_id: c.operationId, period: c.period, calls: c.calls, failures: c.failures, credits: c.credits })
@@ -164,6 +169,7 @@ export async function addUsageCounts(trx: Kysely<Database>, counts: readonly Usa
       )
       .execute();
   }
+  await addActivity(trx, counts);
 }
 
 function compareUsageCounts(a: UsageCount, b: UsageCount): number {
@@ -539,6 +545,15 @@ export class AccountStore {
       byTool: byTool.map((r) => ({ operationId: r.operation_id, calls: Number(r.calls), failures: Number(r.failures), credits: Number(r.credits ?? 0) })),
       byKey: byKey.map((r) => ({ keyId: r.key_id, name: r.name ?? null, calls: Number(r.calls), failures: Number(r.failures), credits: Number(r.credits ?? 0) })),
     };
+  }
+
+  // Per-day usage and keys' last use: see activity-store.ts (written by addUsageCounts).
+  usageDays(accountId: string, from: string, to: string): Promise<DayUsage[]> {
+    return usageDays(this.#db, accountId, from, to);
+  }
+
+  keysLastUsed(accountId: string): Promise<Map<string, string>> {
+    return keysLastUsed(this.#db, accountId);
   }
 
   // Idempotency records: see idempotency-claims.ts (a dead holder's pending claim is taken over by a retry).

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Migration, MigrationProvider } from 'kysely/migration';
+import { activityMigrations } from './activity-migrations.ts';
 import { dashboardMigrations } from './dashboard-migrations.ts';
 import { columnTypes } from './dialect.ts';
 
@@ -356,6 +357,7 @@ const migrations: Record<string, Migration> = {
     },
   },
   ...dashboardMigrations,
+  ...activityMigrations,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 // Timestamps are ISO-8601 strings in UTC (sortable, portable between SQLite and PostgreSQL).
 export interface AccountsTable {
   id: string;
@@ -24,6 +26,8 @@ export interface ApiKeysTable {
   can_manage_keys: number;
   created_at: string;
   revoked_at: string | null;
+  /** The latest call's time, written by the usage flush (the max of its batch), not per call; null until first used. */
+  last_used_at: string | null;
 }
 
 export interface EmailVerificationsTable {
@@ -278,4 +282,37 @@ export interface Database {
   coding_job_checks: CodingJobChecksTable;
   attempt_counters: AttemptCountersTable;
   dashboard_sessions: DashboardSessionsTable;
+  usage_days: UsageDaysTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+/** Usage per account, key and UTC day (src/accounts/activity-store.ts), written with usage_counters; kept 400 days. */
+export interface UsageDaysTable {
+  account_id: string;
+  key_id: string;
+  /** UTC day, `YYYY-MM-DD`. */
+  day: string;
+  calls: number;
+  /** Calls answered with a 4xx or 5xx. */
+  failures: number;
+  credits: number;
+}
+
+/** One attempt of a webhook delivery (src/runs/webhook-deliveries.ts); the last 50 per webhook are kept. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: string;
+  account_id: string;
+  event_id: string;
+  event_type: string;
+  /** 1 for the first attempt, then each retry's number */
+  attempt: number;
+  /** 'delivered', 'retrying' or 'failed' */
+  outcome: string;
+  /** the receiver's HTTP status, null when it never answered */
+  status_code: number | null;
+  /** the dispatcher's short text (at most 500 characters), null when delivered */
+  error: string | null;
+  duration_ms: number;
+  attempted_at: string;
 }
