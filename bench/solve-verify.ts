@@ -49,6 +49,7 @@ import { envInt } from './support/env.ts';
 import { runBench } from './support/run-bench.ts';
 import { categoryNav, DESCRIPTION_AND_CANONICAL, growPage, itemListJsonLd, SOCIAL_META, specRows } from './support/shop-page.ts';
 import { askChild, stopServer } from './support/server-child.ts';
+import { checkedRatio, refusalLine, reportFigure, roundMedians } from './support/report.ts';
 import { fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
 
 const GOAL = 'audit the seo of my page';
@@ -266,12 +267,25 @@ async function main(): Promise<void> {
     const rows = [['figure', 'median ms', 'p99 ms', 'median / baseline', 'overhead (median)', `overhead <= ${pct(TARGET_OVERHEAD)}`]];
     const split = [['figure', 'in job service ms', 'job service share ms', 'MCP transport ms', 'server CPU ms', 'client CPU ms', 'CPU overhead ms']];
     const baseCpu = mean(figures.baseline.clientCpu);
+    const refusals: string[] = [];
     for (const f of all) {
       if (f.samples.length === 0) continue;
       const m = median(f.samples);
       const isBase = f === figures.baseline;
       rows.push([f.name, ms(m), ms(percentile(f.samples, 99)), fmtRatio(m / base50), isBase ? '' : pct(m / base50 - 1), isBase ? '' : verdict(m / base50 - 1 <= TARGET_OVERHEAD)]);
       if (isBase) continue;
+      const check = checkedRatio(m, base50, roundMedians(figures.baseline.samples));
+      if (check.refusal) refusals.push(refusalLine(f.name, check));
+      reportFigure({
+        bench: 'bench:planner',
+        name: `${f.name}: overhead over the same analyses run directly`,
+        figure: `${ms(m)} ms`,
+        baseline: `${ms(base50)} ms`,
+        ratio: check.ratio === undefined ? 'refused' : `+${pct(check.ratio - 1)}`,
+        target: `<= +${pct(TARGET_OVERHEAD)}`,
+        holds: check.ratio === undefined ? undefined : check.ratio - 1 <= TARGET_OVERHEAD,
+        ...(check.refusal ? { note: check.refusal } : {}),
+      });
       const job = median(f.jobMs);
       split.push([f.name, ms(job), ms(job - base50), ms(m - job), ms(mean(f.serverCpu)), ms(mean(f.clientCpu)), ms(mean(f.serverCpu) + mean(f.clientCpu) - baseCpu)]);
     }
@@ -284,6 +298,7 @@ async function main(): Promise<void> {
         `What an agent sends and reads (largest over the run; issue 17 targets: an argument <= 2 KB besides the page it passes, an answer <= 24 KB of text). ` +
         `The page's own ${Buffer.byteLength(html)} bytes of input.html are in every argument here: a page on a URL sends none.\n\n${table(sizeRows(Buffer.byteLength(JSON.stringify(html))))}\n`,
     );
+    for (const line of refusals) process.stdout.write(`${line}\n`);
   } finally {
     await client.close().catch(() => undefined);
     await stopServer(child, 10_000);
