@@ -28,6 +28,7 @@ import { webhookRoutes } from './rest/webhook-routes.ts';
 import { createLogger, createServices, type ServiceOptions, type Services } from './services.ts';
 import { prefersHtml } from './dashboard/front-page.ts';
 import { registerDashboard, sendFrontPage } from './dashboard/dashboard-routes.ts';
+import { FeatureSeenStore } from './dashboard/feature-seen.ts';
 
 export type { Services, ServiceOptions } from './services.ts';
 
@@ -148,7 +149,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     const openapiText = JSON.stringify(openapi);
     docs.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapiText));
     // The dashboard's pages and stylesheet are compressed like the docs (src/dashboard/).
-    await registerDashboard(docs, { accounts, ledger, usage, catalog, webhooks: services.webhooks, egress: config.egress, sessions: services.sessions, attempts, mailer, publicBaseUrl: config.publicBaseUrl });
+    await registerDashboard(docs, { accounts, ledger, usage, catalog, webhooks: services.webhooks, egress: config.egress, sessions: services.sessions, attempts, mailer, publicBaseUrl: config.publicBaseUrl, featureMemory: services.featureMemory, featureSeen: new FeatureSeenStore(services.db) });
   });
 
   // A browser (Accept preferring text/html) gets the product page; API clients keep the JSON.

@@ -7,7 +7,9 @@ import type { UsageRecorder } from '../accounts/usage-recorder.ts';
 import type { EgressPolicy } from '../analysis/egress-policy.ts';
 import type { Catalog } from '../core/catalog.ts';
 import { ServiceError } from '../core/errors.ts';
+import type { FeatureMemory } from '../runs/feature-memory/feature-memory.ts';
 import type { WebhookDispatcher } from '../runs/webhook-delivery.ts';
+import type { FeatureSeenStore } from './feature-seen.ts';
 import { REFUSAL_TEXT, type CsrfRefusal } from './csrf.ts';
 import { prefersHtml } from './front-page.ts';
 import { messagePage, SIGN_IN_PATH } from './pages.ts';
@@ -32,6 +34,9 @@ export interface DashboardDeps {
   /** the verification mail of a sign-up (the API's own mailer) */
   mailer: Mailer;
   publicBaseUrl: string;
+  /** the MCP tools' feature memory (the same FeatureStore) and the page's last visit per account, for the badge */
+  featureMemory: FeatureMemory;
+  featureSeen: FeatureSeenStore;
 }
 
 /** The deps plus what every dashboard route shares: the cookie, the visitor, page and refusal answers. */

@@ -11,6 +11,9 @@ import { registerKeyRoutes } from './key-routes.ts';
 import { registerSignUpRoutes } from './sign-up-routes.ts';
 import { registerUsageRoutes, usageOf } from './usage-routes.ts';
 import { registerWebhookRoutes } from './webhook-routes.ts';
+import { withFeatureBadge } from './feature-badge.ts';
+import { registerFeatureRoutes } from './feature-routes.ts';
+import { registerMcpSetupRoutes } from './mcp-setup-routes.ts';
 
 export type { DashboardDeps } from './dashboard-context.ts';
 
@@ -26,7 +29,7 @@ const FORM_BODY_LIMIT = 64 * 1024;
  * registers it in the docs' compressed scope).
  */
 export async function registerDashboard(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  const ctx = dashboardContext(deps);
+  const ctx = withFeatureBadge(dashboardContext(deps), deps.featureSeen);
   const headers = securityHeaders(deps.publicBaseUrl);
   await app.register(async (scope) => {
     scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
@@ -69,6 +72,8 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     registerKeyRoutes(scope, ctx);
     registerUsageRoutes(scope, ctx);
     registerWebhookRoutes(scope, ctx);
+    registerFeatureRoutes(scope, ctx);
+    registerMcpSetupRoutes(scope, ctx);
   });
 }
 

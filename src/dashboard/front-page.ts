@@ -42,7 +42,8 @@ from an AI agent over MCP. Every call costs a few credits from a monthly quota.<
 (the <a href="/openapi.json">OpenAPI document</a>, and <a href="/api/v1/tools">the tool catalog</a> as JSON).</p>
 <h2>MCP setup</h2>
 <p>Point an MCP client at <code>${mcp}</code> (Streamable HTTP) with your API key in the
-<code>X-Api-Key</code> header; it can then discover the tools, read their schemas and invoke them.</p>
+<code>X-Api-Key</code> header; it can then discover the tools, read their schemas and invoke them.
+The <a href="/dashboard/mcp">MCP setup page</a> gives copy-ready configuration for Claude Code, Cursor, VS Code and mcp-remote.</p>
 </main>`,
   );
 }

@@ -1,7 +1,7 @@
 import type { Account, AccountStore } from '../accounts/account-store.ts';
 import { getPlan } from '../accounts/plans.ts';
 import { ICON, STYLESHEET, type Asset } from './assets.ts';
-import { html, type Html } from './html.ts';
+import { Html, html } from './html.ts';
 
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 export const SIGN_OUT_PATH = '/dashboard/sign-out';
@@ -10,6 +10,10 @@ export const OVERVIEW_PATH = '/dashboard';
 export const KEYS_PATH = '/dashboard/keys';
 export const WEBHOOKS_PATH = '/dashboard/webhooks';
 export const USAGE_PATH = '/dashboard/usage';
+export const FEATURES_PATH = '/dashboard/features';
+export const MCP_SETUP_PATH = '/dashboard/mcp';
+/** Where the feature memory link's "N improved" badge goes: filled per request by feature-badge.ts, which knows the count. */
+export const IMPROVED_BADGE_SLOT = '<!--improved-badge-->';
 export const PRODUCT_NAME = 'Utility Tool Service';
 
 /** The signed-in person's header: their e-mail and a sign-out button carrying the CSRF token. */
@@ -24,16 +28,18 @@ const SECTIONS = [
   { name: 'API keys', path: KEYS_PATH },
   { name: 'Usage', path: USAGE_PATH },
   { name: 'Webhooks', path: WEBHOOKS_PATH },
+  { name: 'Feature memory', path: FEATURES_PATH },
+  { name: 'MCP setup', path: MCP_SETUP_PATH },
 ] as const;
 
 /** Sections of the dashboard still to come: named, not linked, until their pages exist (no dead links). */
-const SECTIONS_TO_COME = ['Playground', 'Feature memory', 'MCP setup'];
+const SECTIONS_TO_COME = ['Playground'];
 
 /** The signed-in pages' side navigation; `current` is marked for assistive technology. */
 export function sectionsNav(current: string): Html {
   return html`<nav class="sections" aria-label="Dashboard sections">
 <ul>
-${SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === current ? html` aria-current="page"` : ''}>${s.name}</a></li>`)}
+${SECTIONS.map((s) => html`<li><a href="${s.path}"${s.path === current ? html` aria-current="page"` : ''}>${s.name}${s.path === FEATURES_PATH ? new Html(IMPROVED_BADGE_SLOT) : ''}</a></li>`)}
 ${SECTIONS_TO_COME.map((name) => html`<li class="soon">${name} <span class="muted">(coming)</span></li>`)}
 </ul>
 </nav>`;

@@ -24,4 +24,22 @@ export const dashboardMigrations: Record<string, Migration> = {
       await sql`drop table if exists dashboard_sessions`.execute(db);
     },
   },
+  // The feature memory page's last visit per account (src/dashboard/feature-seen.ts): the nav's
+  // "N improved" badge counts features whose records since then improved. The badge reads the
+  // account's features newer than that time on every page, so features get an index on
+  // (account_id, created_at); the 0007 index leads with project_scope after account_id.
+  '0015_feature_memory_seen': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('dashboard_feature_seen')
+        .addColumn('account_id', 'text', (c) => c.primaryKey().references('accounts.id').onDelete('cascade'))
+        .addColumn('seen_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('features_account_created').on('features').columns(['account_id', 'created_at']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop index if exists features_account_created`.execute(db);
+      await sql`drop table if exists dashboard_feature_seen`.execute(db);
+    },
+  },
 };

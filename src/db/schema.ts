@@ -264,6 +264,13 @@ export interface DashboardSessionsTable {
   last_seen_at: number;
 }
 
+/** When an account last opened the dashboard's feature memory page (src/dashboard/feature-seen.ts). */
+export interface DashboardFeatureSeenTable {
+  account_id: string;
+  /** ISO time, compared with features.created_at */
+  seen_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -282,6 +289,7 @@ export interface Database {
   coding_job_checks: CodingJobChecksTable;
   attempt_counters: AttemptCountersTable;
   dashboard_sessions: DashboardSessionsTable;
+  dashboard_feature_seen: DashboardFeatureSeenTable;
   usage_days: UsageDaysTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -4,7 +4,8 @@
 for (const button of document.querySelectorAll('button[data-copy]')) {
   const field = document.getElementById(button.dataset.copy ?? '');
   const status = document.getElementById(button.dataset.status ?? '');
-  if (!(field instanceof HTMLInputElement)) continue;
+  // A secret's field, or a read-only configuration (mcp-setup-pages.ts) in a textarea.
+  if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) continue;
   const say = (text) => {
     if (status) status.textContent = text;
   };

@@ -111,7 +111,8 @@ export function cleanItems(items: readonly string[] | undefined): string[] {
   return out;
 }
 
-function toFeature(row: FeaturesTable): Feature {
+/** A row as a Feature (exported for the dashboard's badge, which reads a record with its predecessor in one join). */
+export function toFeature(row: FeaturesTable): Feature {
   return {
     featureId: row.id,
     projectScope: row.project_scope,
