@@ -63,7 +63,14 @@ export function checkOrigin(request: FastifyRequest, publicBaseUrl: string): Csr
 export function checkToken(request: FastifyRequest, sessionToken: string): CsrfRefusal | undefined {
   const body = request.body;
   const field = body && typeof body === 'object' ? (body as Record<string, unknown>)['_csrf'] : undefined;
-  const given = typeof field === 'string' && field !== '' ? field : header(request, 'x-csrf-token');
+  return checkTokenValue(typeof field === 'string' && field !== '' ? field : header(request, 'x-csrf-token'), sessionToken);
+}
+
+/**
+ * The same check on a token read by the handler itself: a multipart form's `_csrf` field, which
+ * is streamed with the upload rather than parsed before the preHandler (playground-upload.ts).
+ */
+export function checkTokenValue(given: string | undefined, sessionToken: string): CsrfRefusal | undefined {
   if (given === undefined || given === '') return 'token_missing';
   return constantTimeEqual(given, sessionToken) ? undefined : 'token_mismatch';
 }

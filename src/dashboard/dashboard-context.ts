@@ -10,6 +10,7 @@ import { ServiceError } from '../core/errors.ts';
 import type { FeatureMemory } from '../runs/feature-memory/feature-memory.ts';
 import type { WebhookDispatcher } from '../runs/webhook-delivery.ts';
 import type { FeatureSeenStore } from './feature-seen.ts';
+import type { PlaygroundDeps } from './playground-routes.ts';
 import { REFUSAL_TEXT, type CsrfRefusal } from './csrf.ts';
 import { prefersHtml } from './front-page.ts';
 import { messagePage, SIGN_IN_PATH } from './pages.ts';
@@ -28,6 +29,8 @@ export interface DashboardDeps {
   /** the API's webhook dispatcher (its store, sendTest) and egress policy: the webhooks page registers and tests through them */
   webhooks: WebhookDispatcher;
   egress: EgressPolicy;
+  /** the invoke path and REST's file pipeline and upload limit: the Playground calls tools through them */
+  playground: PlaygroundDeps;
   sessions: SessionStore;
   /** the same limiter as the API's password checks (src/accounts/attempt-limiter.ts) */
   attempts: AttemptLimiter;

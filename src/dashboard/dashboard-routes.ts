@@ -14,6 +14,8 @@ import { registerWebhookRoutes } from './webhook-routes.ts';
 import { withFeatureBadge } from './feature-badge.ts';
 import { registerFeatureRoutes } from './feature-routes.ts';
 import { registerMcpSetupRoutes } from './mcp-setup-routes.ts';
+import { registerPlaygroundRoutes } from './playground-routes.ts';
+import { UPLOAD_ROUTE } from './playground-upload.ts';
 
 export type { DashboardDeps } from './dashboard-context.ts';
 
@@ -49,6 +51,8 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
       if (ORIGIN_ONLY.has(request.routeOptions.url ?? '')) return;
       const visitor = await ctx.visitor(request);
       if (visitor.state !== 'signed-in') return reply.redirect(SIGN_IN_PATH, 303);
+      // A Playground upload's token is a multipart field, streamed with the file: its handler checks it before any call.
+      if (request.routeOptions.url === UPLOAD_ROUTE) return;
       const tokenRefusal = checkToken(request, visitor.session.csrfToken);
       if (tokenRefusal) return ctx.refuse(request, reply, tokenRefusal);
     });
@@ -74,6 +78,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     registerWebhookRoutes(scope, ctx);
     registerFeatureRoutes(scope, ctx);
     registerMcpSetupRoutes(scope, ctx);
+    await registerPlaygroundRoutes(scope, ctx);
   });
 }
 

@@ -10,6 +10,7 @@ export const OVERVIEW_PATH = '/dashboard';
 export const KEYS_PATH = '/dashboard/keys';
 export const WEBHOOKS_PATH = '/dashboard/webhooks';
 export const USAGE_PATH = '/dashboard/usage';
+export const PLAYGROUND_PATH = '/dashboard/playground';
 export const FEATURES_PATH = '/dashboard/features';
 export const MCP_SETUP_PATH = '/dashboard/mcp';
 /** Where the feature memory link's "N improved" badge goes: filled per request by feature-badge.ts, which knows the count. */
@@ -28,12 +29,13 @@ const SECTIONS = [
   { name: 'API keys', path: KEYS_PATH },
   { name: 'Usage', path: USAGE_PATH },
   { name: 'Webhooks', path: WEBHOOKS_PATH },
+  { name: 'Playground', path: PLAYGROUND_PATH },
   { name: 'Feature memory', path: FEATURES_PATH },
   { name: 'MCP setup', path: MCP_SETUP_PATH },
 ] as const;
 
 /** Sections of the dashboard still to come: named, not linked, until their pages exist (no dead links). */
-const SECTIONS_TO_COME = ['Playground'];
+const SECTIONS_TO_COME: string[] = [];
 
 /** The signed-in pages' side navigation; `current` is marked for assistive technology. */
 export function sectionsNav(current: string): Html {
