@@ -1,3 +1,5 @@
+import type { DeliveryAttempt } from '../runs/webhook-deliveries.ts';
+import { KEPT_DELIVERIES } from '../runs/webhook-deliveries.ts';
 import type { DeliveryReport } from '../runs/webhook-delivery.ts';
 import { MAX_WEBHOOKS_PER_ACCOUNT, WEBHOOK_EVENT_TYPES, type Webhook } from '../runs/webhook-store.ts';
 import { MAX_WEBHOOK_URL_CHARS } from '../runs/webhook-url.ts';
@@ -29,6 +31,9 @@ export interface WebhooksView {
 
 export const webhookPath = (id: string, action: 'test' | 'delete'): string => `${WEBHOOKS_PATH}/${encodeURIComponent(id)}/${action}`;
 
+/** The webhook's own page: its recent deliveries. */
+export const deliveriesPath = (id: string): string => `${WEBHOOKS_PATH}/${encodeURIComponent(id)}`;
+
 function lastDelivery(webhook: Webhook): Html {
   const last = webhook.lastDelivery;
   if (last === null) return html`<span class="muted">None yet</span>`;
@@ -45,7 +50,7 @@ function webhookRow(webhook: Webhook, view: SignedInView): Html {
 <td>${webhook.events.map((e, i) => html`${i > 0 ? ', ' : ''}<code>${e}</code>`)}</td>
 <td>${webhook.description ?? html`<span class="muted">—</span>`}</td>
 <td>${when(webhook.createdAt)}</td>
-<td>${lastDelivery(webhook)}</td>
+<td>${lastDelivery(webhook)}${webhook.lastDelivery && html`<br><a href="${deliveriesPath(webhook.id)}">Recent deliveries${hidden(` of ${label}`)}</a>`}</td>
 <td class="actions"><form method="post" action="${webhookPath(webhook.id, 'test')}">${csrfField(view)}<button type="submit" class="quiet">Send test event${hidden(` to ${label}`)}</button></form>
 <a href="${webhookPath(webhook.id, 'delete')}">Delete${hidden(` ${label}`)}</a></td>
 </tr>`;
@@ -157,7 +162,7 @@ ${sectionsNav(WEBHOOKS_PATH)}
 <div><dt>Event id</dt><dd><code>${report.eventId}</code></dd></div>
 </dl>
 <p>A test event is sent once, without retries, as a signed <code>webhook.test</code> event.</p>
-<p><a href="${WEBHOOKS_PATH}">Back to webhooks</a></p>
+<p><a href="${deliveriesPath(webhook.id)}">Recent deliveries</a> · <a href="${WEBHOOKS_PATH}">Back to webhooks</a></p>
 </main>
 </div>`,
     signedIn,
@@ -180,6 +185,46 @@ ${csrfField(signedIn)}
 <button type="submit" class="danger">Delete webhook</button>
 </form>
 <p><a href="${WEBHOOKS_PATH}">Keep the webhook</a></p>
+</main>
+</div>`,
+    signedIn,
+  );
+}
+
+function deliveryRow(d: DeliveryAttempt): Html {
+  const delivered = d.outcome === 'delivered';
+  return html`<tr>
+<th scope="row">${when(d.at)}</th>
+<td><code>${d.type}</code><br><span class="muted"><code>${d.eventId}</code></span></td>
+<td class="num">${String(d.attempt)}</td>
+<td><span class="status ${delivered ? 'active' : 'revoked'}">${d.outcome}</span>${!delivered && d.error !== null ? html`<br><span class="muted">${d.error}</span>` : ''}</td>
+<td class="num">${d.statusCode === null ? html`<span class="muted">none</span>` : String(d.statusCode)}</td>
+<td class="num">${String(d.durationMs)} ms</td>
+</tr>`;
+}
+
+/** One webhook's recent deliveries (every attempt, retries included), newest first. */
+export function deliveriesPage(webhook: Webhook, deliveries: readonly DeliveryAttempt[], signedIn: SignedInView): string {
+  return page(
+    'Webhook deliveries',
+    html`<div class="layout">
+${sectionsNav(WEBHOOKS_PATH)}
+<main>
+<h1>Recent deliveries</h1>
+<p>To <code>${webhook.url}</code>${webhook.description === null ? '' : html` (${webhook.description})`}: every attempt, retries included, newest first; the last ${String(KEPT_DELIVERIES)} are kept.</p>
+${
+  deliveries.length === 0
+    ? html`<p>No deliveries yet.</p>`
+    : html`<div class="table-scroll"><table>
+<caption class="visually-hidden">Recent delivery attempts to this webhook, newest first</caption>
+<thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col" class="num">Attempt</th><th scope="col">Outcome</th><th scope="col" class="num">Response code</th><th scope="col" class="num">Duration</th></tr></thead>
+<tbody>
+${deliveries.map(deliveryRow)}
+</tbody>
+</table></div>`
+}
+<form method="post" action="${webhookPath(webhook.id, 'test')}">${csrfField(signedIn)}<button type="submit" class="quiet">Send test event</button></form>
+<p><a href="${WEBHOOKS_PATH}">Back to webhooks</a></p>
 </main>
 </div>`,
     signedIn,

@@ -5,7 +5,7 @@ import { createWebhookAs, createWebhookBody, webhookIdParams } from '../rest/web
 import type { Webhook } from '../runs/webhook-store.ts';
 import type { DashboardContext, SignedInVisitor } from './dashboard-context.ts';
 import { fieldsOf, list, text, type Fields } from './form-fields.ts';
-import { deleteWebhookPage, testResultPage, webhookSecretPage, webhooksPage, type FormError, type WebhookFormValues } from './webhook-pages.ts';
+import { deleteWebhookPage, deliveriesPage, testResultPage, webhookSecretPage, webhooksPage, type FormError, type WebhookFormValues } from './webhook-pages.ts';
 import { messagePage, WEBHOOKS_PATH, type SignedInView } from './pages.ts';
 
 /** Refusals a person can act on: shown on the page rather than as an error page. */
@@ -88,6 +88,18 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: DashboardContex
       const webhook = await ownWebhook(visitor, request.params);
       const report = await webhooks.sendTest(visitor.account.id, webhook.id);
       return ctx.sendPage(reply, 200, testResultPage(webhook, report, viewOf(visitor)));
+    } catch (error) {
+      return refusal(reply, error);
+    }
+  });
+
+  // The webhook's recent deliveries: read by account and id, so another account's id is 404.
+  app.get(`${WEBHOOKS_PATH}/:id`, async (request, reply) => {
+    const visitor = await ctx.signedIn(request, reply);
+    if (!visitor) return reply;
+    try {
+      const webhook = await ownWebhook(visitor, request.params);
+      return ctx.sendPage(reply, 200, deliveriesPage(webhook, await webhooks.store.deliveries(visitor.account.id, webhook.id), viewOf(visitor)));
     } catch (error) {
       return refusal(reply, error);
     }

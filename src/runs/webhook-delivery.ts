@@ -271,10 +271,11 @@ export class WebhookDispatcher {
       await this.store.recordAttempt(webhookId, {
         eventId: report.eventId,
         type: report.type,
+        attempt: report.attempt,
         outcome: report.outcome,
-        attempts: report.attempt,
         statusCode: report.statusCode,
         error: report.error,
+        durationMs: report.durationMs,
         at: new Date().toISOString(),
       });
     } catch (err) {

@@ -7,6 +7,7 @@ import { ServiceError } from '../core/errors.ts';
 import type { Db } from '../db/database.ts';
 import { withAccountLocked } from '../db/dialect.ts';
 import type { WebhooksTable } from '../db/schema.ts';
+import { insertDelivery, listDeliveries, type DeliveryAttempt } from './webhook-deliveries.ts';
 import { newWebhookSecret, type SecretBox } from './webhook-signature.ts';
 
 /** The event types an account may subscribe to. `webhook.test` is sent on request to one webhook, never subscribed. */
@@ -128,21 +129,33 @@ export class WebhookStore {
     return row === undefined ? null : this.#target(row);
   }
 
-  /** Records the latest attempt of a delivery on the webhook's row (a deleted webhook records nothing). */
-  async recordAttempt(id: string, delivery: LastDelivery): Promise<void> {
-    await this.#db
-      .updateTable('webhooks')
-      .set({
-        last_event_id: delivery.eventId,
-        last_event_type: delivery.type,
-        last_outcome: delivery.outcome,
-        last_attempts: delivery.attempts,
-        last_status_code: delivery.statusCode,
-        last_error: delivery.error,
-        last_attempt_at: delivery.at,
-      })
-      .where('id', '=', id)
-      .execute();
+  /**
+   * Records an attempt of a delivery: the latest one on the webhook's row, and in the webhook's
+   * recent deliveries (the last 50 kept), in one transaction (a deleted webhook records nothing).
+   */
+  async recordAttempt(id: string, delivery: DeliveryAttempt): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('webhooks')
+        .set({
+          last_event_id: delivery.eventId,
+          last_event_type: delivery.type,
+          last_outcome: delivery.outcome,
+          last_attempts: delivery.attempt,
+          last_status_code: delivery.statusCode,
+          last_error: delivery.error,
+          last_attempt_at: delivery.at,
+        })
+        .where('id', '=', id)
+        .execute();
+      await insertDelivery(trx, id, delivery);
+    });
+  }
+
+  /** The recent attempts of one of the account's webhooks, newest first; another account's id is not found (404). */
+  async deliveries(accountId: string, id: string): Promise<DeliveryAttempt[]> {
+    await this.get(accountId, id);
+    return listDeliveries(this.#db, accountId, id);
   }
 
   #target(row: WebhooksTable): WebhookTarget {

@@ -1,6 +1,7 @@
 // The webhooks page over real HTTP with cookies, as a browser sends it: add (the signing secret
 // once, on the POST's own answer, and it signs a test event a loopback receiver verifies), the
-// list with the last delivery, a test event (the receiver's answer code on the page), delete after
+// list with the last delivery, a test event (the receiver's answer code on the page), each
+// webhook's recent deliveries (a 204 and a 500 with their codes; 60 sent keep 50), delete after
 // confirmation, the REST API's refusals on the form (a private URL, the 5-per-account limit) with
 // the field named and the values kept, CSRF, and another account's webhook id as not found. The
 // receiver is `hooks.test`, pinned to loopback and opened by EGRESS_ALLOW as test/mcp/runs.test.ts does.
@@ -152,6 +153,77 @@ describe('dashboard webhooks', () => {
     assert.match(list, /<span class="status revoked">failed<\/span> HTTP 418/);
   });
 
+  /** The rows of a deliveries page's table, each as its cells' texts. */
+  function deliveryRows(page: string): string[][] {
+    const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? '';
+    return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) =>
+      [...m[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) => c[1]!.replace(/<br>/g, ' ').replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim()),
+    );
+  }
+
+  it('lists the recent deliveries on the webhook’s page: a 204 then a 500, newest first, with code, outcome and duration', async () => {
+    const s = await session(base, t);
+    assert.equal((await add(s, [['url', hookUrl('/history')], ['description', 'history <hook>']])).res.status, 201);
+    const [webhook] = await t.services.webhooks.store.list(s.accountId);
+    assert.ok(webhook);
+    const empty = await getPage(base, `/dashboard/webhooks/${webhook.id}`, s.cookie);
+    assert.equal(empty.status, 200);
+    assert.equal(empty.headers.get('cache-control'), 'no-store');
+    assert.match(await empty.text(), /No deliveries yet\./);
+
+    const eventIds: string[] = [];
+    for (const code of [204, 500]) {
+      answer = code;
+      try {
+        const tested = await postFields(base, `/dashboard/webhooks/${webhook.id}/test`, [['_csrf', s.token]], s.cookie);
+        const result = await tested.text();
+        assert.equal(tested.status, 200);
+        assert.ok(result.includes(`<a href="/dashboard/webhooks/${webhook.id}">Recent deliveries</a>`), 'the result links the history');
+        eventIds.push(String(received.at(-1)?.headers['webhook-id']));
+      } finally {
+        answer = 204;
+      }
+    }
+    const list = await (await getPage(base, '/dashboard/webhooks', s.cookie)).text();
+    assert.ok(list.includes(`<a href="/dashboard/webhooks/${webhook.id}">Recent deliveries<span class="visually-hidden"> of history &lt;hook&gt;</span></a>`), 'the list links each webhook’s deliveries');
+
+    const res = await getPage(base, `/dashboard/webhooks/${webhook.id}`, s.cookie);
+    const page = await res.text();
+    assert.equal(res.status, 200);
+    assert.ok(page.includes('history &lt;hook&gt;'), 'the description is escaped');
+    const rows = deliveryRows(page);
+    assert.equal(rows.length, 2, page);
+    const [newest, oldest] = rows as [string[], string[]];
+    assert.match(newest[0]!, /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/, 'when');
+    assert.deepEqual(newest.slice(1, 5), [`webhook.test ${eventIds[1]}`, '1', 'failed the receiver answered HTTP 500', '500']);
+    assert.deepEqual(oldest.slice(1, 5), [`webhook.test ${eventIds[0]}`, '1', 'delivered', '204']);
+    for (const row of rows) assert.match(row[5]!, /^\d+ ms$/, 'the duration');
+    assert.ok(!/whsec_/.test(page), 'no secret on the page');
+  });
+
+  it('keeps the last 50 deliveries of a webhook: after 60, the 10 oldest are gone', async () => {
+    const s = await session(base, t);
+    assert.equal((await add(s, [['url', hookUrl('/many')]])).res.status, 201);
+    const [webhook] = await t.services.webhooks.store.list(s.accountId);
+    assert.ok(webhook);
+    const sent: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const report = await t.services.webhooks.sendTest(s.accountId, webhook.id);
+      assert.equal(report.outcome, 'delivered');
+      sent.push(report.eventId);
+    }
+    const kept = await t.services.db.selectFrom('webhook_deliveries').select('event_id').where('webhook_id', '=', webhook.id).orderBy('id').execute();
+    assert.deepEqual(
+      kept.map((r) => r.event_id),
+      sent.slice(10),
+    );
+    const page = await (await getPage(base, `/dashboard/webhooks/${webhook.id}`, s.cookie)).text();
+    const rows = deliveryRows(page);
+    assert.equal(rows.length, 50);
+    assert.equal(rows[0]![1], `webhook.test ${sent[59]}`, 'newest first');
+    assert.equal(rows[49]![1], `webhook.test ${sent[10]}`);
+  });
+
   it('deletes after the confirmation box: without it the page asks again and nothing is deleted', async () => {
     const s = await session(base, t);
     assert.equal((await add(s, [['url', hookUrl('/to-delete')]])).res.status, 201);
@@ -215,9 +287,10 @@ describe('dashboard webhooks', () => {
     assert.deepEqual(await t.services.webhooks.store.list(s.accountId), []);
   });
 
-  it('answers another account’s webhook id as not found, like an unknown id: neither tested nor deleted', async () => {
+  it('answers another account’s webhook id as not found, like an unknown id: neither tested, deleted nor its deliveries shown', async () => {
     const victim = await t.account();
     const { webhook } = await t.services.webhooks.store.create(victim.accountId, { url: hookUrl('/victim'), events: ['mcp.job.finished'] });
+    assert.equal((await t.services.webhooks.sendTest(victim.accountId, webhook.id)).outcome, 'delivered', 'the victim’s webhook has a delivery to hide');
     const s = await session(base, t);
     const before = received.length;
     const answers: string[] = [];
@@ -225,8 +298,9 @@ describe('dashboard webhooks', () => {
       const confirm = await getPage(base, `/dashboard/webhooks/${id}/delete`, s.cookie);
       const del = await postFields(base, `/dashboard/webhooks/${id}/delete`, [['_csrf', s.token], ['confirm', 'yes']], s.cookie);
       const test = await postFields(base, `/dashboard/webhooks/${id}/test`, [['_csrf', s.token]], s.cookie);
-      assert.deepEqual([confirm.status, del.status, test.status], [404, 404, 404]);
-      const texts = [await confirm.text(), await del.text(), await test.text()];
+      const deliveries = await getPage(base, `/dashboard/webhooks/${id}`, s.cookie);
+      assert.deepEqual([confirm.status, del.status, test.status, deliveries.status], [404, 404, 404, 404]);
+      const texts = [await confirm.text(), await del.text(), await test.text(), await deliveries.text()];
       for (const text of texts) assert.ok(!text.includes('/victim'), 'nothing of the webhook is shown');
       answers.push(texts.join('\n'));
     }
