@@ -102,8 +102,9 @@ async function invokeOverHttp(
   invoker: Invoker,
   call: Omit<InvokeRequest, 'caller' | 'idempotencyKey' | 'requestId' | 'log'>,
   errorBody?: ErrorBody,
+  known?: Caller,
 ): Promise<HttpAnswer> {
-  const caller = await authenticate(request, invoker, errorBody);
+  const caller = known ?? (await authenticate(request, invoker, errorBody));
   if (isAnswer(caller)) return caller;
   const outcome = await invoker.invoke({
     ...call,
@@ -212,6 +213,9 @@ function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker:
     delete query['delivery'];
     const files = options.files;
     if (!files) throw new Error('file tool routes need the file pipeline');
+    // The key first: a request without a valid one is answered 401 before anything touches the disk.
+    const caller = await authenticate(request, invoker, tool.errorBody);
+    if (isAnswer(caller)) return reply.headers(caller.headers).code(caller.status).send(caller.body);
     // This request's work folder: the upload lands in it, and it is gone before the answer leaves.
     const workDir = await files.createWorkDir();
     let response: HttpAnswer;
@@ -229,7 +233,7 @@ function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker:
         workDir,
         delivery,
         signal: controller.signal,
-      }, tool.errorBody);
+      }, tool.errorBody, caller);
     } finally {
       await files.removeWorkDir(workDir);
     }

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import { AttemptLimiter } from '../../src/accounts/attempt-limiter.ts';
@@ -221,5 +221,32 @@ describe('the keyless reads (catalog, plans, supported conversions) are limited 
     assert.equal(other.statusCode, 200, 'another address is not affected');
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, { get: { responses: Record<string, unknown> } }> };
     for (const path of paths) assert.ok('429' in (doc.paths[path]?.get.responses ?? {}), `${path} documents its 429`);
+  });
+});
+
+describe('a file tool without a valid key', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  it('is answered 401 before the upload gets a work folder: nothing under DATA_DIR is written for it', async () => {
+    // The work root made a plain file: creating a work folder there fails (500), so only a route
+    // that checks the key first can answer 401. The old order answered 500 here.
+    const workRoot = join(t.dataDir, 'work');
+    rmSync(workRoot, { recursive: true, force: true });
+    writeFileSync(workRoot, 'not a folder');
+    const boundary = 'x-boundary';
+    const payload = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.md"\r\nContent-Type: text/markdown\r\n\r\n# hi\r\n--${boundary}--\r\n`;
+    for (const headers of [{}, { 'x-api-key': 'uts_live_not_a_real_key_000000000000000000' }]) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/md-to-docx', headers: { ...headers, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+      assert.equal(res.statusCode, 401, res.body);
+      assert.match(res.json().error, /missing_api_key|invalid_api_key/);
+    }
+    // With a valid key the same request does reach the work folder (and fails there), so the 401s above were not luck.
+    const { apiKey } = await t.account();
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/documents/md-to-docx', headers: { 'x-api-key': apiKey, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+    assert.equal(res.statusCode, 500, res.body);
   });
 });
