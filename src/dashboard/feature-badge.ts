@@ -16,26 +16,29 @@ export function improvedBadge(count: number): string {
 }
 
 export interface FeatureBadge {
-  /** Sets the count a page sends (the feature memory page sets 0: visiting it clears the badge). */
-  set(reply: FastifyReply, count: number): void;
+  /** The improved features' current record ids read for this answer's badge (none before signedIn). */
+  improved(reply: FastifyReply): readonly string[];
+  /** Clears the badge of this answer: the feature memory page's visit clears it. */
+  clear(reply: FastifyReply): void;
 }
 
 /** The context with the badge filled on every page it sends; `seen` reads the count. */
 export function withFeatureBadge(ctx: DashboardContext, seen: FeatureSeenStore): DashboardContext & { badge: FeatureBadge } {
-  const counts = new WeakMap<FastifyReply, number>();
+  const improved = new WeakMap<FastifyReply, readonly string[]>();
   return {
     ...ctx,
     async signedIn(request, reply) {
       const visitor = await ctx.signedIn(request, reply);
-      if (visitor) counts.set(reply, (await seen.improved(visitor.account.id)).length);
+      if (visitor) improved.set(reply, await seen.improved(visitor.account.id));
       return visitor;
     },
     sendPage(reply, status, body) {
-      return ctx.sendPage(reply, status, body.replace(IMPROVED_BADGE_SLOT, improvedBadge(counts.get(reply) ?? 0)));
+      return ctx.sendPage(reply, status, body.replace(IMPROVED_BADGE_SLOT, improvedBadge(improved.get(reply)?.length ?? 0)));
     },
     badge: {
-      set(reply, count) {
-        counts.set(reply, count);
+      improved: (reply) => improved.get(reply) ?? [],
+      clear(reply) {
+        improved.set(reply, []);
       },
     },
   };

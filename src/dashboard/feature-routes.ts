@@ -23,12 +23,12 @@ export function registerFeatureRoutes(app: FastifyInstance, ctx: DashboardContex
     const visitor = await ctx.signedIn(request, reply);
     if (!visitor) return reply;
     const accountId = visitor.account.id;
-    // The marks are those of the badge the person just followed; the visit then clears it.
-    const improved = new Set(await ctx.featureSeen.improved(accountId));
+    // The marks are those of the badge the person just followed (read by signedIn); the visit then clears it.
+    const improved = new Set(ctx.badge.improved(reply));
     const seenAt = await ctx.featureSeen.seenAt(accountId);
     const { features: views, total } = await features.list(accountId, { limit: FEATURE_PAGE_RECORDS });
     await ctx.featureSeen.markSeen(accountId);
-    ctx.badge.set(reply, 0);
+    ctx.badge.clear(reply);
     const signedIn = { email: visitor.account.email, csrfToken: visitor.session.csrfToken };
     return ctx.sendPage(reply, 200, featuresPage({ histories: historiesOf(views), total, shown: views.length, improved, seenAt, signedIn }));
   });
