@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database } from '../db/schema.ts';
 import { minusFloorZero } from '../db/dialect.ts';
-import { addActivity, keysLastUsed, monthlyCounts, usageDays, type DayUsage } from './activity-store.ts';
+import { addActivity, monthlyCounts, usageDays, type DayUsage } from './activity-store.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, sweepIdempotency, type ClaimOptions, type IdempotencyClaim } from './idempotency-claims.ts';
 import type { LeaseHolder } from './lease-holder.ts';
@@ -32,6 +32,11 @@ export interface ApiKey {
   canManageKeys: boolean;
   createdAt: string;
   revokedAt: string | null;
+  /**
+   * The key's latest call as of the last usage flush (null: never used), as listKeys and getKey
+   * read it; absent where it is not read (the auth lookup, a new key).
+   */
+  lastUsedAt?: string | null;
 }
 
 export interface Caller {
@@ -116,6 +121,7 @@ function rowToKey(row: {
   can_manage_keys: number;
   created_at: string;
   revoked_at: string | null;
+  last_used_at?: string | null;
 }): ApiKey {
   return {
     id: row.id,
@@ -126,6 +132,7 @@ function rowToKey(row: {
     canManageKeys: row.can_manage_keys === 1,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    ...(row.last_used_at === undefined ? {} : { lastUsedAt: row.last_used_at }),
   };
 }
 
@@ -547,13 +554,9 @@ export class AccountStore {
     };
   }
 
-  // Per-day usage and keys' last use: see activity-store.ts (written by addUsageCounts).
+  // Per-day usage: see activity-store.ts (written by addUsageCounts).
   usageDays(accountId: string, from: string, to: string): Promise<DayUsage[]> {
     return usageDays(this.#db, accountId, from, to);
-  }
-
-  keysLastUsed(accountId: string): Promise<Map<string, string>> {
-    return keysLastUsed(this.#db, accountId);
   }
 
   // Idempotency records: see idempotency-claims.ts (a dead holder's pending claim is taken over by a retry).

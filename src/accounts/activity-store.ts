@@ -112,12 +112,6 @@ export async function usageDays(db: Db, accountId: string, from: string, to: str
   return rows.map((r) => ({ day: r.day, calls: Number(r.calls), failures: Number(r.failures), credits: Number(r.credits) }));
 }
 
-/** The last use of each of the account's keys that has been used (ISO times), as of the last flush. */
-export async function keysLastUsed(db: Db, accountId: string): Promise<Map<string, string>> {
-  const rows = await db.selectFrom('api_keys').select(['id', 'last_used_at']).where('account_id', '=', accountId).where('last_used_at', 'is not', null).execute();
-  return new Map(rows.map((r) => [r.id, r.last_used_at ?? '']));
-}
-
 /** Deletes usage_days rows older than `keepDays` days before `now` (the retention sweep). */
 export async function pruneUsageDays(db: Db, now = new Date(), keepDays = USAGE_DAYS_KEPT): Promise<number> {
   const cutoff = dayOf(new Date(now.getTime() - keepDays * 86_400_000));

@@ -57,7 +57,7 @@ function keyRow(key: ApiKey, view: SignedInView): Html {
 <td>${scopeText(key.tools)}</td>
 <td>${key.canManageKeys ? 'Yes' : 'No'}</td>
 <td>${when(key.createdAt)}</td>
-<td>—${hidden(' not recorded')}</td>
+<td>${key.lastUsedAt ? when(key.lastUsedAt) : html`<span class="muted">never</span>`}</td>
 <td>${active ? html`<span class="status active">Active</span>` : html`<span class="status revoked">Revoked</span> ${when(key.revokedAt ?? key.createdAt)}`}</td>
 <td class="actions">${
     active &&
@@ -112,7 +112,7 @@ ${
 ${view.keys.map((key) => keyRow(key, view.signedIn))}
 </tbody>
 </table></div>
-<p class="muted">Last use is not recorded by the service yet.</p>`
+<p class="muted">Last used: the latest call made with the key, written with the usage counts within a second of the call.</p>`
 }
 <h2 id="create">Create a key</h2>
 ${createForm(view)}

@@ -1,8 +1,8 @@
 // The API keys page over real HTTP with cookies, as a browser sends it: create (the secret once,
 // on the POST's own answer, working over REST), the list (prefix, never the secret), scopes
-// through the REST API's rules, rotate (old secret 401), revoke after confirmation (401), CSRF,
-// another account's key id (not found), and a real server process at debug level whose output
-// never holds a secret the page showed.
+// through the REST API's rules, last use ("never", then the latest call's time), rotate (old
+// secret 401), revoke after confirmation (401), CSRF, another account's key id (not found), and a
+// real server process at debug level whose output never holds a secret the page showed.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -119,8 +119,43 @@ describe('dashboard API keys', () => {
     assert.ok(!list.includes(secret), 'the list never shows the secret');
     assert.ok(list.includes(`<code>${secret.slice(0, 13)}…</code>`), 'the list shows the prefix');
     const row = list.slice(list.indexOf('<th scope="row">ci &lt;server&gt;</th>'));
-    // Scopes, may-manage-keys, the creation time, last use (not recorded: "—"), the status.
-    assert.match(row.slice(0, row.indexOf('</tr>')), /all tools<\/td>\s*<td>Yes<\/td>\s*<td><time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time><\/td>\s*<td>—[\s\S]*Active/);
+    // Scopes, may-manage-keys, the creation time, last use (reading usage is no tool call: never), the status.
+    assert.match(row.slice(0, row.indexOf('</tr>')), /all tools<\/td>\s*<td>Yes<\/td>\s*<td><time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time><\/td>\s*<td><span class="muted">never<\/span><\/td>[\s\S]*Active/);
+  });
+
+  it('shows a key never used as "never", and after a call the time of its latest call', async () => {
+    const s = await session(base, t);
+    const { key: unused } = await t.services.accounts.createKey({ accountId: s.accountId, name: 'unused' });
+    const { key: used, secret } = await t.services.accounts.createKey({ accountId: s.accountId, name: 'used' });
+    /** The last-used cell (the fifth after the name) of the row of key `name`. */
+    const lastUsedCell = (page: string, name: string): string => {
+      const row = page.slice(page.indexOf(`<th scope="row">${name}</th>`));
+      const cells = [...row.slice(0, row.indexOf('</tr>')).matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) => m[1]!);
+      return cells[4] ?? '';
+    };
+    const before = await (await getPage(base, '/dashboard/keys', s.cookie)).text();
+    assert.equal(lastUsedCell(before, 'unused'), '<span class="muted">never</span>');
+    assert.equal(lastUsedCell(before, 'used'), '<span class="muted">never</span>');
+
+    // The call is counted at a known time (the recorder's clock), then written by the usage flush, as the beat would.
+    const at = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 5 * 60_000 + 7_000);
+    t.services.usage.clock = () => at;
+    try {
+      const res = await fetch(`${base}/api/v1/unit-conversions/mass-converter`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': secret },
+        body: JSON.stringify({ value: 1, from: 'kg', to: 'lb' }),
+      });
+      assert.equal(res.status, 200, await res.text());
+    } finally {
+      t.services.usage.clock = () => new Date();
+    }
+    await t.services.usage.flush();
+    const after = await (await getPage(base, '/dashboard/keys', s.cookie)).text();
+    assert.equal(lastUsedCell(after, 'used'), `<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 16).replace('T', ' ')} UTC</time>`);
+    assert.equal(lastUsedCell(after, 'unused'), '<span class="muted">never</span>', 'only the key that called');
+    assert.equal((await t.services.accounts.getKey(used.id))?.lastUsedAt, at.toISOString());
+    assert.equal((await t.services.accounts.getKey(unused.id))?.lastUsedAt, null);
   });
 
   it('scopes a key to the chosen tools, by the REST rules: an unknown tool is refused and nothing is made', async () => {
