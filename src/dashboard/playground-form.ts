@@ -96,7 +96,8 @@ function initial(field: FormField, values: FormValues | undefined): string {
 }
 
 function hint(field: FormField, id: string): Html {
-  const parts = [field.description, field.unit ? `Unit: ${field.unit}.` : undefined, field.defaultValue !== undefined ? `Default: ${JSON.stringify(field.defaultValue)}.` : undefined];
+  const description = field.description === undefined || /[.!?]$/.test(field.description) ? field.description : `${field.description}.`;
+  const parts = [description, field.unit ? `Unit: ${field.unit}.` : undefined, field.defaultValue !== undefined ? `Default: ${JSON.stringify(field.defaultValue)}.` : undefined];
   const text = parts.filter((p): p is string => p !== undefined && p !== '').join(' ');
   const extra = field.kind === 'json' ? ' JSON.' : '';
   return text === '' && extra === '' ? html`` : html`<p id="${id}" class="muted hint">${text}${extra}</p>`;

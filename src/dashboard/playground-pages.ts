@@ -127,7 +127,7 @@ ${fileField(tool)}
 function errorBlock(error: RunError): Html {
   return html`<div id="run-error" class="notice error" role="alert">
 <p><strong>${error.status} <code>${error.code}</code></strong>: ${error.message}</p>
-${error.detail !== '' ? html`<p>${error.detail}</p>` : ''}
+${error.detail !== '' && error.detail !== error.issues.map((i) => `${i.field}: ${i.message}`).join('; ') ? html`<p>${error.detail}</p>` : ''}
 ${error.issues.length > 0 ? html`<ul>${error.issues.map((i) => html`<li><code>${i.field}</code>: ${i.message}</li>`)}</ul>` : ''}
 </div>`;
 }

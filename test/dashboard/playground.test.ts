@@ -120,7 +120,7 @@ describe('dashboard Playground', () => {
     assert.match(page, /<label for="field-principal"><code>principal<\/code> <span class="required">\(required\)<\/span><\/label>/);
     assert.match(page, /<input type="number" id="field-principal" name="in.principal" required aria-describedby="field-principal-hint" step="any" max="1000000000000" value="">/);
     assert.match(page, /<input type="number" id="field-tenure" name="in.tenure" required aria-describedby="field-tenure-hint" step="1" min="1" max="600" value="">/);
-    assert.match(page, /<p id="field-tenure-hint" class="muted hint">Tenure in months Unit: months.<\/p>/);
+    assert.match(page, /<p id="field-tenure-hint" class="muted hint">Tenure in months\. Unit: months\.<\/p>/);
     // The key picker: the account's key, by name and prefix; the raw JSON alternative with the example.
     assert.match(page, new RegExp(`<option value="${s.keyId}" selected>`));
     assert.match(page, /<textarea class="field" id="raw" name="raw"[^>]*>\{\n {2}&quot;principal&quot;/);
@@ -306,6 +306,42 @@ describe('dashboard Playground', () => {
     await foreign.arrayBuffer();
     assert.equal((await usage(s.apiKey)).used, before.used);
     assert.equal((await usage(s.apiKey)).byKey.length, 0, 'no call was made');
+  });
+
+  it('takes uploads larger than the form limit (64 KB), streamed to the tool', async () => {
+    const s = await session();
+    const rows = Array.from({ length: 4000 }, (_, i) => ({ id: i, item: `item number ${i}` }));
+    const content = JSON.stringify(rows);
+    assert.ok(content.length > 64 * 1024);
+    const res = await upload(s, CSV, [['_csrf', s.token], ['keyId', s.keyId], ['file', { name: 'big.json', content }], ['mode', 'fields']]);
+    const page = await res.text();
+    assert.equal(res.status, 200, page);
+    const url = new URL(envelopeOf(page).result.downloadUrl);
+    const csv = await (await fetch(`${base}${url.pathname}${url.search}`)).text();
+    assert.equal(csv.split('\r\n').length, 4002, 'a header, 4000 rows and the last line end');
+  });
+
+  it('holds an upload to REST’s upload limit (UPLOAD_LIMIT_BYTES), with REST’s 413', async () => {
+    const small = await startTestApp({ env: { UPLOAD_LIMIT_BYTES: '2048' } });
+    try {
+      const smallBase = await listen(small);
+      const email = `playground-limit-${Date.now()}@example.com`;
+      const { apiKey, keyId } = await small.account({ email, password: PASSWORD });
+      const { cookie } = await signIn(smallBase, email, PASSWORD);
+      const token = /name="_csrf" value="([^"]+)"/.exec(await (await getPage(smallBase, '/dashboard/playground', cookie)).text())![1]!;
+      const form = new FormData();
+      form.append('_csrf', token);
+      form.append('keyId', keyId);
+      form.append('file', new Blob([JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ id: i })))]), 'big.json');
+      const res = await fetch(`${smallBase}/dashboard/playground/${CSV}/upload`, { method: 'POST', headers: { accept: 'text/html', origin: smallBase, cookie }, body: form });
+      const page = await res.text();
+      assert.equal(res.status, 413, page);
+      assert.match(page, /<strong>413 <code>payload_too_large<\/code><\/strong>/);
+      const usage = await (await fetch(`${smallBase}/api/v1/usage`, { headers: { 'x-api-key': apiKey } })).json();
+      assert.equal((usage as { result: { used: number } }).result.used, 0);
+    } finally {
+      await small.close();
+    }
   });
 
   it('answers an unknown tool with 404', async () => {
