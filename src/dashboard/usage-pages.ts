@@ -1,5 +1,7 @@
+import type { DayUsage } from '../accounts/activity-store.ts';
 import { getPlan } from '../accounts/plans.ts';
 import { html, type Html } from './html.ts';
+import { dailyUsage } from './usage-chart.ts';
 import { page, sectionsNav, USAGE_PATH, type SignedInView, type UsageSummary } from './pages.ts';
 
 const number = new Intl.NumberFormat('en');
@@ -51,8 +53,11 @@ ${rows.map(
 </table></div>`;
 }
 
-/** The usage page: the same figures as GET /api/v1/usage (AccountStore.usageSummary), for people. */
-export function usagePage(usage: UsageSummary, signedIn: SignedInView): string {
+/**
+ * The usage page: the same figures as GET /api/v1/usage (AccountStore.usageSummary), for people,
+ * and `days`, the month's days so far with their calls and credits (usage_days), as charts and a table.
+ */
+export function usagePage(usage: UsageSummary, days: readonly DayUsage[], signedIn: SignedInView): string {
   const plan = getPlan(usage.plan);
   const resetText = new Date(usage.resetAt).toLocaleDateString('en', { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' });
   const notice = quotaNotice(usage, resetText);
@@ -77,6 +82,8 @@ ${notice}
 <label for="quota-meter">Share of the monthly quota used</label>
 <meter id="quota-meter" min="0" max="${String(max)}" low="${String(low)}" high="${String(high)}" optimum="0" value="${String(Math.min(usage.used, max))}">${number.format(usage.used)} of ${number.format(usage.quota)} credits</meter>
 <p>The credits reset on <time datetime="${usage.resetAt}">${resetText}</time> (00:00 UTC).</p>
+<h2>Per day</h2>
+${dailyUsage(usage.period, days)}
 <h2>Plan</h2>
 <dl class="facts">
 <div><dt>Plan</dt><dd>${plan?.title ?? usage.plan}</dd></div>
@@ -90,7 +97,6 @@ ${plan && html`<div><dt>Engine jobs at once</dt><dd>${String(plan.engineJobs)}</
 ${toolTable(usage)}
 <h2>Per key</h2>
 ${keyTable(usage)}
-<p class="muted">Counts are per month; the service keeps no per-day counts, so there is no daily chart.</p>
 </main>
 </div>`,
     signedIn,

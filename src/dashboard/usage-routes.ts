@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../accounts/account-store.ts';
 import type { DashboardContext } from './dashboard-context.ts';
+import { dayOf } from '../accounts/activity-store.ts';
 import { USAGE_PATH, type UsageSummary } from './pages.ts';
+import { lastChartDay, monthDays } from './usage-chart.ts';
 import { usagePage } from './usage-pages.ts';
 
 /**
@@ -19,6 +21,10 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: DashboardContext)
     const visitor = await ctx.signedIn(request, reply);
     if (!visitor) return reply;
     const { account, session } = visitor;
-    return ctx.sendPage(reply, 200, usagePage(await usageOf(ctx, account), { email: account.email, csrfToken: session.csrfToken }));
+    // usageOf flushed first, so the days hold this process's calls too; '-31' bounds any month.
+    const usage = await usageOf(ctx, account);
+    const rows = await ctx.accounts.usageDays(account.id, `${usage.period}-01`, `${usage.period}-31`);
+    const days = monthDays(usage.period, lastChartDay(usage.period, dayOf(new Date()), rows), rows);
+    return ctx.sendPage(reply, 200, usagePage(usage, days, { email: account.email, csrfToken: session.csrfToken }));
   });
 }

@@ -1,5 +1,6 @@
 // The usage page over real HTTP with a session cookie: the same figures as GET /api/v1/usage
 // (credits used and left, the quota, the reset date, per tool and per key, the plan's limits),
+// the per-day charts (SVG) and table for calls counted on two days by the recorder's clock,
 // read from the page's cells and compared with the REST answer for the same account; the notice
 // at 80% and at 100% of the quota, walked call by call on a small quota.
 import assert from 'node:assert/strict';
@@ -120,7 +121,75 @@ describe('dashboard usage', () => {
     assert.equal(keys.length, 2);
     for (const r of rest.byKey) assert.ok(keys.some((row) => JSON.stringify(row) === JSON.stringify([r.name ?? '', n(r.calls), n(r.failures), n(r.credits)])), `${JSON.stringify(r)} in ${JSON.stringify(keys)}`);
     assert.ok(page.includes('second &lt;key&gt;'), 'key names are escaped');
-    assert.match(page, /no per-day counts, so there is no daily chart/);
+  });
+
+  it('charts calls and credits per day of this month (inline SVG with accessible names) over a table of the same figures, which add up to the REST usage', async () => {
+    const s = await signedIn();
+    const second = await t.services.accounts.createKey({ accountId: s.accountId, name: 'second' });
+    const { period } = await restUsage(s.apiKey);
+    /** `n` calls over the API counted at `at` (the recorder's clock), or now without it. */
+    async function calls(at: Date | undefined, apiKey: string, n: number, refused = false): Promise<void> {
+      if (at) t.services.usage.clock = () => at;
+      try {
+        for (let i = 0; i < n; i++) {
+          const res = await t.call(CONVERT, { value: i + 1, from: 'kg', to: refused ? 'parsec' : 'lb' }, apiKey);
+          assert.equal(res.statusCode, refused ? 400 : 200);
+        }
+      } finally {
+        t.services.usage.clock = () => new Date();
+      }
+    }
+    const first = `${period}-01`;
+    const next = `${period}-02`;
+    const today = new Date().toISOString().slice(0, 10);
+    await calls(new Date(`${first}T09:00:00.000Z`), s.apiKey, 2);
+    await calls(new Date(`${next}T23:30:00.000Z`), second.secret, 1);
+    await calls(new Date(`${next}T23:30:00.000Z`), s.apiKey, 1, true);
+    await calls(undefined, s.apiKey, 1);
+
+    const page = await usagePage(s.cookie);
+    const rest = await restUsage(s.apiKey);
+    const successes = 4;
+    const each = rest.used / successes;
+    assert.ok(Number.isInteger(each) && each > 0, `each conversion costs the same whole credits: ${rest.used}`);
+    // Today may be the 1st or the 2nd: its call then joins that day.
+    const expected = new Map<string, [number, number, number]>([
+      [first, [2, 0, 2 * each]],
+      [next, [2, 1, each]],
+    ]);
+    const todays = expected.get(today) ?? [0, 0, 0];
+    expected.set(today, [todays[0] + 1, todays[1], todays[2] + each]);
+    const n = (x: number) => new Intl.NumberFormat('en').format(x);
+    const table = /<details class="day-table">([\s\S]*?)<\/details>/.exec(page)?.[1] ?? '';
+    const tableRows = [...(/<tbody>([\s\S]*?)<\/tbody>/.exec(table)?.[1] ?? '').matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) =>
+      [...m[1]!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((c) => text(c[1]!)),
+    );
+    assert.deepEqual(
+      tableRows,
+      [...expected.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, [c, f, cr]]) => [day, n(c), n(f), n(cr)]),
+      'the days with calls, in order',
+    );
+    // The same totals as GET /api/v1/usage.
+    const sum = (i: number) => tableRows.reduce((total, row) => total + Number(row[i]!.replace(/,/g, '')), 0);
+    const restTotals = rest.byTool.reduce((t, r) => ({ calls: t.calls + r.calls, failures: t.failures + r.failures }), { calls: 0, failures: 0 });
+    assert.deepEqual([sum(1), sum(2), sum(3)], [restTotals.calls, restTotals.failures, rest.used]);
+
+    // Two charts, each an image named by its title (which states its totals), one bar per day with calls.
+    for (const [id, unit, total] of [['calls-chart', 'calls', 5], ['credits-chart', 'credits', rest.used]] as const) {
+      const svg = new RegExp(`<svg id="${id}" class="chart" role="img" aria-labelledby="${id}-title" viewBox="[^"]+"[^>]*>([\\s\\S]*?)</svg>`).exec(page)?.[1];
+      assert.ok(svg, `the ${id} svg`);
+      const title = new RegExp(`<title id="${id}-title">([^<]+)</title>`).exec(svg)?.[1] ?? '';
+      assert.ok(title.startsWith(`${unit === 'calls' ? 'Calls' : 'Credits'} per day in ${period}: ${n(total)} ${unit} in all`), title);
+      const bars = [...svg.matchAll(/<rect class="bar ([a-z]+)" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)"><title>([^<]+)<\/title><\/rect>/g)];
+      assert.deepEqual(
+        bars.map((b) => [b[1], b[3]]),
+        [...expected.entries()]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([day, [c, , cr]]) => [unit, `${day}: ${n(unit === 'calls' ? c : cr)} ${unit === 'calls' ? (c === 1 ? 'call' : 'calls') : cr === 1 ? 'credit' : 'credits'}`]),
+      );
+      assert.ok(bars.every((b) => Number(b[2]) > 0 && Number(b[2]) <= 96), 'bars within the plot');
+      assert.ok(!/style=/.test(svg), 'no style attribute (the CSP forbids inline style)');
+    }
   });
 
   it('warns from 80% of the quota and alerts at 100%, call by call, as the REST figures say', async () => {
