@@ -200,8 +200,17 @@ export async function registerPlaygroundRoutes(app: FastifyInstance, ctx: Dashbo
       } catch {
         // The options may be completed by fields after the file; judged once all are read (below).
       }
+      // A call refused before its upload is read (no such key, or the invoke path's refusal of the
+      // key, plan or rate) leaves the file unread: drained, so the browser's upload ends and it reads the page.
+      let read = false;
+      const drain = () => {
+        if (!read) leading.file?.file.resume();
+      };
       const caller = await callerFor(visitor, keyId);
-      if (caller instanceof ServiceError) return answer(reply, visitor, tool, keyId, call, caller, request.id, fileName);
+      if (caller instanceof ServiceError) {
+        drain();
+        return answer(reply, visitor, tool, keyId, call, caller, request.id, fileName);
+      }
       const workDir = await files.createWorkDir();
       let outcome: Outcome;
       try {
@@ -212,6 +221,7 @@ export async function registerPlaygroundRoutes(app: FastifyInstance, ctx: Dashbo
           file: {
             kind: 'upload',
             receive: async (dir) => {
+              read = true;
               const received = await receiveMultipart(request, leading, upload, dir, uploadLimitBytes);
               const all: Record<string, string> = { ...leading.fields, ...received.fields };
               try {
@@ -230,6 +240,7 @@ export async function registerPlaygroundRoutes(app: FastifyInstance, ctx: Dashbo
         };
         outcome = await invoker.invoke(invoke);
       } finally {
+        drain();
         await files.removeWorkDir(workDir);
       }
       return answer(reply, visitor, tool, keyId, call, outcome, request.id, fileName);

@@ -238,6 +238,17 @@ describe('dashboard Playground', () => {
     assert.equal(rest.error, 'tool_not_allowed');
     assert.match(page, new RegExp(`<strong>403 <code>tool_not_allowed</code></strong>: ${rest.message}`));
     assert.match(page, new RegExp(`<option value="${key.id}" selected>slugs only`));
+    // A file tool too, refused before its upload is read; the upload (300 KB) is drained and the page arrives.
+    const big = JSON.stringify(Array.from({ length: 12_000 }, (_, i) => ({ id: i, item: `item ${i}` })));
+    const file = await upload(s, CSV, [['_csrf', s.token], ['keyId', key.id], ['in.delimiter', 'tab'], ['file', { name: 'big.json', content: big }]]);
+    assert.equal(file.status, 403);
+    const filePage = await file.text();
+    assert.match(filePage, /<strong>403 <code>tool_not_allowed<\/code><\/strong>/);
+    assert.match(filePage, /<option value="tab" selected>tab<\/option>/, 'the options sent before the file are kept');
+    const other = await session();
+    const foreign = await upload(s, CSV, [['_csrf', s.token], ['keyId', other.keyId], ['file', { name: 'big.json', content: big }]]);
+    assert.equal(foreign.status, 404);
+    assert.match(await foreign.text(), /<code>key_not_found<\/code>/);
   });
 
   it('runs a file conversion: the upload through REST’s reader, a signed link that downloads, charged', async () => {
