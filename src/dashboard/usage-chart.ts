@@ -71,7 +71,9 @@ export function dailyUsage(period: string, days: readonly DayUsage[]): Html {
   if (active.length === 0) return html`<p>No calls this month yet.</p>`;
   return html`<figure class="charts">
 <figcaption>Calls and credits per day in ${period} (UTC days), from the 1st to ${days.at(-1)?.day ?? period}; each chart to its own scale.</figcaption>
+<h3>Calls</h3>
 ${barChart('calls-chart', days, { key: 'calls', unit: ['call', 'calls'], title: `Calls per day in ${period}` })}
+<h3>Credits</h3>
 ${barChart('credits-chart', days, { key: 'credits', unit: ['credit', 'credits'], title: `Credits per day in ${period}` })}
 </figure>
 <details class="day-table">
