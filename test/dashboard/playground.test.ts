@@ -6,6 +6,7 @@
 // and the multipart form's CSRF token.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ToolServiceClient } from '../../packages/sdk/src/index.ts';
 import { searchTools } from '../../src/mcp/tool-search.ts';
 import { json, listen, upload as restUpload } from '../support/http.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
@@ -175,6 +176,12 @@ describe('dashboard Playground', () => {
     const afterRest = await usage(s.apiKey);
     assert.equal(afterRest.used - afterPlayground.used, afterPlayground.used - before.used, 'REST charged what the Playground charged');
     assert.equal(afterRest.byKey[0].calls, 2);
+
+    // The SDK snippet's call, made with the SDK itself: the same result.
+    const [, method, args] = /client\.(\w+)\((\{[\s\S]*\})\);/.exec(sdk)!;
+    const client = new ToolServiceClient({ apiKey: s.apiKey, baseUrl: base, maxRetries: 0 });
+    const answer = (await (client as unknown as Record<string, (input: unknown) => Promise<{ result: unknown }>>)[method!]!(JSON.parse(args!))).result;
+    assert.deepEqual(answer, envelope.result);
   });
 
   it('runs the raw JSON alternative', async () => {
@@ -226,6 +233,12 @@ describe('dashboard Playground', () => {
     assert.match(page, /<strong>401 <code>api_key_revoked<\/code><\/strong>: The API key has been revoked/);
     // A revoked key is not offered.
     assert.doesNotMatch(page, new RegExp(`<option value="${key.id}"`));
+
+    // No active key at all: no form, a link to create one.
+    await t.services.accounts.revokeKey(s.keyId, s.accountId);
+    const none = await (await getPage(base, `/dashboard/playground/${EMI}`, s.cookie)).text();
+    assert.match(none, /This account has no active API key\. A call runs as one of your keys: <a href="\/dashboard\/keys#create">create a key<\/a> first\./);
+    assert.doesNotMatch(none, /<form class="stack wide"/);
   });
 
   it('refuses a key scoped to another tool with the API’s 403', async () => {
