@@ -7,6 +7,7 @@ import { addActivity, monthlyCounts, usageDays, type DayUsage } from './activity
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, sweepIdempotency, type ClaimOptions, type IdempotencyClaim } from './idempotency-claims.ts';
 import type { LeaseHolder } from './lease-holder.ts';
+import { checkPasswordReset, createPasswordReset, redeemPasswordReset, type ResetTokenState } from './password-resets.ts';
 import { getPlan, PLAN_IDS, type Plan } from './plans.ts';
 import { periodOf, periodResetAt } from './periods.ts';
 import { assertWithinScope, type KeyScope } from './key-scope.ts';
@@ -342,6 +343,22 @@ export class AccountStore {
       }),
     );
     return (await this.getAccount(row.account_id))!;
+  }
+
+  // Password reset by mail: the links in password-resets.ts, the new password hashed as at sign-up.
+  createPasswordReset(accountId: string | undefined, now = Date.now()): Promise<string> {
+    return createPasswordReset(this.#db, accountId, now);
+  }
+
+  checkPasswordReset(token: string, now = Date.now()): Promise<ResetTokenState> {
+    return checkPasswordReset(this.#db, token, now);
+  }
+
+  /** Sets the password of a live link's account and uses the link up; the link's state otherwise. */
+  async resetPassword(token: string, password: string, now = Date.now()): Promise<ResetTokenState> {
+    const passwordHash = await hashPassword(password);
+    // #changing: the reset may verify the e-mail, which cached callers carry.
+    return this.#changing(() => redeemPasswordReset(this.#db, token, passwordHash, now));
   }
 
   async createKey(input: CreateKeyInput): Promise<{ key: ApiKey; secret: string }> {

@@ -98,6 +98,23 @@ export class AttemptLimiter {
     return result;
   }
 
+  /**
+   * Counts one password-reset request (it may send a mail) from `ip` and for `email`, before any
+   * lookup: 429 past RESET_REQUESTS per address or per e-mail an hour. Unknown e-mails are counted
+   * like known ones, so a refusal says nothing about whether an account exists.
+   */
+  async passwordReset(ip: string, email: string): Promise<void> {
+    const address = await this.#take(`reset-address:${clientAddressKey(ip)}`, RESET_REQUESTS.perAddress, 3600_000);
+    if ('retryAfterSeconds' in address) throw rateLimitedError(address.retryAfterSeconds, `Too many password reset requests from this address: at most ${RESET_REQUESTS.perAddress} an hour`);
+    const account = await this.#take(`reset-account:${normalizeEmail(email)}`, RESET_REQUESTS.perAccount, 3600_000);
+    if ('retryAfterSeconds' in account) throw rateLimitedError(account.retryAfterSeconds, `Too many password reset requests for this e-mail: at most ${RESET_REQUESTS.perAccount} an hour`);
+  }
+
+  /** Forgets the account's password failures: a completed reset lets a locked-out person back in at once. */
+  async clearPasswordFailures(email: string): Promise<void> {
+    await this.#db.deleteFrom('attempt_counters').where('key', '=', hashSecret(`password-account:${normalizeEmail(email)}`)).execute();
+  }
+
   async #take(subject: string, limit: number, windowMs: number): Promise<Slot | { retryAfterSeconds: number }> {
     const now = this.#now();
     await this.#sweep(now);
@@ -142,6 +159,9 @@ export class AttemptLimiter {
     await this.#db.deleteFrom('attempt_counters').where('expires_at', '<=', now).execute();
   }
 }
+
+/** Password-reset mails an hour: a few per e-mail (its owner's mailbox is not to be flooded), more per address (a shared office). */
+export const RESET_REQUESTS = { perAddress: 10, perAccount: 3 };
 
 /** 429 rate_limited with Retry-After, as every limit of this service answers it. */
 export function rateLimitedError(retryAfterSeconds: number, message: string): ServiceError {

@@ -4,6 +4,7 @@ import { ServiceError } from '../core/errors.ts';
 import { checkToken } from './csrf.ts';
 import type { DashboardContext } from './dashboard-context.ts';
 import { OVERVIEW_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, signInPage } from './pages.ts';
+import { PASSWORD_CHANGED_NOTICE } from './password-reset-pages.ts';
 import { clearSessionCookie, readSessionId, setSessionCookie } from './session-cookie.ts';
 
 function field(request: FastifyRequest, name: string): string {
@@ -23,7 +24,9 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
   app.get(SIGN_IN_PATH, async (request, reply) => {
     const visitor = await ctx.visitor(request);
     if (visitor.state === 'signed-in') return reply.redirect(OVERVIEW_PATH, 303);
-    return ctx.sendPage(reply, 200, signInPage());
+    // After a password reset (password-reset-routes.ts): say so above the form.
+    const changed = (request.query as Record<string, unknown> | undefined)?.['password'] === 'changed';
+    return ctx.sendPage(reply, 200, signInPage(changed ? { message: { kind: 'info', text: PASSWORD_CHANGED_NOTICE } } : {}));
   });
 
   app.post(SIGN_IN_PATH, async (request, reply) => {

@@ -6,6 +6,9 @@ import { Html, html } from './html.ts';
 export const SIGN_IN_PATH = '/dashboard/sign-in';
 export const SIGN_OUT_PATH = '/dashboard/sign-out';
 export const SIGN_UP_PATH = '/dashboard/sign-up';
+export const FORGOT_PASSWORD_PATH = '/dashboard/forgot-password';
+export const RESET_PASSWORD_PATH = '/dashboard/reset-password';
+export const VERIFY_PATH = '/dashboard/verify';
 export const OVERVIEW_PATH = '/dashboard';
 export const KEYS_PATH = '/dashboard/keys';
 export const WEBHOOKS_PATH = '/dashboard/webhooks';
@@ -101,6 +104,7 @@ ${message && html`<p class="notice ${message.kind === 'error' ? 'error' : ''}" r
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200">
 <button type="submit">Sign in</button>
 </form>
+<p><a href="${FORGOT_PASSWORD_PATH}">Forgot your password?</a></p>
 <p>No account yet? <a href="${SIGN_UP_PATH}">Create one</a>.</p>
 </main>`,
   );

@@ -89,6 +89,12 @@ export class SessionStore {
     await this.#db.deleteFrom('dashboard_sessions').where('id_hash', '=', hashSecret(id)).execute();
   }
 
+  /** Ends every session of an account (a password reset: a session opened with the old password must not outlive it). Returns how many went. */
+  async deleteForAccount(accountId: string): Promise<number> {
+    const result = await this.#db.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   /** Deletes the expired rows; find() already refuses them, this keeps the table small. Returns how many went. */
   async sweep(now = Date.now()): Promise<number> {
     const result = await this.#db

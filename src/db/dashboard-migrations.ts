@@ -24,6 +24,24 @@ export const dashboardMigrations: Record<string, Migration> = {
       await sql`drop table if exists dashboard_sessions`.execute(db);
     },
   },
+  // Password reset by mail (src/accounts/password-resets.ts): SHA-256 of the mailed token, never
+  // the token; an hour to live and one use, both in ms since the epoch so a test can give `now`.
+  '0013_password_resets': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('password_resets')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
+        .addColumn('created_at', columnTypes(db).epochMs, (c) => c.notNull())
+        .addColumn('expires_at', columnTypes(db).epochMs, (c) => c.notNull())
+        .addColumn('used_at', columnTypes(db).epochMs)
+        .execute();
+      await db.schema.createIndex('password_resets_account').on('password_resets').column('account_id').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await sql`drop table if exists password_resets`.execute(db);
+    },
+  },
   // The feature memory page's last visit per account (src/dashboard/feature-seen.ts): the nav's
   // "N improved" badge counts features whose records since then improved. The badge reads the
   // account's features newer than that time on every page, so features get an index on

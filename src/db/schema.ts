@@ -289,6 +289,7 @@ export interface Database {
   coding_job_checks: CodingJobChecksTable;
   attempt_counters: AttemptCountersTable;
   dashboard_sessions: DashboardSessionsTable;
+  password_resets: PasswordResetsTable;
   dashboard_feature_seen: DashboardFeatureSeenTable;
   usage_days: UsageDaysTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -323,4 +324,17 @@ export interface WebhookDeliveriesTable {
   error: string | null;
   duration_ms: number;
   attempted_at: string;
+}
+
+/** A password-reset link sent by mail (src/accounts/password-resets.ts). */
+export interface PasswordResetsTable {
+  /** SHA-256 of the token in the mailed link: the token itself is never stored */
+  token_hash: string;
+  account_id: string;
+  /** ms since the epoch */
+  created_at: number;
+  /** ms since the epoch: an hour after created_at */
+  expires_at: number;
+  /** ms since the epoch; null while the link is unused */
+  used_at: number | null;
 }
