@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { constants as zlibConstants } from 'node:zlib';
 import compress from '@fastify/compress';
+import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { sql } from 'kysely';
@@ -149,7 +150,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     const openapiText = JSON.stringify(openapi);
     docs.get('/openapi.json', (_request, reply) => reply.type('application/json; charset=utf-8').send(openapiText));
     // The dashboard's pages and stylesheet are compressed like the docs (src/dashboard/).
-    await registerDashboard(docs, { accounts, ledger, usage, catalog, webhooks: services.webhooks, egress: config.egress, playground: { invoker, files: services.files, uploadLimitBytes: config.uploadLimitBytes }, sessions: services.sessions, attempts, mailer, publicBaseUrl: config.publicBaseUrl, featureMemory: services.featureMemory, featureSeen: new FeatureSeenStore(services.db) });
+    await registerDashboard(docs, { accounts, ledger, usage, catalog, webhooks: services.webhooks, egress: config.egress, playground: { invoker, files: services.files, uploadLimitBytes: config.uploadLimitBytes, multipart }, sessions: services.sessions, attempts, mailer, publicBaseUrl: config.publicBaseUrl, featureMemory: services.featureMemory, featureSeen: new FeatureSeenStore(services.db) });
   });
 
   // A browser (Accept preferring text/html) gets the product page; API clients keep the JSON.

@@ -1,4 +1,4 @@
-import multipart from '@fastify/multipart';
+import type fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Caller } from '../accounts/account-store.ts';
 import type { AnyTool } from '../core/define-tool.ts';
@@ -21,6 +21,8 @@ export interface PlaygroundDeps {
   invoker: Invoker;
   files: FilePipeline;
   uploadLimitBytes: number;
+  /** REST's multipart parser (@fastify/multipart), handed over by server.ts: only rest/ and the entry points load Fastify's plugins (test/platform/layering.test.ts) */
+  multipart: typeof fastifyMultipart;
 }
 
 const PAGE_SIZE = 25;
@@ -74,7 +76,7 @@ function callFields(formFields: readonly FormField[], read: (name: string) => st
  */
 export async function registerPlaygroundRoutes(app: FastifyInstance, ctx: DashboardContext): Promise<void> {
   const { catalog, accounts, publicBaseUrl } = ctx;
-  const { invoker, files, uploadLimitBytes } = ctx.playground;
+  const { invoker, files, uploadLimitBytes, multipart } = ctx.playground;
   const viewOf = (visitor: SignedInVisitor): SignedInView => ({ email: visitor.account.email, csrfToken: visitor.session.csrfToken });
   const activeKeys = async (visitor: SignedInVisitor) => (await accounts.listKeys(visitor.account.id)).filter((k) => k.revokedAt === null);
   const fieldsByTool = new Map<string, FormField[]>();
