@@ -11,6 +11,7 @@ import { securityHeaders } from './security-headers.ts';
 import { registerKeyRoutes } from './key-routes.ts';
 import { registerSignUpRoutes } from './sign-up-routes.ts';
 import { registerUsageRoutes, usageOf } from './usage-routes.ts';
+import { registerVerifyRoutes } from './verify-routes.ts';
 import { registerWebhookRoutes } from './webhook-routes.ts';
 import { withFeatureBadge } from './feature-badge.ts';
 import { registerFeatureRoutes } from './feature-routes.ts';
@@ -74,6 +75,7 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
     registerAuthRoutes(scope, ctx);
     registerSignUpRoutes(scope, ctx);
     registerPasswordResetRoutes(scope, ctx);
+    registerVerifyRoutes(scope, ctx);
     registerOverview(scope, ctx);
     registerKeyRoutes(scope, ctx);
     registerUsageRoutes(scope, ctx);

@@ -3,6 +3,7 @@ import { accountEmail, accountPassword, PASSWORD_RULE } from '../accounts/accoun
 import { ServiceError } from '../core/errors.ts';
 import type { DashboardContext } from './dashboard-context.ts';
 import { OVERVIEW_PATH, SIGN_UP_PATH, signUpDonePage, signUpPage } from './pages.ts';
+import { verificationMail } from './verify-mail.ts';
 
 function field(request: FastifyRequest, name: string): string {
   const body = request.body;
@@ -34,12 +35,7 @@ export function registerSignUpRoutes(app: FastifyInstance, ctx: DashboardContext
       await attempts.signup(request.ip);
       const account = await accounts.createAccount({ email, password, plan: 'free' });
       const token = await accounts.createVerificationToken(account.id);
-      const link = `${publicBaseUrl}/api/v1/accounts/verify?token=${encodeURIComponent(token)}`;
-      await mailer.send({
-        to: account.email,
-        subject: 'Verify your e-mail for the tool service',
-        text: `Open this link to verify your e-mail address:\n\n${link}\n\nThe link is valid for 48 hours.`,
-      });
+      await mailer.send(verificationMail(publicBaseUrl, account.email, token));
       return ctx.sendPage(reply, 201, signUpDonePage(account.email));
     } catch (error) {
       if (!(error instanceof ServiceError) || (error.status !== 429 && error.status !== 409)) throw error;

@@ -12,6 +12,7 @@ import { successEnvelope } from '../core/envelope.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import type { Invoker } from '../core/invoke.ts';
 import type { RouteSpec } from './route-spec.ts';
+import { verificationMail } from '../dashboard/verify-mail.ts';
 
 export interface AccountRouteDeps {
   accounts: AccountStore;
@@ -185,12 +186,8 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
         await deps.attempts.signup(request.ip);
         const account = await accounts.createAccount({ email: body.email, password: body.password, plan: 'free' });
         const token = await accounts.createVerificationToken(account.id);
-        const link = `${deps.publicBaseUrl}/api/v1/accounts/verify?token=${encodeURIComponent(token)}`;
-        await mailer.send({
-          to: account.email,
-          subject: 'Verify your e-mail for the tool service',
-          text: `Open this link to verify your e-mail address:\n\n${link}\n\nThe link is valid for 48 hours.`,
-        });
+        // The link opens the dashboard's landing page; the mail names this API's endpoint too.
+        await mailer.send(verificationMail(deps.publicBaseUrl, account.email, token));
         return reply.code(201).send(
           successEnvelope(
             { accountId: account.id, email: account.email, plan: account.plan, emailVerified: account.emailVerified },

@@ -216,9 +216,10 @@ describe('the dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
     await check('3-check-your-mail');
-    // The link from the mail, opened in the browser (it answers the API's JSON for now).
+    // The link from the mail, opened in the browser: the dashboard's landing page.
     const verified = await page.goto(`${base}${verificationPath(t.dataDir, email)}`);
     assert.equal(verified?.status(), 200);
+    await page.getByRole('heading', { name: 'Your e-mail is verified' }).waitFor();
     // A real metered call with a key of the new account, so the overview has credits to show.
     const account = await t.services.accounts.findAccountByEmail(email);
     assert.ok(account?.emailVerified);
