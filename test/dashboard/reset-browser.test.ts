@@ -1,0 +1,151 @@
+// The password reset and the verification landing page in a real browser (playwright-core driving
+// the Chromium the service's own engine uses) against the app on a loopback port: "Forgot your
+// password?" from the sign-in page, the link from the outbox, the new password, sign-in with it;
+// a used link refused; the landing page of a verification link, then reopened. axe-core checks
+// every page (no critical or serious violations); screenshots go to a temp folder, printed.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { findProgram } from '../../src/engines/process.ts';
+import { listen } from '../support/http.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { resetPathIn, waitForMails } from './support/mail-wait.ts';
+
+const PASSWORD = 'correct horse battery staple';
+const NEW_PASSWORD = 'a brand new passphrase';
+// Evaluated in the page, not added as a <script>: the CSP (script-src 'self') refuses inline script.
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+describe('password reset and verification landing in Chromium', () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+  const shots = mkdtempSync(join(tmpdir(), 'reset-screens-'));
+  const consoleErrors: string[] = [];
+  const requests: string[] = [];
+
+  before(async () => {
+    t = await startTestApp();
+    base = await listen(t);
+    const executablePath = await findProgram(t.config.engines.chromium.CHROMIUM_PROGRAM);
+    assert.ok(executablePath, `Chromium at ${t.config.engines.chromium.CHROMIUM_PROGRAM}`);
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
+    page = await browser.newPage({ viewport: { width: 1000, height: 720 } });
+    page.on('console', (message) => {
+      // A refused link is a 400 page on purpose, which Chromium reports as a failed load. Every
+      // other error counts (a CSP refusal among them).
+      const url = message.location().url;
+      const refusedLink = /status of 400/.test(message.text()) && /\/dashboard\/(reset-password|verify)\b/.test(url);
+      if (message.type() === 'error' && !refusedLink) consoleErrors.push(`${message.text()} at ${url}`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    page.on('request', (request) => requests.push(request.url()));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function check(name: string): Promise<void> {
+    const path = join(shots, `${name}.png`);
+    await page.screenshot({ path, fullPage: true });
+    console.log(`screenshot: ${path}`);
+    await page.evaluate(AXE_SOURCE);
+    // Page-side code as text: the project's TypeScript has no DOM types.
+    const violations = (await page.evaluate(
+      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
+    )) as AxeViolation[];
+    const serious = violations.filter((v) => v.impact === 'critical' || v.impact === 'serious');
+    assert.deepEqual(serious, [], `${name}: ${JSON.stringify(serious, null, 1)}`);
+    if (violations.length > 0) console.log(`${name}: minor axe findings: ${violations.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
+  }
+
+  it('resets a forgotten password by the mailed link, then signs in with the new one', { timeout: 120_000 }, async () => {
+    const email = `reset-browser-${Date.now()}@example.com`;
+    await t.account({ email, password: PASSWORD });
+
+    await page.goto(`${base}/dashboard/sign-in`);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.waitForURL(`${base}/dashboard/forgot-password`);
+    await check('1-forgot-password');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+    assert.match((await page.textContent('main')) ?? '', /If an account exists for .+, a link to choose a new password is on its way/);
+    await check('2-link-sent');
+
+    const [mail] = await waitForMails(t.dataDir, email, /reset-password\?token=/);
+    const path = resetPathIn(mail ?? '');
+    const token = new URL(path, base).searchParams.get('token') ?? '';
+    const opened = await page.goto(`${base}${path}`);
+    assert.equal(opened?.status(), 200);
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await check('3-choose-password');
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('New password again').fill(`${NEW_PASSWORD} typo`);
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await page.getByText('The two passwords differ').waitFor();
+    await check('4-passwords-differ');
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('New password again').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await page.waitForURL(`${base}/dashboard/sign-in?password=changed`);
+    await page.getByText('Your password is changed').waitFor();
+    await check('5-password-changed');
+
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    assert.ok(((await page.textContent('main')) ?? '').includes(email));
+
+    const reused = await page.goto(`${base}${path}`);
+    assert.equal(reused?.status(), 400);
+    await page.getByText('This link has been used already').waitFor();
+    await check('6-link-used');
+    await page.getByRole('link', { name: 'Ask for a new link' }).click();
+    await page.waitForURL(`${base}/dashboard/forgot-password`);
+
+    // Every request the browser made went to the service itself: the token met no other origin.
+    assert.deepEqual(requests.filter((url) => new URL(url).origin !== base), []);
+    assert.ok(requests.some((url) => url.includes(token)), 'the link itself was opened');
+    assert.deepEqual(consoleErrors, [], 'no CSP violation or script error');
+  });
+
+  it('lands on the verification page from the link, and says so when it is reopened', { timeout: 60_000 }, async () => {
+    // Signed out: the first test left this browser signed in, and sign-in would send it to the overview.
+    await page.context().clearCookies();
+    const email = `verify-browser-${Date.now()}@example.com`;
+    const { accountId } = await t.account({ email, password: PASSWORD, verified: false });
+    const token = await t.services.accounts.createVerificationToken(accountId);
+    const landing = await page.goto(`${base}/dashboard/verify?token=${encodeURIComponent(token)}`);
+    assert.equal(landing?.status(), 200);
+    await page.getByRole('heading', { name: 'Your e-mail is verified' }).waitFor();
+    await check('7-email-verified');
+    assert.equal((await t.services.accounts.getAccount(accountId))?.emailVerified, true);
+
+    const reopened = await page.goto(`${base}/dashboard/verify?token=${encodeURIComponent(token)}`);
+    assert.equal(reopened?.status(), 400);
+    await page.getByRole('heading', { name: 'This link is not valid or has expired' }).waitFor();
+    await check('8-verify-link-used');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // A GET form with no field: the URL may end in a bare '?'.
+    await page.waitForURL(/\/dashboard\/sign-in\??$/);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.deepEqual(consoleErrors, [], 'no CSP violation or script error');
+  });
+});
