@@ -1,7 +1,8 @@
 // The MCP surface on the one Fastify app, built on the official SDK's transports:
 //   POST /mcp, POST /mcp/http   Streamable HTTP, stateless: every request gets a fresh transport
 //                               and a server built for its caller (a lone tools/call may get one
-//                               kept from that key's earlier call: server-pool.ts), so any process
+//                               kept from that key's earlier call, with its own transport:
+//                               lone-call.ts, server-pool.ts), so any process
 //                               on the same database answers any request. A client's
 //                               notifications/cancelled, in a POST of its own, reaches the call
 //                               it names through in-flight-calls.ts.
@@ -34,6 +35,7 @@ import { toServiceError } from '../core/call-failures.ts';
 import type { Invoker } from '../core/invoke.ts';
 import { registerMetaTools } from './meta-tools.ts';
 import { ServerPool } from './server-pool.ts';
+import { acceptableToolCall, answerLoneCall, type KeptServer } from './lone-call.ts';
 import { currentScope, scopeAuthInfo, type CallScope } from './call-scope.ts';
 import { DEFAULT_SSE_SESSIONS, SseSessions, type SseSessionSettings } from './sse-sessions.ts';
 import { InFlightCalls } from './in-flight-calls.ts';
@@ -156,11 +158,6 @@ function wantsProgress(body: unknown): boolean {
   });
 }
 
-/** A lone tools/call request, the hot path: it may be answered by a server kept from an earlier request. */
-function isLoneToolCall(body: unknown): boolean {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === 'tools/call';
-}
-
 /** Idle servers kept for lone tools/calls, across all keys (each holds its tools' closures: a few KB). */
 const POOLED_SERVERS = 64;
 
@@ -231,7 +228,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     compactToolList(server);
     return server;
   };
-  const pool = new ServerPool<McpServer>(POOLED_SERVERS);
+  const pool = new ServerPool<KeptServer>(POOLED_SERVERS);
   const inFlight = new InFlightCalls();
 
   /** The caller, or the 401/403 already sent. */
@@ -273,31 +270,28 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
   const streamable = async (request: FastifyRequest, reply: FastifyReply) => {
     const caller = callerOf(request);
     const progress = wantsProgress(request.body);
-    // Only a lone tools/call answered as JSON reuses a server: initialize, lists, batches and
-    // streams get a fresh one, as before, so nothing a client declares outlives its request.
-    // An `extend` hook is handed the request itself, so its servers are never reused.
-    const reusable = !progress && options.extend === undefined && isLoneToolCall(request.body);
-    const server = (reusable ? pool.take(caller) : undefined) ?? buildServer(caller, request);
-    // A plain JSON answer unless the client asked for progress (which needs the event stream):
-    // framing one answer as a stream costs more than the call itself for most tools.
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !progress });
     const authInfo = scopeAuthInfo({ caller, log: request.log, requestId: request.id });
+    // The hot path: a lone tools/call answered as JSON, by a server kept for this key (lone-call.ts).
+    // Initialize, lists, batches, streams and anything the SDK would refuse get a fresh server on
+    // the SDK's own transport, so nothing a client declares outlives its request. An `extend`
+    // hook is handed the request itself, so its servers are never reused.
+    const lone = !progress && options.extend === undefined ? acceptableToolCall(request.headers, request.body) : undefined;
+    if (lone !== undefined) return answerLoneCall(lone, { reply, caller, authInfo, pool, build: () => buildServer(caller, request), inFlight });
+    const server = buildServer(caller, request);
+    // A plain JSON answer unless the client asked for progress (which needs the event stream).
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !progress });
     // A cancel of a call another POST carries goes to that call's transport; this POST then goes on as usual.
     inFlight.cancel(caller.key.id, request.body, authInfo);
     const tracked = inFlight.track(caller.key.id, request.body, transport);
     // A cancelled call is never answered (the SDK drops its result): its server is closed, which
     // ends an event stream; a JSON answer that will never come is replaced by a bare 202 below.
     void tracked.cancelled.then(() => server.close());
-    let answered = false;
     reply.raw.once('close', () => {
       tracked.release();
-      // The client went away before the answer: the SDK aborts in-flight handlers on close, and
-      // this server is not reused (its handlers may still be running).
+      // The client went away before the answer: the SDK aborts in-flight handlers on close. A
+      // server answered whole is left to the collector unclosed (closing would only build the
+      // SDK's 'Connection closed' error, a stack trace per request).
       if (!reply.raw.writableFinished) void server.close();
-      // Answered whole: nothing is in flight. Closing detaches the transport so the server can
-      // take the next request's; a server that is not kept is left to the collector unclosed
-      // (closing would only build the SDK's 'Connection closed' error, a stack trace per request).
-      else if (reusable && answered) void server.close().then(() => pool.give(caller, server));
     });
     await server.connect(transport);
     // The SDK's web-standard transport, driven directly: the Request carries only what it reads
@@ -310,9 +304,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     response.headers.forEach((value, name) => void reply.header(name, value));
     if (response.body === null) return reply.send();
     if (response.headers.get('content-type')?.startsWith('text/event-stream')) return reply.send(Readable.fromWeb(response.body as never));
-    const text = await response.text();
-    answered = response.status === 200;
-    return reply.send(text);
+    return reply.send(await response.text());
   };
 
   // A body the HTTP layer cannot take (not JSON, over the limit) is answered as JSON-RPC says:
