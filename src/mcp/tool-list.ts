@@ -6,7 +6,16 @@
 // not), with each schema's `$schema`, string `propertyNames` and the default taskSupport, and
 // output schemas kept to their shape (types, required, enums): what a client validates.
 // Input schemas keep their descriptions: they are how an agent learns what to send.
+//
+// Output schemas are listed, not checked again on every call: the SDK re-parses each answer's
+// structured content against its tool's output schema (an async zod parse, a sixth of invoke_tool's
+// server CPU, and more for the planner's large results). The answers are ours, built to that
+// schema, and the SDK's client checks every answer against the listed schema anyway, as the tests
+// do through it; so the schemas are moved out of the SDK's tool records, where only that per-call
+// check reads them, and this list converts them as the SDK would.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { normalizeObjectSchema, type AnyObjectSchema, type ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 
 type Handler = (request: unknown, extra: unknown) => Promise<ListToolsResult>;
@@ -54,20 +63,35 @@ export function outlineSchema(schema: unknown, depth = 0): unknown {
   return out;
 }
 
+type ListedTool = ListToolsResult['tools'][number];
+
+/** The tool with its output schema as the SDK's own list would give it. */
+function withOutputSchema(tool: ListedTool, schema: AnyObjectSchema | ZodRawShapeCompat | undefined): ListedTool {
+  const object = schema === undefined ? undefined : normalizeObjectSchema(schema);
+  return object === undefined ? tool : { ...tool, outputSchema: toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy: 'output' }) as ListedTool['outputSchema'] };
+}
+
 /** Replaces the server's tools/list handler by one that answers the compact list, built once per tool set. */
 export function compactToolList(server: McpServer): void {
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
   const original = handlers.get('tools/list');
   if (original === undefined) return;
+  const registered = (server as unknown as { _registeredTools: Record<string, { outputSchema?: AnyObjectSchema | ZodRawShapeCompat | undefined }> })._registeredTools;
+  const outputSchemas = new Map<string, AnyObjectSchema | ZodRawShapeCompat>();
+  for (const [name, tool] of Object.entries(registered)) {
+    if (tool.outputSchema === undefined) continue;
+    outputSchemas.set(name, tool.outputSchema);
+    tool.outputSchema = undefined;
+  }
   server.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-    const key = Object.keys((server as unknown as { _registeredTools: Record<string, unknown> })._registeredTools).join('\u0000');
+    const key = Object.keys(registered).join('\u0000');
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
     const full = await original({ method: 'tools/list', params: request.params }, extra);
     const list: ListToolsResult = {
       ...full,
       tools: full.tools.map(({ execution, ...tool }) => ({
-        ...tool,
+        ...withOutputSchema(tool, outputSchemas.get(tool.name)),
         // taskSupport "forbidden" is what an absent execution means.
         ...(execution === undefined || execution.taskSupport === 'forbidden' ? {} : { execution }),
         inputSchema: compactSchema(tool.inputSchema, false) as typeof tool.inputSchema,
