@@ -82,3 +82,34 @@ export function roundMedians(samples: readonly number[], rounds = 5): number[] {
   for (let i = 0; i < samples.length; i += size) out.push(median(samples.slice(i, i + size)));
   return out;
 }
+
+export interface PairedRatio extends RatioCheck {
+  measuredMedian: number;
+  baselineMedian: number;
+  /** the median of measured[i] / baseline[i]: each pair ran back to back, so drift between pairs cancels */
+  pairMedian: number;
+  /** each round's median (consecutive groups of pairs, as `roundMedians`) */
+  measuredRounds: number[];
+  baselineRounds: number[];
+}
+
+/**
+ * The ratio of medians of interleaved pairs (measured[i] and baseline[i] ran one right after the
+ * other), checked against the spread of the baseline's per-round medians: the pairs are cut into
+ * `rounds` consecutive groups, so one run's own jitter is not taken for the machine's drift, but a
+ * stretch of the run where the machine was slower still is.
+ */
+export function pairedRatio(measured: readonly number[], baseline: readonly number[], rounds: number, limit = MAX_SPREAD): PairedRatio {
+  if (measured.length !== baseline.length) throw new Error(`pairedRatio: ${measured.length} measured runs against ${baseline.length} baseline runs`);
+  const measuredMedian = median(measured);
+  const baselineMedian = median(baseline);
+  const baselineRounds = roundMedians(baseline, rounds);
+  return {
+    ...checkedRatio(measuredMedian, baselineMedian, baselineRounds, limit),
+    measuredMedian,
+    baselineMedian,
+    pairMedian: median(measured.map((m, i) => m / baseline[i]!)),
+    measuredRounds: roundMedians(measured, rounds),
+    baselineRounds,
+  };
+}
