@@ -41,10 +41,12 @@ interface Bench {
 const BENCHES: readonly Bench[] = [
   // 2 s rounds: 1 s rounds spread 38% on a quiet machine, too much to build the ratio on.
   { script: 'bench', file: 'invoke-throughput.bench.ts', quick: { BENCH_SECONDS: '10', BENCH_ROUNDS: '5', BENCH_WARMUP_SECONDS: '2' } },
-  // Its full run takes about 20 s already; fewer calls left REST's per-round medians 79-117% apart.
+  // Its own defaults (about a minute): 2 s rounds after a 4 s warm-up; 100-call rounds after 100
+  // warm-up calls left REST's per-round medians 64-86% apart (a server still warming, short rounds).
   { script: 'bench:mcp', file: 'mcp-vs-rest.ts', quick: {} },
   { script: 'bench:conversions', file: 'conversions.bench.ts', quick: { BENCH_RUNS: '3', BENCH_SECONDS: '8' } },
-  { script: 'bench:images', file: 'images.ts', quick: { BENCH_RUNS: '7' } },
+  // Its own defaults (about 70 s): 40 interleaved pairs in 5 rounds, each round's median steadier than single runs.
+  { script: 'bench:images', file: 'images.ts', quick: {} },
   { script: 'bench:planner', file: 'solve-verify.ts', quick: { BENCH_ITERATIONS: '20', BENCH_WARMUP: '4' } },
   { script: 'bench:lab', file: 'lab-vs-lighthouse.ts', quick: { BENCH_RUNS: '3' } },
 ];

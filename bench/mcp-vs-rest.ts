@@ -8,13 +8,22 @@
  * server each get a core of their own. Only tools/call is timed: every MCP client connects
  * (initialize) before the clock starts, as an agent's session does once; after that the stateless
  * Streamable HTTP transport costs one POST per call on a kept-alive connection, as REST does.
- * REST and MCP alternate in rounds so the VM's drift hits both alike. Every answer is checked
- * (status and the exact result). The whole run is bounded by DEADLINE_MS and stops by itself.
+ * Every answer is checked (status and the exact result). The whole run is bounded by DEADLINE_MS.
+ *
+ * How the rounds are taken (the ratio is refused when REST's per-round medians spread more than
+ * BENCH_MAX_SPREAD): BENCH_WARMUP_SECONDS (4) of both sides, one client then all 20, before the
+ * clock (a fresh server's REST medians fall from ~1.5 ms to ~0.6 ms over its first ~1,500 calls:
+ * 100 warm-up calls left the first rounds the slowest); then per mode BENCH_ROUNDS (5) rounds of
+ * about BENCH_ROUND_SECONDS (2) per side, in which REST and MCP take turns of 50 calls (20 clients:
+ * 5 calls each), which side goes first alternating. This VM has slow spells of 0.5-2 s in which
+ * the same calls cost up to twice the CPU time, in client and server alike (per 50-call block;
+ * /proc/stat counts no steal): short turns put both sides through the same spells, and a 2 s
+ * round spans more than one.
  * Beside the latencies it prints the CPU time per call of the server and of this load generator
  * (fetch against the SDK's Client), which a busy shared machine blurs less than the latencies.
  * BENCH_CPU_PROF_DIR=<dir> makes the server write a V8 CPU profile there.
  *
- *   npm run bench:mcp
+ *   npm run bench:mcp            (about a minute)
  */
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -24,19 +33,22 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { APP_HOST, serveApp, startAppChild } from './support/app-child.ts';
 import { runBench } from './support/run-bench.ts';
 import { askChild, stopServer } from './support/server-child.ts';
-import { envNumber } from './support/env.ts';
+import { envInt, envNumber } from './support/env.ts';
 import { checkedRatio, refusalLine, reportFigure } from './support/report.ts';
 import { fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
 
 const OPERATION = 'calculators_emi_calculator';
 const REST_PATH = '/api/v1/calculators/emi-calculator';
 const INPUT = { principal: 100000, rate: 10, tenure: 12 };
-// BENCH_SEQUENTIAL_CALLS and BENCH_CALLS_PER_CLIENT shorten the run (bench:all's quick mode).
-const SEQUENTIAL_CALLS = Math.round(envNumber('BENCH_SEQUENTIAL_CALLS', 500));
 const CONCURRENT_CLIENTS = 20;
-const CONCURRENT_CALLS_PER_CLIENT = Math.round(envNumber('BENCH_CALLS_PER_CLIENT', 50));
-const ROUNDS = 5;
-const WARMUP_CALLS = 100;
+const ROUNDS = envInt('BENCH_ROUNDS', 5);
+/** Each side's time in a round. A round's median must outlast the VM's slow spells (0.5-2 s, see below). */
+const ROUND_MS = envNumber('BENCH_ROUND_SECONDS', 2) * 1000;
+/** Both sides, every client, before the clock: the server's JIT takes some 1,500 calls to settle. */
+const WARMUP_MS = envNumber('BENCH_WARMUP_SECONDS', 4) * 1000;
+/** A turn: this many calls of one side, then of the other; sides alternate turn by turn within a round. */
+const SEQUENTIAL_TURN = 50;
+const CONCURRENT_TURN_PER_CLIENT = 5;
 const DEADLINE_MS = 5 * 60_000;
 /** Issue 24: MCP's p50 (and, one at a time, its p99) within 1.5x REST's; the server's CPU per call within 2x. */
 const TARGET_RATIO = 1.5;
@@ -116,32 +128,39 @@ interface Samples {
   clientCpu: { rest: number; mcp: number };
   /** REST's median latency in each round: when they spread too far, no ratio is reported */
   restRounds: number[];
+  /** MCP's median latency in each round, printed beside REST's */
+  mcpRounds: number[];
 }
 
 interface Row extends Samples {
   mode: string;
 }
 
-/** REST and MCP alternate, ROUNDS times, each round a share of the calls. */
-async function measure(child: ChildProcess, rest: readonly Caller[], mcp: readonly Caller[], callsPerClient: number): Promise<Samples> {
-  const out: Samples = { rest: [], mcp: [], cpu: { rest: 0, mcp: 0 }, clientCpu: { rest: 0, mcp: 0 }, restRounds: [] };
-  const perRound = Math.ceil(callsPerClient / ROUNDS);
-  for (let round = 0; round < ROUNDS; round++) {
-    const calls = Math.min(perRound, callsPerClient - round * perRound);
-    if (calls <= 0) break;
-    // Which goes first alternates too: neither always follows the other's garbage.
-    const order = round % 2 === 0 ? ([['rest', rest], ['mcp', mcp]] as const) : ([['mcp', mcp], ['rest', rest]] as const);
-    for (const [name, callers] of order) {
-      const cpuBefore = await serverCpu(child);
-      const clientBefore = process.cpuUsage();
-      const samples: number[] = [];
-      await runClients(callers, calls, samples);
-      out[name].push(...samples);
-      if (name === 'rest') out.restRounds.push(median(samples));
-      const client = process.cpuUsage(clientBefore);
-      out.clientCpu[name] += client.user + client.system;
-      out.cpu[name] += (await serverCpu(child)) - cpuBefore;
+/**
+ * ROUNDS rounds; in each, REST and MCP take turns (`turn` calls per client, which side goes first
+ * alternating) until each side has had about `roundMs`. Turns this short put both sides through
+ * the same spells of the machine, and a round that long gives its median more than one spell.
+ */
+async function measure(child: ChildProcess, rest: readonly Caller[], mcp: readonly Caller[], turn: number, rounds = ROUNDS, roundMs = ROUND_MS): Promise<Samples> {
+  const out: Samples = { rest: [], mcp: [], cpu: { rest: 0, mcp: 0 }, clientCpu: { rest: 0, mcp: 0 }, restRounds: [], mcpRounds: [] };
+  const sides = { rest, mcp };
+  for (let round = 0; round < rounds; round++) {
+    const inRound = { rest: [] as number[], mcp: [] as number[] };
+    const started = performance.now();
+    for (let t = 0; performance.now() - started < 2 * roundMs; t++) {
+      for (const name of t % 2 === 0 ? (['rest', 'mcp'] as const) : (['mcp', 'rest'] as const)) {
+        const cpuBefore = await serverCpu(child);
+        const clientBefore = process.cpuUsage();
+        await runClients(sides[name], turn, inRound[name]);
+        const client = process.cpuUsage(clientBefore);
+        out.clientCpu[name] += client.user + client.system;
+        out.cpu[name] += (await serverCpu(child)) - cpuBefore;
+      }
     }
+    out.rest.push(...inRound.rest);
+    out.mcp.push(...inRound.mcp);
+    out.restRounds.push(median(inRound.rest));
+    out.mcpRounds.push(median(inRound.mcp));
   }
   return out;
 }
@@ -193,14 +212,15 @@ async function main(): Promise<void> {
     const rest = clients.map(() => restCaller(base, ready.apiKey, expected, deadline));
     const mcp = clients.map((client) => mcpCaller(client, expected, deadline));
 
-    // Warm-up: JIT, connection pools, the key cache; not measured.
-    await runClients(rest, WARMUP_CALLS / CONCURRENT_CLIENTS, []);
-    await runClients(mcp, WARMUP_CALLS / CONCURRENT_CLIENTS, []);
+    // Warm-up, not measured: the JIT of both paths in server and client, every client's
+    // connection, the key cache. 100 calls left the first rounds' REST medians 1.5-2x the last's.
+    await measure(child, rest.slice(0, 1), mcp.slice(0, 1), SEQUENTIAL_TURN, 1, WARMUP_MS / 4);
+    await measure(child, rest, mcp, CONCURRENT_TURN_PER_CLIENT, 1, WARMUP_MS / 4);
 
     const rows: Row[] = [];
-    const sequential = await measure(child, rest.slice(0, 1), mcp.slice(0, 1), SEQUENTIAL_CALLS);
+    const sequential = await measure(child, rest.slice(0, 1), mcp.slice(0, 1), SEQUENTIAL_TURN);
     rows.push({ mode: 'sequential (1 client)', ...sequential });
-    const concurrent = await measure(child, rest, mcp, CONCURRENT_CALLS_PER_CLIENT);
+    const concurrent = await measure(child, rest, mcp, CONCURRENT_TURN_PER_CLIENT);
     rows.push({ mode: `${CONCURRENT_CLIENTS} concurrent clients`, ...concurrent });
 
     const ms = (v: number) => v.toFixed(2);
@@ -228,6 +248,7 @@ async function main(): Promise<void> {
     }
     console.log(`MCP invoke_tool vs REST, ${OPERATION}, latency in ms; every answer checked (load average ${loadAverage()})\n`);
     console.log(table(lines));
+    for (const row of rows) console.log(`${row.mode}: per-round medians ms, REST ${row.restRounds.map((v) => ms(v)).join(' ')}; MCP ${row.mcpRounds.map((v) => ms(v)).join(' ')}`);
     for (const note of notes) console.log(note);
   } finally {
     await Promise.allSettled(clients.map((client) => client.close()));
