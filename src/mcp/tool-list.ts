@@ -66,7 +66,7 @@ export function outlineSchema(schema: unknown, depth = 0): unknown {
 type ListedTool = ListToolsResult['tools'][number];
 
 /** The tool with its output schema as the SDK's own list would give it. */
-function withOutputSchema(tool: ListedTool, schema: AnyObjectSchema | ZodRawShapeCompat | undefined): ListedTool {
+function withOutputSchema(tool: Omit<ListedTool, 'execution'>, schema: AnyObjectSchema | ZodRawShapeCompat | undefined): Omit<ListedTool, 'execution'> {
   const object = schema === undefined ? undefined : normalizeObjectSchema(schema);
   return object === undefined ? tool : { ...tool, outputSchema: toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy: 'output' }) as ListedTool['outputSchema'] };
 }
@@ -90,13 +90,16 @@ export function compactToolList(server: McpServer): void {
     const full = await original({ method: 'tools/list', params: request.params }, extra);
     const list: ListToolsResult = {
       ...full,
-      tools: full.tools.map(({ execution, ...tool }) => ({
-        ...withOutputSchema(tool, outputSchemas.get(tool.name)),
-        // taskSupport "forbidden" is what an absent execution means.
-        ...(execution === undefined || execution.taskSupport === 'forbidden' ? {} : { execution }),
-        inputSchema: compactSchema(tool.inputSchema, false) as typeof tool.inputSchema,
-        ...(tool.outputSchema === undefined ? {} : { outputSchema: outlineSchema(compactSchema(tool.outputSchema, true)) as typeof tool.outputSchema }),
-      })),
+      tools: full.tools.map(({ execution, ...listed }) => {
+        const tool = withOutputSchema(listed, outputSchemas.get(listed.name));
+        return {
+          ...tool,
+          // taskSupport "forbidden" is what an absent execution means.
+          ...(execution === undefined || execution.taskSupport === 'forbidden' ? {} : { execution }),
+          inputSchema: compactSchema(tool.inputSchema, false) as typeof tool.inputSchema,
+          ...(tool.outputSchema === undefined ? {} : { outputSchema: outlineSchema(compactSchema(tool.outputSchema, true)) as typeof tool.outputSchema }),
+        };
+      }),
     };
     if (cache.size >= MAX_CACHED) cache.clear();
     cache.set(key, list);
