@@ -41,7 +41,7 @@ interface Bench {
 const BENCHES: readonly Bench[] = [
   // 2 s rounds: 1 s rounds spread 38% on a quiet machine, too much to build the ratio on.
   { script: 'bench', file: 'invoke-throughput.bench.ts', quick: { BENCH_SECONDS: '10', BENCH_ROUNDS: '5', BENCH_WARMUP_SECONDS: '2' } },
-  // Its own defaults (about a minute): 2 s rounds after a 4 s warm-up; 100-call rounds after 100
+  // Its own defaults (about a minute): 2 s rounds after a 6 s warm-up; 100-call rounds after 100
   // warm-up calls left REST's per-round medians 64-86% apart (a server still warming, short rounds).
   { script: 'bench:mcp', file: 'mcp-vs-rest.ts', quick: {} },
   { script: 'bench:conversions', file: 'conversions.bench.ts', quick: { BENCH_RUNS: '3', BENCH_SECONDS: '8' } },

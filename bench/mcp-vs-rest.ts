@@ -11,7 +11,7 @@
  * Every answer is checked (status and the exact result). The whole run is bounded by DEADLINE_MS.
  *
  * How the rounds are taken (the ratio is refused when REST's per-round medians spread more than
- * BENCH_MAX_SPREAD): BENCH_WARMUP_SECONDS (4) of both sides, one client then all 20, before the
+ * BENCH_MAX_SPREAD): BENCH_WARMUP_SECONDS (6) of both sides, one client then all 20, before the
  * clock (a fresh server's REST medians fall from ~1.5 ms to ~0.6 ms over its first ~1,500 calls:
  * 100 warm-up calls left the first rounds the slowest); then per mode BENCH_ROUNDS (5) rounds of
  * about BENCH_ROUND_SECONDS (2) per side, in which REST and MCP take turns of 50 calls (20 clients:
@@ -45,7 +45,7 @@ const ROUNDS = envInt('BENCH_ROUNDS', 5);
 /** Each side's time in a round. A round's median must outlast the VM's slow spells (0.5-2 s, see below). */
 const ROUND_MS = envNumber('BENCH_ROUND_SECONDS', 2) * 1000;
 /** Both sides, every client, before the clock: the server's JIT takes some 1,500 calls to settle. */
-const WARMUP_MS = envNumber('BENCH_WARMUP_SECONDS', 4) * 1000;
+const WARMUP_MS = envNumber('BENCH_WARMUP_SECONDS', 6) * 1000;
 /** A turn: this many calls of one side, then of the other; sides alternate turn by turn within a round. */
 const SEQUENTIAL_TURN = 50;
 const CONCURRENT_TURN_PER_CLIENT = 5;
@@ -214,8 +214,10 @@ async function main(): Promise<void> {
 
     // Warm-up, not measured: the JIT of both paths in server and client, every client's
     // connection, the key cache. 100 calls left the first rounds' REST medians 1.5-2x the last's.
-    await measure(child, rest.slice(0, 1), mcp.slice(0, 1), SEQUENTIAL_TURN, 1, WARMUP_MS / 4);
-    await measure(child, rest, mcp, CONCURRENT_TURN_PER_CLIENT, 1, WARMUP_MS / 4);
+    // Three quarters one client (~2,000 calls a side at the default, past the ~1,500 the JIT takes),
+    // then every client; each measure() round is about 2 x roundMs.
+    await measure(child, rest.slice(0, 1), mcp.slice(0, 1), SEQUENTIAL_TURN, 1, (WARMUP_MS * 3) / 8);
+    await measure(child, rest, mcp, CONCURRENT_TURN_PER_CLIENT, 1, WARMUP_MS / 8);
 
     const rows: Row[] = [];
     const sequential = await measure(child, rest.slice(0, 1), mcp.slice(0, 1), SEQUENTIAL_TURN);
