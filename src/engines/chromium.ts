@@ -1,8 +1,10 @@
 // HTML to PDF on one long-lived Chromium (playwright-core driving Debian's /usr/bin/chromium).
-// Each job gets a fresh browser context; every request is aborted except the document itself,
-// which is served from a fake origin by a route. The browser runs in the shared sandbox of the
-// engines (chromium-launcher.ts): a minimal environment, and when bubblewrap works here no network
-// and none of the host's files but its own folder; else a network namespace when possible.
+// Each job gets a fresh browser context whose tab already holds an empty document at a fake
+// origin (served once by a route, when the tab is made ahead of time); the job's HTML is written
+// into that document (setContent), and every request the page makes is aborted. The browser runs
+// in the shared sandbox of the engines (chromium-launcher.ts): a minimal environment, and when
+// bubblewrap works here no network and none of the host's files but its own folder; else a
+// network namespace when possible.
 // Scripts run, bounded by the job's time limit and a per-page memory limit. What one document
 // does to its page stays with its own job: a crashed renderer, an unprintable page size or a hung
 // script is that job's 422 (or its timeout), and the shared browser is only restarted when it has
@@ -77,33 +79,47 @@ const LAUNCH_ARGS = [
   '--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider',
 ];
 
-/** A context with its route and an open tab, made ahead of time: a new tab costs a renderer start. */
+/** The empty document a tab holds at DOCUMENT_URL until a job writes its HTML into it. */
+const EMPTY_DOCUMENT = '<!doctype html><html><head></head><body></body></html>';
+
+/**
+ * A context with its route and an open tab at DOCUMENT_URL, made ahead of time: a new tab costs a
+ * renderer start, and its first navigation a round of request interception and a commit. A job
+ * then only writes its HTML into the document (setContent, a document.open/write/close): no
+ * navigation, no request. The route serves the empty document to that first navigation alone and
+ * aborts everything else, this tab's later requests to DOCUMENT_URL included.
+ */
 interface PreparedTab {
   context: BrowserContext;
   tab: Page;
-  /** the document the route serves; null until a job takes the tab */
-  document: { html: string | null };
 }
 
 async function prepareTab(browser: Browser, javascript: boolean): Promise<PreparedTab> {
   const context = await browser.newContext({ javaScriptEnabled: javascript, serviceWorkers: 'block', acceptDownloads: false });
-  const document: PreparedTab['document'] = { html: null };
+  let served = false;
   try {
     await context.route('**/*', async (route) => {
       const request = route.request();
-      if (document.html !== null && request.url() === DOCUMENT_URL && request.isNavigationRequest() && request.frame().parentFrame() === null) {
-        await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: document.html });
+      if (!served && request.url() === DOCUMENT_URL && request.isNavigationRequest() && request.frame().parentFrame() === null) {
+        served = true;
+        await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: EMPTY_DOCUMENT });
       } else {
         await route.abort('blockedbyclient');
       }
     });
     const tab = await context.newPage();
-    return { context, tab, document };
+    await tab.goto(DOCUMENT_URL, { waitUntil: 'load' });
+    return { context, tab };
   } catch (error) {
     await context.close().catch(() => undefined);
     throw error;
   }
 }
+
+/** Waits for the document's fonts (a page that broke document.fonts is printed as it is). */
+const AFTER_FONTS = '(async () => { try { await document.fonts.ready; } catch {} return 0; })()';
+/** The same, then the largest side its CSS @page rules ask for (checked before printing). */
+const AFTER_FONTS_PAGE_SIDE = `(async () => { try { await document.fonts.ready; } catch {} return (${largestCssPageSidePx.toString()})(); })()`;
 
 /** How long a live browser may take to answer a round trip before it counts as dead. */
 const RESPONSIVE_TIMEOUT_MS = 5000;
@@ -277,11 +293,13 @@ export class ChromiumEngine {
       tab.once('crash', () => {
         crashed = true;
       });
-      prepared.document.html = html;
       documentGiven = true;
       tab.setDefaultTimeout((options.timeoutMs ?? this.options.jobTimeoutMs ?? 30_000) + 1000);
-      await tab.goto(DOCUMENT_URL, { waitUntil: 'load' });
-      await tab.evaluate(() => (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts.ready).catch(() => undefined);
+      // 'load': images and styles (data: URLs, the only ones that load) are in before printing.
+      await tab.setContent(html, { waitUntil: 'load' });
+      // Web fonts, then (without page options) the CSS page size, in one round trip.
+      // A failure waiting for fonts alone is not the document's failure (as before: it prints).
+      const sidePx = Number(await (page ? tab.evaluate(AFTER_FONTS).catch(() => 0) : tab.evaluate(AFTER_FONTS_PAGE_SIDE)));
       const pdfOptions: Parameters<typeof tab.pdf>[0] = { printBackground: options.printBackground ?? true };
       if (page) {
         pdfOptions.width = `${page.widthMm}mm`;
@@ -290,7 +308,7 @@ export class ChromiumEngine {
         pdfOptions.margin = { top: `${top}mm`, right: `${right}mm`, bottom: `${bottom}mm`, left: `${left}mm` };
       } else {
         // The document's CSS decides the page size here, so it is bounded before printing.
-        checkCssPageSide(await tab.evaluate(largestCssPageSidePx));
+        checkCssPageSide(sidePx);
         pdfOptions.format = 'A4';
         pdfOptions.preferCSSPageSize = true;
         pdfOptions.margin = { top: '10mm', right: '10mm', bottom: '10mm', left: '10mm' };
