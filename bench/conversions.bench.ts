@@ -39,15 +39,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { coldChromium, coldSoffice, programVersion, type ColdRun } from './support/cold-cli.ts';
-import { HTML_MARKER, ONE_PAGE_MARKER, TWENTY_PAGE_PARAGRAPHS, onePageDocx, samplePageHtml, twentyPageDocx, writeBigText } from './support/documents.ts';
+import { HTML_MARKER, ONE_PAGE_MARKER, TWENTY_PAGE_PARAGRAPHS, onePageDocx, samplePageHtml, twentyPageDocx } from './support/documents.ts';
 import { pdfPages, pdfText } from './support/pdf.ts';
-import { RssSampler } from './support/rss.ts';
 import { convert, download, expectOk, isPdfAnswer, type Ctx, type UploadFile } from './support/conversion-calls.ts';
 import { throughputSection, type Target } from './support/conversion-throughput.ts';
 import { startConversionsServer, stopServer, waitForEngines } from './support/server-child.ts';
 import { checkedRatio, MAX_SPREAD, reportFigure, roundMedians } from './support/report.ts';
 import { fmtMb, fmtMs, fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
-import { streamUpload } from './support/streaming-upload.ts';
+import { rssDuringUpload, TXT_TO_MD } from './support/conversion-rss.ts';
 import { envNumber } from './support/env.ts';
 import { runBench } from './support/run-bench.ts';
 
@@ -68,7 +67,6 @@ const UPLOAD_MB = process.env['BENCH_UPLOAD_MB'] ? envNumber('BENCH_UPLOAD_MB', 
 
 const DOCX_TO_PDF = '/api/v1/documents/docx-to-pdf';
 const HTML_TO_PDF = '/api/v1/documents/html-to-pdf';
-const TXT_TO_MD = '/api/v1/documents/txt-to-md';
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 const TARGET_DOCX_RATIO = 0.35;
@@ -180,77 +178,6 @@ function latencyTable(results: readonly LatencyResult[], cliName: string): strin
     ]),
   ];
   return table(rows);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Section 4: RSS while a ~100 MB upload streams through
-
-interface RssResult {
-  fileBytes: number;
-  before: number;
-  peakUpload: number;
-  peakWhole: number;
-  after: number;
-  status: number;
-  answer: string;
-  uploadMs: number;
-  totalMs: number;
-  samples: number;
-}
-
-/** The answer in one line: the result's name, type and size, or the error body. */
-function describeAnswer(text: string): string {
-  try {
-    const body = JSON.parse(text) as { result?: { fileName?: string; mimeType?: string; sizeBytes?: number } };
-    const r = body.result;
-    if (r?.fileName !== undefined) return `result ${r.fileName} (${r.mimeType}), ${(r.sizeBytes ?? 0).toLocaleString('en-US')} bytes`;
-  } catch {
-    // not JSON: shown as it is
-  }
-  return text.slice(0, 400);
-}
-
-async function rssDuringUpload(ctx: Ctx, pid: number, uploadLimitBytes: number): Promise<RssResult> {
-  const fileBytes = UPLOAD_MB !== undefined ? Math.round(UPLOAD_MB * 1024 * 1024) : uploadLimitBytes - 64 * 1024;
-  const path = join(ctx.work, 'big.txt');
-  note(`  writing a ${fmtMb(fileBytes)} MiB text file…`);
-  await writeBigText(path, fileBytes);
-
-  const sampler = new RssSampler(pid, 50);
-  sampler.start();
-  await new Promise((r) => setTimeout(r, 1000)); // 1 s of idle samples: the baseline
-  sampler.phase = 'upload';
-  const res = await streamUpload({
-    url: `${ctx.base}${TXT_TO_MD}`,
-    apiKey: ctx.apiKey,
-    filePath: path,
-    fileName: 'big.txt',
-    contentType: 'text/plain',
-    onUploaded: () => {
-      sampler.sample();
-      sampler.phase = 'answer';
-    },
-  });
-  sampler.sample();
-  sampler.phase = 'after';
-  await new Promise((r) => setTimeout(r, 1000));
-  sampler.stop();
-  rmSync(path, { force: true });
-
-  const bytesOf = (phases: string[]) => sampler.inPhase(...phases).map((s) => s.bytes);
-  const before = median(bytesOf(['before']));
-  return {
-    fileBytes,
-    before,
-    peakUpload: Math.max(...bytesOf(['upload'])),
-    peakWhole: Math.max(...bytesOf(['upload', 'answer'])),
-    after: median(bytesOf(['after'])),
-    status: res.status,
-    answer: describeAnswer(res.body),
-    uploadMs: res.uploadMs,
-    totalMs: res.totalMs,
-    samples: sampler.samples.length,
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -383,7 +310,7 @@ async function main(): Promise<void> {
     // 4. RSS
     if (SECTIONS.has(4)) {
     section(`4. Server RSS while a ~100 MB text upload streams to POST ${TXT_TO_MD} (VmRSS of pid ${ready.pid} every 50 ms)`);
-    const rss = await rssDuringUpload(ctx, ready.pid, ready.uploadLimitBytes);
+    const rss = await rssDuringUpload(ctx, ready.pid, UPLOAD_MB !== undefined ? Math.round(UPLOAD_MB * 1024 * 1024) : ready.uploadLimitBytes - 64 * 1024);
     const growUpload = (rss.peakUpload - rss.before) / (1024 * 1024);
     const growWhole = (rss.peakWhole - rss.before) / (1024 * 1024);
     out(
