@@ -99,6 +99,35 @@ function workerPids(serverPid: number): number[] {
   return pids;
 }
 
+/** The machine's busy share (all cores) over `ms`, from /proc/stat. */
+async function busyShare(ms: number): Promise<number> {
+  const sample = (): [number, number] => {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+    return [fields.reduce((a, b) => a + b, 0), idle];
+  };
+  const [total0, idle0] = sample();
+  await new Promise((done) => setTimeout(done, ms));
+  const [total1, idle1] = sample();
+  return total1 === total0 ? 0 : 1 - (idle1 - idle0) / (total1 - total0);
+}
+
+/**
+ * Waits (30 s at most) until the machine is under 25% busy for a second: the server warms every
+ * engine at start (LibreOffice, Chromium ...), and /readyz shows the image engine ready before
+ * they are done, which made the first round the slowest on a quiet machine (sharp 279 ms against
+ * 203-220 ms). Returns the seconds waited and the last busy share.
+ */
+async function settle(): Promise<{ seconds: number; busy: number }> {
+  const started = performance.now();
+  let busy = 1;
+  while (performance.now() - started < 30_000) {
+    busy = await busyShare(1000);
+    if (busy < 0.25) break;
+  }
+  return { seconds: (performance.now() - started) / 1000, busy };
+}
+
 /** One in-process run, as a worker runs it (the workers' encode: quality 80, no mozjpeg; flatten is a no-op without alpha). */
 async function direct(input: string, output: string): Promise<number> {
   const started = performance.now();
@@ -151,6 +180,8 @@ async function main(): Promise<void> {
     const meta = await sharp(jpeg).metadata();
     if (meta.format !== 'jpeg' || meta.width !== 4000 || meta.height !== 3000) throw new Error(`unexpected result ${meta.format} ${meta.width}x${meta.height}`);
 
+    const settled = await settle();
+    console.log(`waited ${settled.seconds.toFixed(0)} s for the server's start to settle (machine ${fmtPct(settled.busy)} busy)`);
     // Warm-up pairs, not measured: a fresh process's first few runs of either side are up to
     // twice as slow (codecs loading, malloc's heap growing to an image's working set).
     const output = (i: number) => join(dir, `direct-${i % 2}.jpg`);
