@@ -37,6 +37,8 @@ describe('a cancelled job stops: no further fetch, no later step, nothing more c
   let requests: IncomingMessage[] = [];
   /** the jobs run_playbook started, as JobService answered them */
   let jobs: Promise<JobAnswer>[] = [];
+  /** the account of each job in `jobs`, in the same order (calls sent at once may start in either order) */
+  let jobAccounts: string[] = [];
   let invoked: string[] = [];
 
   before(async () => {
@@ -58,6 +60,7 @@ describe('a cancelled job stops: no further fetch, no later step, nothing more c
     service.runPlaybook = (...args: Parameters<typeof runPlaybook>) => {
       const job = runPlaybook(...args);
       jobs.push(job);
+      jobAccounts.push(args[0].caller.account.id);
       return job;
     };
     const invoker = t.services.invoker;
@@ -70,6 +73,7 @@ describe('a cancelled job stops: no further fetch, no later step, nothing more c
   beforeEach(() => {
     requests = [];
     jobs = [];
+    jobAccounts = [];
     invoked = [];
   });
   after(async () => {
@@ -177,7 +181,8 @@ describe('a cancelled job stops: no further fetch, no later step, nothing more c
     jobA.controller.abort('stop a');
     assert.equal(await jobA.call, 'rejected');
     await once(requestA.socket, 'close');
-    const answerA = await jobs[0]!;
+    // a's and b's calls were sent at once, so either job may have started first.
+    const answerA = await jobs[jobAccounts.indexOf(mine.accountId)]!;
     assert.match(JSON.stringify(answerA['jobReport']), /cancelled/, "a's job stopped");
     assert.ok(openB(), "b's fetch is still in flight: the cancel was a's alone");
 
@@ -194,7 +199,8 @@ describe('a cancelled job stops: no further fetch, no later step, nothing more c
     // Their clients going away stops them both.
     await b.close();
     await b2.close();
-    await Promise.all([jobs[1], jobs[2]]);
+    assert.equal(jobs.length, 3);
+    await Promise.all(jobs);
     assert.equal(requests.length, 3, 'no page was requested after the cancels');
   });
 });
