@@ -5,7 +5,6 @@
 // and checks like any upload. They are read only once the call is admitted (authenticated,
 // authorized, within its rate limit), so an anonymous or throttled caller makes the service
 // write or fetch nothing.
-import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
@@ -53,7 +52,7 @@ function nameFromUrl(url: string): string {
 async function written(workDir: string, bytes: Buffer, name: string): Promise<ReceivedUpload> {
   const path = join(workDir, 'upload');
   await writeFile(path, bytes, { mode: 0o600 });
-  return { path, sizeBytes: bytes.length, originalName: name, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return { path, sizeBytes: bytes.length, originalName: name };
 }
 
 /** The bytes of base64 text, refused before decoding when they would exceed the limit. */

@@ -14,7 +14,7 @@ import type { Metrics } from './metrics.ts';
 import { runAsJobOwner } from '../engines/job-owner.ts';
 import { validateInput } from './validate-input.ts';
 import { isRefunded, toServiceError } from './call-failures.ts';
-import { idempotencyRequestHash } from './idempotency-hash.ts';
+import { fileSha256, idempotencyRequestHash } from './idempotency-hash.ts';
 import { receiveFileSource, type FileSource } from './file-sources.ts';
 import { failure, loadOutcome, storeOutcome, type FailureStage, type InvokeFailure, type Meter, type Outcome } from './outcome.ts';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
@@ -247,7 +247,8 @@ export class Invoker {
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       return this.#fail('input', new ServiceError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters'), req);
     }
-    const hash = idempotencyRequestHash(tool.operationId, input, received?.sha256, req.delivery);
+    // The file's digest is read here, only for a call an Idempotency-Key binds (no upload is hashed otherwise).
+    const hash = idempotencyRequestHash(tool.operationId, input, received === undefined ? undefined : await fileSha256(received.path), req.delivery);
     const holder = this.#deps.ledger.holder;
     // A live holder keeps a claim while the call is charged, run (within its time limit) and
     // stored; a claim far older than that, whose holder's pid cannot tell, is a holder gone.

@@ -1,6 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
+import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { FileArtifact, FileResult, UploadedFile } from './file-types.ts';
@@ -24,7 +22,6 @@ export interface ReceivedUpload {
   path: string;
   sizeBytes: number;
   originalName: string;
-  sha256: string;
 }
 
 export interface FilePipelineOptions {
@@ -127,9 +124,7 @@ export class FilePipeline {
     }
     const path = join(workDir, 'upload');
     await this.#o.store.copyTo(fileId, path);
-    const hash = createHash('sha256');
-    await pipeline(createReadStream(path), hash);
-    return { path, sizeBytes: stored.sizeBytes, originalName: stored.fileName, sha256: hash.digest('hex') };
+    return { path, sizeBytes: stored.sizeBytes, originalName: stored.fileName };
   }
 
   /** Stores the tool's output for the account whose call made it, and answers with a signed link to it. */

@@ -12,7 +12,6 @@ export interface UploadedFile {
   /** What the content is, from its magic bytes (see files/kinds/). */
   kind: FileKind;
   mimeType: string;
-  sha256: string;
 }
 
 /** What a file tool returns: a file it wrote inside its work folder. The platform stores and signs it. */

@@ -134,6 +134,22 @@ describe('convertors over REST', () => {
     }
   });
 
+  it('binds an Idempotency-Key to the uploaded bytes: the same file replays, another file under the same name is a 409', async () => {
+    const blue = await solidImage('png', 6, 6, [10, 120, 200]);
+    const red = await solidImage('png', 6, 6, [200, 10, 10]);
+    const headers = { 'idempotency-key': 'upload-bound-1' };
+    const first = await upload(base, '/api/v1/convertors/to-webp', apiKey, { name: 'a.png', content: blue }, {}, headers);
+    assert.equal(first.status, 200);
+    const again = await upload(base, '/api/v1/convertors/to-webp', apiKey, { name: 'a.png', content: blue }, {}, headers);
+    assert.equal(again.status, 200);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(await json(again), await json(first));
+    const other = await upload(base, '/api/v1/convertors/to-webp', apiKey, { name: 'a.png', content: red }, {}, headers);
+    const body = await json(other);
+    assert.equal(other.status, 409);
+    assert.equal(body.error, 'idempotency_key_reused');
+  });
+
   it('validates options: a quality of 0 or 500 is a 400 naming the field, nothing charged', async () => {
     const png = await solidImage('png', 4, 4, [1, 2, 3]);
     const remaining = new Set<string | null>();

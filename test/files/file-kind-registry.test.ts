@@ -76,7 +76,7 @@ describe('the file-kind registry', () => {
     const files = new FilePipeline({ workRoot: join(dir, 'work'), store: new LocalFileStore(join(dir, 'store')), signer: new LinkSigner('x'.repeat(32)), publicBaseUrl: 'http://localhost', urlTtlSeconds: 60, retentionMs: 60_000, outputLimitBytes: 1024 });
     const path = join(dir, 'image.png');
     await writeFile(path, png());
-    const received = { path, sizeBytes: png().length, originalName: 'image.png', sha256: 'x' };
+    const received = { path, sizeBytes: png().length, originalName: 'image.png' };
     const typed = await files.inspect({ operationId: 'test_png', upload: { field: 'file', accept: ['png'] } }, received);
     assert.equal(typed.kind, 'png');
     await assert.rejects(files.inspect({ operationId: 'test_bogus', upload: { field: 'file', accept: ['bogus'] } }, received), (error: unknown) => {
