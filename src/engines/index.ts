@@ -4,7 +4,7 @@ export { createEngines, ENGINE_DEFINITIONS, engineByLabel, engineOptionsFrom, en
 export type { EngineLabel, EngineName, EngineOf, EngineOptionsOf, Engines, EngineSet, EngineSettings, EngineView, EnginesOptions } from './engine-registry.ts';
 export { defineEngine, type AnyEngineDefinition, type Engine, type EngineDefinition, type SharedEngineOptions } from './engine-definition.ts';
 export type { EngineLogger, EngineStatus, EngineState } from './supervisor.ts';
-export type { ConvertOptions, ConvertResult, LibreOfficeOptions } from './libreoffice.ts';
+export type { ConvertOptions, ConvertResult, LibreOfficeOptions } from './libreoffice-types.ts';
 export type { ChromiumOptions, HtmlToPdfOptions } from './chromium.ts';
 export type { PandocConvertOptions } from './pandoc.ts';
 export type { PdfInfo, PdfToHtmlOptions, PdfToTextOptions } from './poppler.ts';

@@ -5,104 +5,25 @@
 // address-space limit; the profile blocks macros and linked content. Kept warm, a conversion does
 // not pay soffice's cold start, and the bridge primes each instance with a throwaway conversion
 // before it reports ready, so not the first job's filter loading either.
-import { spawn, type ChildProcess } from 'node:child_process';
+// One instance's process and bridge protocol live in libreoffice-instance.ts, the option and
+// result types in libreoffice-types.ts; this file is the pool, its profiles and its sandbox.
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { unprocessable } from '../core/errors.ts';
-import { resolvePage, type PageOptions } from './page.ts';
+import { resolvePage } from './page.ts';
 import { checkZipBomb } from './zip-guard.ts';
-import type { ZipSafetyLimits } from '../files/zip-limits.ts';
 import { defineEngine } from './engine-definition.ts';
-import { bubblewrap, findProgram, groupGone, killGroup, memoryLimitPrefix, networkIsolationPrefix, runProcess } from './process.ts';
+import { bubblewrap, findProgram, memoryLimitPrefix, networkIsolationPrefix, runProcess } from './process.ts';
 import { FAKE_PASSWD, SANDBOX_FILES_DIR, minimalEnv, sandboxedCommand } from './sandbox.ts';
-import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
+import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus } from './supervisor.ts';
 import { makeEngineTempDir } from '../files/process-folders.ts';
+import { LibreOfficeInstance, type BridgeAnswer } from './libreoffice-instance.ts';
+import type { ConvertOptions, ConvertResult, LibreOfficeOptions } from './libreoffice-types.ts';
 
 const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.meta.url));
-
-export interface LibreOfficeOptions {
-  /** warm instances (default 2) */
-  instances?: number;
-  /** jobs waiting beyond the running ones before 429 (default 8) */
-  maxQueued?: number;
-  /** per-job limit in ms (default 60 s) */
-  jobTimeoutMs?: number;
-  /** restart an instance after this many jobs (default 500; staggered between instances) */
-  maxJobsPerInstance?: number;
-  /** address-space limit of each instance in bytes (default 4 GiB; 0 = none) */
-  memoryLimitBytes?: number;
-  /** time allowed for an instance to start (default 60 s) */
-  startTimeoutMs?: number;
-  /** run each instance in a network namespace without interfaces when possible (default true) */
-  isolateNetwork?: boolean;
-  /**
-   * Filesystem sandbox: 'auto' (default) uses bubblewrap when it works here, 'bwrap' requires it,
-   * 'none' runs LibreOffice on the host filesystem (still in a network namespace when possible).
-   */
-  sandbox?: 'auto' | 'bwrap' | 'none';
-  /** soffice program (default 'soffice' on PATH) */
-  soffice?: string;
-  /** a Python 3 that can `import uno` (default: /usr/bin/python3, then python3 on PATH) */
-  python?: string;
-  /** limits on zip containers (docx, xlsx, odt, ...) checked before a conversion */
-  zipLimits?: Partial<ZipSafetyLimits>;
-  /** where profiles live (default: a fresh folder under the OS temp dir) */
-  workDir?: string;
-  logger?: EngineLogger;
-}
-
-export type DocumentKind = 'writer' | 'calc' | 'impress' | 'draw' | 'unknown';
-
-export interface ConvertOptions {
-  /** absolute path of the source document */
-  inputPath: string;
-  /** absolute path of the file to write (its folder must exist) */
-  outputPath: string;
-  /**
-   * Target extension; the bridge picks the export filter for the loaded document's kind:
-   * writer: pdf docx doc odt rtf txt html epub; calc: pdf xlsx xls ods csv html;
-   * impress: pdf pptx ppt odp html; draw: pdf odg png.
-   */
-  format?: string;
-  /** an explicit export filter (e.g. 'writer_pdf_Export'); overrides `format` */
-  filter?: string;
-  filterOptions?: string;
-  /** export FilterData, e.g. { PageRange: '1-2' } for PDF filters */
-  filterData?: Record<string, string | number | boolean>;
-  /** import filter and options, e.g. 'Text (encoded)' + 'UTF8' for plain text, CSV options */
-  inputFilter?: string;
-  inputFilterOptions?: string;
-  /** password of an encrypted source document */
-  password?: string;
-  /** encrypt the output with this password (formats that support it: odt, docx, xlsx, ods, ...) */
-  outputPassword?: string;
-  /** page size, orientation and margins (Writer and Calc documents: every page style) */
-  page?: PageOptions;
-  signal?: AbortSignal;
-  timeoutMs?: number;
-}
-
-export interface ConvertResult {
-  kind: DocumentKind;
-  filter: string;
-  /** time spent inside LibreOffice */
-  ms: number;
-  /** which pooled instance converted it */
-  instance: number;
-}
-
-interface BridgeAnswer {
-  id: number;
-  ok: boolean;
-  code?: 'unreadable' | 'export_failed' | 'unsupported' | 'error' | 'crashed';
-  message?: string;
-  kind?: DocumentKind;
-  filter?: string;
-  ms?: number;
-}
 
 /** The profile settings every instance starts with: macros never run, linked content blocked. */
 const REGISTRY = `<?xml version="1.0" encoding="UTF-8"?>
@@ -123,144 +44,6 @@ const REGISTRY = `<?xml version="1.0" encoding="UTF-8"?>
 <item oor:path="/org.openoffice.Office.Calc/Content/Update"><prop oor:name="Link" oor:op="fuse"><value>2</value></prop></item>
 </oor:items>
 `;
-
-/** One soffice + bridge pair. */
-export class LibreOfficeInstance implements EngineWorker {
-  readonly index: number;
-  private readonly child: ChildProcess;
-  private readonly pending = new Map<number, { resolve: (a: BridgeAnswer) => void; reject: (e: Error) => void }>();
-  private nextId = 1;
-  private exited = false;
-  private exitDescription = '';
-  private stderrTail = '';
-  private readonly exitPromise: Promise<void>;
-  /** pid of the soffice launcher the bridge started (its soffice.bin is a child of it) */
-  sofficePid: number | null = null;
-  /** socket files soffice listens on, removed when the instance exits */
-  private sockets: string[] = [];
-
-  private constructor(index: number, child: ChildProcess, pipe: string | null) {
-    this.index = index;
-    this.child = child;
-    this.exitPromise = new Promise((resolve) => {
-      child.on('exit', (code, signal) => {
-        this.exited = true;
-        this.exitDescription = signal ? `signal ${signal}` : `code ${code}`;
-        // The whole group: soffice too, whatever the bridge managed to do.
-        killGroup(child.pid);
-        // soffice leaves its pipes' sockets in /tmp when it is killed.
-        if (pipe !== null) {
-          const sockets = new Set([path.join('/tmp', `OSL_PIPE_${process.getuid?.() ?? 0}_${pipe}`), ...this.sockets]);
-          for (const socket of sockets) void rm(socket, { force: true }).catch(() => undefined);
-        }
-        const error = new Error(`LibreOffice instance ${index} exited (${this.exitDescription}) ${this.stderrTail.trim().slice(-300)}`);
-        for (const waiter of this.pending.values()) waiter.reject(error);
-        this.pending.clear();
-        resolve();
-      });
-    });
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
-  static async start(index: number, command: string[], env: Record<string, string>, pipe: string, startTimeoutMs: number, cleanSockets: boolean): Promise<LibreOfficeInstance> {
-    const [program, ...args] = command as [string, ...string[]];
-    const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true, env });
-    const instance = new LibreOfficeInstance(index, child, cleanSockets ? pipe : null);
-    child.stdin!.on('error', () => undefined);
-    child.stderr!.on('data', (chunk: Buffer) => {
-      instance.stderrTail = (instance.stderrTail + chunk.toString('utf8')).slice(-4096);
-    });
-    let buffered = '';
-    let onReady: ((line: string) => void) | null = null;
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) !== -1) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        if (onReady) onReady(line);
-        else instance.answer(line);
-      }
-    });
-    const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`LibreOffice did not start within ${startTimeoutMs} ms`)), startTimeoutMs);
-      onReady = (line) => {
-        clearTimeout(timer);
-        onReady = null;
-        try {
-          const message = JSON.parse(line) as { ready?: boolean; pid?: number; pipes?: string[]; message?: string };
-          if (message.ready) {
-            instance.sofficePid = message.pid ?? null;
-            instance.sockets = (message.pipes ?? []).filter((p) => /^\/tmp\/OSL_PIPE_[\w-]+$/.test(p));
-            resolve();
-          } else reject(new Error(message.message ?? 'LibreOffice failed to start'));
-        } catch {
-          reject(new Error(`unexpected bridge output: ${line.slice(0, 200)}`));
-        }
-      };
-      child.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      void instance.exitPromise.then(() => {
-        clearTimeout(timer);
-        reject(new Error(`LibreOffice exited while starting (${instance.exitDescription}): ${instance.stderrTail.trim().slice(-500)}`));
-      });
-    });
-    try {
-      await ready;
-    } catch (error) {
-      await instance.stop();
-      throw error;
-    }
-    return instance;
-  }
-
-  alive(): boolean {
-    return !this.exited;
-  }
-
-  private answer(line: string): void {
-    let message: BridgeAnswer;
-    try {
-      message = JSON.parse(line) as BridgeAnswer;
-    } catch {
-      return;
-    }
-    const waiter = this.pending.get(message.id);
-    if (!waiter) return;
-    this.pending.delete(message.id);
-    waiter.resolve(message);
-  }
-
-  /** Sends one job; resolves with the bridge's answer, rejects if the instance exits first. */
-  request(job: Record<string, unknown>): Promise<BridgeAnswer> {
-    if (this.exited) return Promise.reject(new Error(`LibreOffice instance ${this.index} is not running`));
-    const id = this.nextId++;
-    return new Promise<BridgeAnswer>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.child.stdin!.write(`${JSON.stringify({ ...job, id })}\n`);
-    });
-  }
-
-  async stop(): Promise<void> {
-    if (!this.exited) {
-      // Idle: closing stdin asks the bridge to terminate soffice cleanly; kill the group if it
-      // lingers. Busy (a hung or timed-out job): kill at once.
-      if (this.pending.size > 0) killGroup(this.child.pid);
-      else this.child.stdin!.end();
-      const timer = setTimeout(() => killGroup(this.child.pid), 2000);
-      await this.exitPromise;
-      clearTimeout(timer);
-    }
-    killGroup(this.child.pid);
-    // Stopped means gone: soffice, a grandchild, can outlive the bridge by a few milliseconds.
-    if (!(await groupGone(this.child.pid))) killGroup(this.child.pid);
-  }
-}
 
 export class LibreOfficeEngine {
   readonly supervisor: EngineSupervisor<LibreOfficeInstance>;
