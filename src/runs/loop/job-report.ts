@@ -255,6 +255,20 @@ export type JobReportCheck = { ok: true; report: JobReport } | { ok: false; prob
  * the parse, so nothing unsealed is ever read).
  */
 export function checkJobReport(value: unknown, key: SigningKey): JobReportCheck {
+  const read = readJobReport(value);
+  if (!read.ok) return read;
+  if (!sealMatches(read.report.signature, signedPart(read.report), key)) {
+    return { ok: false, problem: 'signature', message: 'its signature does not match: it was changed after it was issued, or issued to another account' };
+  }
+  return read;
+}
+
+/**
+ * The schema half of checkJobReport, without the seal: for the run store's own copy of a report
+ * this service issued (read by runId for the account that owns the run), which no host handled,
+ * so re-checking its seal would only cost the canonical JSON and the HMAC again (~0.5 ms a verify).
+ */
+export function readJobReport(value: unknown): JobReportCheck {
   let parsed: ReturnType<typeof jobReportSchema.safeParse>;
   try {
     parsed = jobReportSchema.safeParse(value);
@@ -265,9 +279,6 @@ export function checkJobReport(value: unknown, key: SigningKey): JobReportCheck 
     const issue = parsed.error.issues[0];
     const where = issue === undefined || issue.path.length === 0 ? '' : ` at ${issue.path.join('.')}`;
     return { ok: false, problem: 'schema', message: `not a complete jobReport${where}: ${issue?.message ?? 'invalid'}` };
-  }
-  if (!sealMatches(parsed.data.signature, signedPart(parsed.data), key)) {
-    return { ok: false, problem: 'signature', message: 'its signature does not match: it was changed after it was issued, or issued to another account' };
   }
   return { ok: true, report: parsed.data };
 }

@@ -267,11 +267,40 @@ export interface MatchOptions {
   only?: (job: { kind: JobKind; id: string }) => boolean;
 }
 
+/**
+ * Matches already made, per index and goal text (the whole ranking, without an `only` filter): an
+ * agent's loop sends the same goal to solve_task and to every verify_task, and reading and scoring
+ * it again cost ~0.5 ms of the main thread per call. Bounded; entries are frozen, as callers share them.
+ */
+const MATCHED_GOALS = new WeakMap<GoalIndex, Map<string, GoalMatch>>();
+const MATCHED_GOALS_KEPT = 256;
+
 /** Ranks the registries' jobs for a goal and decides whether the best is clear enough to run. */
 export function matchGoal(goal: unknown, registries: Registries, options: MatchOptions = {}): GoalMatch {
   if (typeof goal !== 'string' || goal.trim() === '') return invalid('empty_goal');
   if (goal.length > MAX_GOAL_CHARS) return invalid('goal_too_long');
   const index = goalIndexFor(registries);
+  if (options.only !== undefined) return rankGoal(goal, index, options);
+  let kept = MATCHED_GOALS.get(index);
+  if (kept === undefined) MATCHED_GOALS.set(index, (kept = new Map()));
+  const known = kept.get(goal);
+  if (known !== undefined) return known;
+  const match = deepFreeze(rankGoal(goal, index, options));
+  // The oldest entry goes first (a Map keeps insertion order).
+  if (kept.size >= MATCHED_GOALS_KEPT) kept.delete(kept.keys().next().value!);
+  kept.set(goal, match);
+  return match;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
+function rankGoal(goal: string, index: GoalIndex, options: MatchOptions): GoalMatch {
   const { urls, rest } = extractUrls(goal);
   const read = readGoal(rest, index);
   if (![...read.weights.keys()].some((t) => index.df.has(t))) return { ...invalid('no_words', urls), corrections: read.corrections };
