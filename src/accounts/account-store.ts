@@ -1,221 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
-import type { Database } from '../db/schema.ts';
 import { minusFloorZero } from '../db/dialect.ts';
-import { addActivity, monthlyCounts, usageDays, type DayUsage } from './activity-store.ts';
+import { usageDays, type DayUsage } from './activity-store.ts';
 import { ServiceError, invalidInput } from '../core/errors.ts';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, sweepIdempotency, type ClaimOptions, type IdempotencyClaim } from './idempotency-claims.ts';
 import type { LeaseHolder } from './lease-holder.ts';
 import { checkPasswordReset, createPasswordReset, redeemPasswordReset, type ResetTokenState } from './password-resets.ts';
-import { getPlan, PLAN_IDS, type Plan } from './plans.ts';
+import { getPlan, PLAN_IDS } from './plans.ts';
 import { periodOf, periodResetAt } from './periods.ts';
 import { assertWithinScope, type KeyScope } from './key-scope.ts';
-import { constantTimeEqual, hashPassword, hashSecret, newApiKeySecret, newToken, verifyPassword } from './secrets.ts';
+import { hashPassword, hashSecret, newApiKeySecret, newToken, verifyPassword } from './secrets.ts';
+import { normalizeEmail, rowToAccount, rowToKey, type Account, type ApiKey, type Caller, type ChargeResult, type CreateAccountInput, type CreateKeyInput, type Limits, type UsageCount } from './account-records.ts';
+import { CallerCache, readCaller } from './caller-cache.ts';
+import { addUsageCounts, spendWithinQuota, usageBreakdown } from './credit-usage.ts';
 
-export interface Account {
-  id: string;
-  email: string;
-  plan: string;
-  status: string;
-  emailVerified: boolean;
-  quotaOverride: number | null;
-  rateLimitOverride: number | null;
-  createdAt: string;
-}
-
-export interface ApiKey {
-  id: string;
-  accountId: string;
-  name: string;
-  displayPrefix: string;
-  tools: string[] | null;
-  canManageKeys: boolean;
-  createdAt: string;
-  revokedAt: string | null;
-  /**
-   * The key's latest call as of the last usage flush (null: never used), as listKeys and getKey
-   * read it; absent where it is not read (the auth lookup, a new key).
-   */
-  lastUsedAt?: string | null;
-}
-
-export interface Caller {
-  account: Account;
-  key: ApiKey;
-}
-
-export interface Limits {
-  plan: Plan;
-  monthlyCredits: number;
-  requestsPerMinute: number;
-}
-
-export interface CreateAccountInput {
-  email: string;
-  password?: string | undefined;
-  plan?: string | undefined;
-  verified?: boolean | undefined;
-  quota?: number | undefined;
-  rateLimit?: number | undefined;
-}
-
-export interface CreateKeyInput {
-  accountId: string;
-  name?: string | undefined;
-  tools?: string[] | null | undefined;
-  canManageKeys?: boolean | undefined;
-  /** The key creating this one; absent for the account owner (password, CLI), who may create any key. */
-  actor?: KeyScope | undefined;
-}
-
-export interface UsageCount {
-  accountId: string;
-  keyId: string;
-  operationId: string;
-  period: string;
-  /** UTC day (`YYYY-MM-DD`, within `period`): the recorder counts per day for usage_days */
-  day: string;
-  calls: number;
-  failures: number;
-  credits: number;
-  /** the latest of these calls (ISO): the key's last_used_at */
-  lastAt: string;
-}
-
-export interface ChargeResult {
-  charged: boolean;
-  used: number;
-  remaining: number;
-}
+// The record types moved to account-records.ts (the 400-line rule); some fifty files import them from here.
+export type { Account, ApiKey, Caller, ChargeResult, CreateAccountInput, CreateKeyInput, Limits, UsageCount } from './account-records.ts';
 
 const now = (): string => new Date().toISOString();
-
-function rowToAccount(row: {
-  id: string;
-  email: string;
-  plan: string;
-  status: string;
-  email_verified_at: string | null;
-  quota_override: number | null;
-  rate_limit_override: number | null;
-  created_at: string;
-}): Account {
-  return {
-    id: row.id,
-    email: row.email,
-    plan: row.plan,
-    status: row.status,
-    emailVerified: row.email_verified_at !== null,
-    quotaOverride: row.quota_override,
-    rateLimitOverride: row.rate_limit_override,
-    createdAt: row.created_at,
-  };
-}
-
-function rowToKey(row: {
-  id: string;
-  account_id: string;
-  name: string;
-  display_prefix: string;
-  tools: string | null;
-  can_manage_keys: number;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at?: string | null;
-}): ApiKey {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    name: row.name,
-    displayPrefix: row.display_prefix,
-    tools: row.tools === null ? null : (JSON.parse(row.tools) as string[]),
-    canManageKeys: row.can_manage_keys === 1,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    ...(row.last_used_at === undefined ? {} : { lastUsedAt: row.last_used_at }),
-  };
-}
-
-/**
- * Adds `credits` to the account's month in one conditional upsert that never passes `quota`, so
- * concurrent callers and processes cannot overspend. Returns the new `used`, or undefined when
- * the credits do not fit. Runs on the database or inside the caller's transaction.
- */
-export async function spendWithinQuota(db: Kysely<Database>, accountId: string, period: string, credits: number, quota: number): Promise<number | undefined> {
-  const row = await db
-    .insertInto('credit_periods')
-    .values({ account_id: accountId, period, used: credits })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'period'])
-        .doUpdateSet({ used: sql<number>`credit_periods.used + excluded.used` })
-        .where(sql<number>`credit_periods.used + excluded.used`, '<=', quota),
-    )
-    .returning('used')
-    .executeTakeFirst();
-  return row?.used;
-}
-
-/**
- * Adds counts to the usage counters inside the caller's transaction: the credit ledger writes
- * them together with its leases' consumption, so a crash never leaves the two disagreeing.
- */
-export async function addUsageCounts(trx: Kysely<Database>, counts: readonly UsageCount[]): Promise<void> {
-  // In the key's order: two nodes flushing the same counters at once then lock their rows in one
-  // order and wait for each other instead of deadlocking (PostgreSQL locks row by row).
-  for (const c of monthlyCounts(counts).sort(compareUsageCounts)) {
-    await trx
-      .insertInto('usage_counters')
-      .values({ account_id: c.accountId, key_id: c.keyId, operation_id: c.operationId, period: c.period, calls: c.calls, failures: c.failures, credits: c.credits })
-      .onConflict((oc) =>
-        oc.columns(['account_id', 'period', 'key_id', 'operation_id']).doUpdateSet({
-          calls: sql<number>`usage_counters.calls + excluded.calls`,
-          failures: sql<number>`usage_counters.failures + excluded.failures`,
-          credits: sql<number>`usage_counters.credits + excluded.credits`,
-        }),
-      )
-      .execute();
-  }
-  await addActivity(trx, counts);
-}
-
-function compareUsageCounts(a: UsageCount, b: UsageCount): number {
-  return compareText(a.accountId, b.accountId) || compareText(a.period, b.period) || compareText(a.keyId, b.keyId) || compareText(a.operationId, b.operationId);
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /** Accounts, keys and credits: everything the invoke path asks of the database. */
 export class AccountStore {
   readonly #db: Db;
-  readonly #changeCounter: () => number;
-  /**
-   * Callers by secret hash. Valid while no other connection has committed (SQLite's
-   * data_version) and this store has not changed a key or account itself, so a revoke from the
-   * CLI or another process is seen on the very next call.
-   */
-  readonly #callers = new Map<string, Caller>();
-  // NaN equals nothing: the first call reads the database.
-  #callersVersion = Number.NaN;
-  /** Bumped whenever this store changes a key or account: a lookup in flight across a bump is not cached. */
-  #generation = 0;
+  /** The callers cache (caller-cache.ts): forgotten whenever this store changes a key or account. */
+  readonly #callers: CallerCache;
 
   constructor(db: Db, options: { changeCounter?: () => number } = {}) {
     this.#db = db;
     // Without a change counter nothing can tell when the cache went stale, so it is not used.
-    this.#changeCounter = options.changeCounter ?? (() => Math.random());
-  }
-
-  #forgetCallers(): void {
-    this.#callers.clear();
-    this.#generation++;
+    this.#callers = new CallerCache(options.changeCounter ?? (() => Math.random()));
   }
 
   /**
@@ -225,25 +38,12 @@ export class AccountStore {
    * connection's own commits do not move data_version.
    */
   async #changing<T>(write: () => Promise<T>): Promise<T> {
-    this.#forgetCallers();
+    this.#callers.forget();
     try {
       return await write();
     } finally {
-      this.#forgetCallers();
+      this.#callers.forget();
     }
-  }
-
-  // The same few keys call again and again; their hashes are remembered (bounded) rather than recomputed.
-  readonly #hashes = new Map<string, string>();
-
-  #hashOf(secret: string): string {
-    let hash = this.#hashes.get(secret);
-    if (hash === undefined) {
-      if (this.#hashes.size >= 10_000) this.#hashes.clear();
-      hash = hashSecret(secret);
-      this.#hashes.set(secret, hash);
-    }
-    return hash;
   }
 
   limitsOf(account: Account): Limits {
@@ -437,56 +237,12 @@ export class AccountStore {
    * a query or a promise: the hot path of every metered call. Otherwise undefined (use findCaller).
    */
   cachedCaller(secret: string): Caller | undefined {
-    const version = this.#changeCounter();
-    if (version !== this.#callersVersion || this.#callers.size > 10_000) {
-      this.#callers.clear();
-      this.#callersVersion = version;
-      return undefined;
-    }
-    return this.#callers.get(this.#hashOf(secret));
+    return this.#callers.cached(secret);
   }
 
   /** Resolves a secret to its key and account. Revoked keys resolve too, so the caller can say why they fail. */
-  async findCaller(secret: string): Promise<Caller | undefined> {
-    const cached = this.cachedCaller(secret);
-    if (cached) return cached;
-    // What the cache was valid for when the lookup began: data_version (just read by cachedCaller) and this store's generation.
-    const version = this.#callersVersion;
-    const generation = this.#generation;
-    const hash = this.#hashOf(secret);
-    const row = await this.#db
-      .selectFrom('api_keys')
-      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select([
-        'api_keys.id as key_id',
-        'api_keys.name',
-        'api_keys.display_prefix',
-        'api_keys.secret_hash',
-        'api_keys.tools',
-        'api_keys.can_manage_keys',
-        'api_keys.created_at as key_created_at',
-        'api_keys.revoked_at',
-        'accounts.id',
-        'accounts.email',
-        'accounts.plan',
-        'accounts.status',
-        'accounts.email_verified_at',
-        'accounts.quota_override',
-        'accounts.rate_limit_override',
-        'accounts.created_at',
-      ])
-      .where('api_keys.secret_hash', '=', hash)
-      .executeTakeFirst();
-    // The index lookup already matched; the constant-time compare keeps the check itself free of timing signal.
-    if (!row || !constantTimeEqual(row.secret_hash, hash)) return undefined;
-    const caller = {
-      account: rowToAccount(row),
-      key: rowToKey({ ...row, id: row.key_id, account_id: row.id, created_at: row.key_created_at }),
-    };
-    // Cached only if nothing moved while the query waited its turn: a newer data_version seen by
-    // another call, or a write of this store, may have come after the row was read.
-    if (this.#callersVersion === version && this.#generation === generation) this.#callers.set(hash, caller);
-    return caller;
+  findCaller(secret: string): Promise<Caller | undefined> {
+    return this.#callers.find(secret, (hash) => readCaller(this.#db, hash));
   }
 
   /**
@@ -535,29 +291,7 @@ export class AccountStore {
   async usageSummary(account: Account, used: number, at = new Date()) {
     const period = periodOf(at);
     const limits = this.limitsOf(account);
-    const byTool = await this.#db
-      .selectFrom('usage_counters')
-      .select((eb) => ['operation_id', eb.fn.sum<number>('calls').as('calls'), eb.fn.sum<number>('failures').as('failures'), eb.fn.sum<number>('credits').as('credits')])
-      .where('account_id', '=', account.id)
-      .where('period', '=', period)
-      .groupBy('operation_id')
-      .orderBy('operation_id')
-      .execute();
-    const byKey = await this.#db
-      .selectFrom('usage_counters')
-      .leftJoin('api_keys', 'api_keys.id', 'usage_counters.key_id')
-      .select((eb) => [
-        'usage_counters.key_id',
-        'api_keys.name',
-        eb.fn.sum<number>('usage_counters.calls').as('calls'),
-        eb.fn.sum<number>('usage_counters.failures').as('failures'),
-        eb.fn.sum<number>('usage_counters.credits').as('credits'),
-      ])
-      .where('usage_counters.account_id', '=', account.id)
-      .where('usage_counters.period', '=', period)
-      .groupBy(['usage_counters.key_id', 'api_keys.name'])
-      .orderBy('usage_counters.key_id')
-      .execute();
+    const { byTool, byKey } = await usageBreakdown(this.#db, account.id, period);
     return {
       period,
       plan: limits.plan.id,
@@ -566,8 +300,8 @@ export class AccountStore {
       remaining: Math.max(0, limits.monthlyCredits - used),
       resetAt: periodResetAt(at).toISOString(),
       requestsPerMinute: limits.requestsPerMinute,
-      byTool: byTool.map((r) => ({ operationId: r.operation_id, calls: Number(r.calls), failures: Number(r.failures), credits: Number(r.credits ?? 0) })),
-      byKey: byKey.map((r) => ({ keyId: r.key_id, name: r.name ?? null, calls: Number(r.calls), failures: Number(r.failures), credits: Number(r.credits ?? 0) })),
+      byTool,
+      byKey,
     };
   }
 

@@ -2,7 +2,7 @@ import { isIPv6 } from 'node:net';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { ServiceError } from '../core/errors.ts';
-import { normalizeEmail } from './account-store.ts';
+import { normalizeEmail } from './account-records.ts';
 import { hashSecret } from './secrets.ts';
 import type { RequestLimiter } from './rate-limiter.ts';
 

@@ -3,7 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { forUpdate, minusFloorZero, transactionWithRetry } from '../db/dialect.ts';
 import type { Database } from '../db/schema.ts';
-import { addUsageCounts, spendWithinQuota, type UsageCount } from './account-store.ts';
+import type { UsageCount } from './account-records.ts';
+import { addUsageCounts, spendWithinQuota } from './credit-usage.ts';
 import type { LeaseHolder, LeaseHolderRecord } from './lease-holder.ts';
 
 /** A process's lease on one account's credits for one month, as the ledger keeps it in memory. */
