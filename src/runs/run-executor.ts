@@ -17,45 +17,17 @@ import type { Caller } from '../accounts/account-store.ts';
 import type { LeaseHolder } from '../accounts/lease-holder.ts';
 import { getPlan } from '../accounts/plans.ts';
 import { ServiceError } from '../core/errors.ts';
-import type { Invoker, InvokeRequest } from '../core/invoke.ts';
+import type { Invoker } from '../core/invoke.ts';
 import { failure, storeOutcome, type InvokeFailure, type Outcome } from '../core/outcome.ts';
 import type { WebhookDispatcher } from './webhook-delivery.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
 import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
 import { jobFinishedData } from './job-finished-event.ts';
 import { newRunId, type Run, type RunRequest, type RunStore } from './run-store.ts';
+import { runsBusy, stopping, type Job, type JobSubmit, type RunSubmit, type SubmitAnswer } from './run-submit.ts';
 
-export interface RunSubmit {
-  caller: Caller;
-  operationId: string;
-  input: unknown;
-  idempotencyKey?: string | undefined;
-  requestId: string;
-  log: FastifyBaseLogger;
-  /** a file tool's file, read into the run's own work folder when the run starts */
-  file?: InvokeRequest['file'];
-}
-
-/**
- * A job of more than one call (a playbook, solve_task, verify_task): the runner's own closure,
- * run in this process with the run's signal. Its calls go through the invoke path themselves;
- * the result's `status` is the routing outcome get_run reports as resultStatus.
- */
-export interface JobSubmit {
-  caller: Caller;
-  kind: string;
-  /** what get_run shows as operationId: the skill or the goal's job */
-  label: string | null;
-  requestId: string;
-  log: FastifyBaseLogger;
-  /** the job's idempotency key: stored on the run, so a retry with it finds the run and replays it */
-  idempotencyKey?: string | null | undefined;
-  /** the goal in the caller's words (solve_task, verify_task), for the mcp.job.finished webhook */
-  goal?: string | undefined;
-  execute(signal: AbortSignal, log: FastifyBaseLogger, runId: string): Promise<{ result: { status: string } & Record<string, unknown>; credits: number }>;
-}
-
-export type SubmitAnswer = { accepted: true; runId: string; createdAt: string } | { accepted: false; refusal: InvokeFailure };
+// The submit's types live in run-submit.ts (the 400-line rule); still exported from here, as before.
+export type { JobSubmit, RunSubmit, SubmitAnswer } from './run-submit.ts';
 
 export interface RunExecutorOptions {
   invoker: Invoker;
@@ -69,27 +41,6 @@ export interface RunExecutorOptions {
   concurrency?: number;
   /** runs waiting for a slot (default 100); one account may keep at most a quarter of them waiting */
   maxQueued?: number;
-}
-
-/** Seconds a refused submit is told to wait (runs take seconds to minutes; a retry storm helps nobody). */
-const RETRY_AFTER_SECONDS = 5;
-
-interface Job extends RunSubmit {
-  /** set for a JobSubmit: what runs instead of one invoke */
-  execute?: JobSubmit['execute'];
-  kind: string;
-  runId: string;
-  createdAt: string;
-  startedAt: Date | null;
-  controller: AbortController;
-  /** the account's line in the queue */
-  group: OwnerGroup;
-  /** a job's goal in the caller's words, for its webhook */
-  goal?: string | undefined;
-  /** true once the run's row is stored, false when it could not be: a run starts only after it */
-  stored: Promise<boolean>;
-  /** the run can be run again by another holder (its RunRequest is stored): a shutdown gives it back unstarted */
-  rerunnable: boolean;
 }
 
 export class RunExecutor {
@@ -426,19 +377,4 @@ export class RunExecutor {
       job.controller.abort(new ServiceError(503, 'service_stopping', reason));
     }
   }
-}
-
-function stopping(): InvokeFailure {
-  return failure('run', new ServiceError(503, 'service_stopping', 'The service is shutting down and takes no new runs', { detail: 'Submit the run again in a moment' }));
-}
-
-function runsBusy(message: string): InvokeFailure {
-  return failure(
-    'run',
-    new ServiceError(429, 'runs_busy', message, {
-      detail: 'Retry after a few seconds, or call without async',
-      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      extra: { retryAfterSeconds: RETRY_AFTER_SECONDS },
-    }),
-  );
 }
