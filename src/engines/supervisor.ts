@@ -10,31 +10,24 @@
 // A worker is whatever the engine keeps warm (a LibreOffice instance, a browser). Engines whose
 // program cannot stay warm (pandoc, poppler) use one virtual worker with several job slots and spawn
 // a process per job; the queue and the timeout still apply.
+// Which slot a job takes, who waits and who is refused is bookkeeping kept in supervisor-slots.ts;
+// this file starts, times, recycles and stops the workers.
 import { ServiceError, tooComplex } from '../core/errors.ts';
-import { FairQueue, type OwnerGroup, type QueuedJob } from './fair-queue.ts';
+import type { FairQueue, OwnerGroup } from './fair-queue.ts';
 import { currentJobOwner } from './job-owner.ts';
 import { silentLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker, type JobContext, type JobStart, type RunOptions, type SupervisorOptions } from './engine-types.ts';
+import { SlotPool, type Slot } from './supervisor-slots.ts';
 
 export { silentLogger, stderrLogger } from './engine-types.ts';
 export type { EngineLogger, EngineProbe, EngineState, EngineStatus, EngineWorker, JobContext, JobStart, RunOptions, SupervisorOptions } from './engine-types.ts';
-
-interface Slot<W> {
-  index: number;
-  worker: W | null;
-  starting: Promise<W> | null;
-  running: number;
-  jobs: number;
-  /** jobs after which this slot's worker is recycled (0 = never) */
-  recycleAt: number;
-  /** set while the worker is being recycled or killed: no new job may use it */
-  draining: boolean;
-}
 
 export class EngineSupervisor<W extends EngineWorker> {
   readonly name: string;
   readonly label: string;
   private readonly options: Required<Omit<SupervisorOptions<W>, 'label' | 'logger'>>;
   private readonly logger: EngineLogger;
+  /** the slots and the waiting room (supervisor-slots.ts); slots and queue are its own, kept at hand */
+  private readonly pool: SlotPool<W>;
   private readonly slots: Slot<W>[];
   private readonly queue: FairQueue;
   private readonly startListeners = new Set<(job: JobStart) => void>();
@@ -42,7 +35,6 @@ export class EngineSupervisor<W extends EngineWorker> {
   private probed: EngineProbe | null = null;
   private startFailure: string | null = null;
   private consecutiveCrashes = 0;
-  private avgJobMs = 1000;
   private used = false;
   /** workers being stopped, awaited by close() */
   private readonly stopping = new Set<Promise<void>>();
@@ -66,18 +58,17 @@ export class EngineSupervisor<W extends EngineWorker> {
       graceMs: options.graceMs ?? 1000,
       keepWarm: options.keepWarm ?? true,
     };
-    this.slots = Array.from({ length: this.options.workers }, (_, index) => ({
-      index,
-      worker: null,
-      starting: null,
-      running: 0,
-      jobs: 0,
-      // Workers share the jobs evenly, so equal limits would recycle them all at once and leave
-      // the pool empty while they restart. The first cycle is staggered; later ones stay apart.
-      recycleAt: this.options.maxJobsPerWorker + Math.floor((index * this.options.maxJobsPerWorker) / this.options.workers),
-      draining: false,
-    }));
-    this.queue = new FairQueue(this.options.maxQueued, this.options.maxQueuedPerOwner, this.concurrency);
+    this.pool = new SlotPool<W>({
+      name: this.name,
+      label: this.label,
+      workers: this.options.workers,
+      jobsPerWorker: this.options.jobsPerWorker,
+      maxJobsPerWorker: this.options.maxJobsPerWorker,
+      maxQueued: this.options.maxQueued,
+      maxQueuedPerOwner: this.options.maxQueuedPerOwner,
+    });
+    this.slots = this.pool.slots;
+    this.queue = this.pool.queue;
   }
 
   /**
@@ -125,13 +116,13 @@ export class EngineSupervisor<W extends EngineWorker> {
     this.used = true;
     // The owner comes from the invoke path through AsyncLocalStorage (see job-owner.ts).
     const group = this.queue.group(currentJobOwner());
-    const slotIndex = await this.acquire(group, options.signal);
+    const slotIndex = await this.pool.acquire(group, options.signal);
     const slot = this.slots[slotIndex]!;
     let worker: W;
     try {
       worker = await this.ensureWorker(slot);
     } catch (error) {
-      this.release(slot, group);
+      this.pool.release(slot, group);
       throw error;
     }
     return this.execute(slot, group, worker, job, options);
@@ -183,92 +174,6 @@ export class EngineSupervisor<W extends EngineWorker> {
     );
     // Workers still stopping after a crash, a timeout or a recycle, and late starts.
     while (this.stopping.size > 0) await Promise.allSettled([...this.stopping]);
-  }
-
-  // --- slots and queue ---------------------------------------------------------------------
-
-  private freeSlot(): number {
-    let best = -1;
-    for (const slot of this.slots) {
-      if (slot.draining || slot.running >= this.options.jobsPerWorker) continue;
-      // A worker due for recycling takes no new job; it restarts once its last job ends.
-      if (slot.recycleAt > 0 && slot.worker !== null && slot.jobs >= slot.recycleAt) continue;
-      // Prefer a slot whose worker is already warm, then the least busy.
-      const warm = slot.worker !== null && slot.worker.alive();
-      if (best === -1) {
-        best = slot.index;
-        continue;
-      }
-      const current = this.slots[best]!;
-      const currentWarm = current.worker !== null && current.worker.alive();
-      if ((warm && !currentWarm) || (warm === currentWarm && slot.running < current.running)) best = slot.index;
-    }
-    return best;
-  }
-
-  private acquire(group: OwnerGroup, signal?: AbortSignal): Promise<number> {
-    if (this.queue.underCap(group)) {
-      // Jobs already waiting for a free slot go first (normally there are none).
-      this.dispatch();
-      const free = this.freeSlot();
-      if (free !== -1 && this.queue.underCap(group)) {
-        this.slots[free]!.running++;
-        this.queue.started(group);
-        return Promise.resolve(free);
-      }
-    }
-    const refusal = this.queue.refusal(group);
-    if (refusal !== null) {
-      this.queue.forgetIfIdle(group);
-      const own = refusal === 'owner_queue_full';
-      // An owner's own line moves at its cap, the shared one at the engine's concurrency.
-      const ahead = own ? this.queue.waitingOf(group) : this.queue.size;
-      const retryAfter = this.retryAfterSeconds(ahead, own ? Math.min(group.cap, this.concurrency) : this.concurrency);
-      const message = own
-        ? `${this.label} already has ${ahead} of your jobs waiting; retry in ${retryAfter} s`
-        : `${this.label} is busy; retry in ${retryAfter} s`;
-      throw new ServiceError(429, 'engine_busy', message, {
-        detail: own ? `at most ${this.options.maxQueuedPerOwner} jobs of one account wait for ${this.label} at once` : undefined,
-        headers: { 'Retry-After': String(retryAfter) },
-        extra: { engine: this.name, retryAfter },
-      });
-    }
-    return new Promise<number>((resolve, reject) => {
-      const waiter: QueuedJob = { group, seq: this.queue.nextSeq(), resolve, reject };
-      if (signal) {
-        waiter.signal = signal;
-        waiter.onAbort = () => {
-          this.queue.remove(waiter);
-          reject(signal.reason);
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-      this.queue.push(waiter);
-    });
-  }
-
-  private release(slot: Slot<W>, group: OwnerGroup): void {
-    slot.running--;
-    this.queue.finished(group);
-    this.dispatch();
-  }
-
-  private dispatch(): void {
-    while (this.queue.size > 0) {
-      const free = this.freeSlot();
-      if (free === -1) return;
-      // Undefined when every waiting owner is at its cap: their jobs wait, the slot stays free.
-      const waiter = this.queue.next();
-      if (waiter === undefined) return;
-      if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-      this.slots[free]!.running++;
-      waiter.resolve(free);
-    }
-  }
-
-  private retryAfterSeconds(ahead: number, perRound: number): number {
-    const rounds = Math.ceil((ahead + 1) / Math.max(1, perRound));
-    return Math.min(120, Math.max(1, Math.ceil((rounds * this.avgJobMs) / 1000)));
   }
 
   // --- workers -----------------------------------------------------------------------------
@@ -328,7 +233,7 @@ export class EngineSupervisor<W extends EngineWorker> {
       if (this.options.keepWarm && this.used && !this.closed && slot.worker === null && slot.starting === null) {
         void this.ensureWorker(slot).catch(() => undefined);
       }
-      this.dispatch();
+      this.pool.dispatch();
     });
   }
 
@@ -353,7 +258,7 @@ export class EngineSupervisor<W extends EngineWorker> {
     const releaseOnce = (): void => {
       if (released) return;
       released = true;
-      this.release(slot, group);
+      this.pool.release(slot, group);
     };
     const killWorker = (reason: string): void => {
       if (recycled) return;
@@ -421,7 +326,7 @@ export class EngineSupervisor<W extends EngineWorker> {
       .then(() => {
         finish();
         const duration = Date.now() - started;
-        this.avgJobMs = this.avgJobMs * 0.8 + duration * 0.2;
+        this.pool.recordJobMs(duration);
         if (!recycled) {
           if (!worker.alive()) {
             killWorker('worker exited');
