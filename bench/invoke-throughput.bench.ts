@@ -37,18 +37,16 @@
  *   BENCH_CPU_PROF=dir     run the server child with --cpu-prof, writing the profile to dir
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { resolve } from 'node:path';
-import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import type { BenchServerReady } from './bench-server.ts';
 import { envNumber } from './support/env.ts';
+import { load, measurement, newTally, preflight, type Measurement, type Target } from './support/invoke-load.ts';
 import { runBench } from './support/run-bench.ts';
 import { startChild, stopServer } from './support/server-child.ts';
 import { checkedRatio, refusalLine, reportFigure } from './support/report.ts';
-import { loadAverage } from './support/stats.ts';
+import { loadAverage, table } from './support/stats.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SERVER = fileURLToPath(new URL('./bench-server.ts', import.meta.url));
@@ -71,43 +69,6 @@ const TARGET_P99_MS = 10;
 const isConstant = (body: string): boolean => body === '{"hello":"world"}';
 const LOAD_BEFORE = loadAverage();
 
-interface Target {
-  label: string;
-  name: string;
-  url: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-  /** Is this response body the right answer? */
-  verify: (body: string) => boolean;
-}
-
-interface Measurement {
-  target: Target;
-  seconds: number;
-  /** Responses per second over all rounds: all responses / the seconds under load. */
-  rps: number;
-  ok: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  mismatches: number;
-  statusCodes: Record<string, number>;
-  badBodies: string[];
-  /** From every response's own timing, in microseconds (autocannon's histogram rounds to whole ms). */
-  p50: number;
-  p99: number;
-  mean: number;
-  max: number;
-  /** Share of one core the server process used while measured (Linux /proc), or undefined. */
-  serverCpu: number | undefined;
-  /** The server's CPU time per answer in microseconds (user + system), or undefined. */
-  serverMicrosPerAnswer: number | undefined;
-  clientCpu: number;
-  rounds: number[];
-}
-
 // ---------------------------------------------------------------------------------------------
 // The server child
 
@@ -121,151 +82,12 @@ function startServer(): Promise<{ child: ChildProcess; ready: BenchServerReady }
   });
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc; undefined elsewhere. */
-function processCpuSeconds(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After the command: state is field 3, utime 14, stime 15 (1-based over the whole line).
-    const utime = Number(fields[11]);
-    const stime = Number(fields[12]);
-    return (utime + stime) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return undefined;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Load
-
-/** What the rounds of one target add up to. */
-interface Tally {
-  target: Target;
-  histogram: RecordableHistogram;
-  badBodies: string[];
-  seconds: number;
-  ok: number;
-  total: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  mismatches: number;
-  statusCodes: Record<string, number>;
-  serverCpuSeconds: number | undefined;
-  clientCpuSeconds: number;
-  /** Each round's answers per second: the spread of a baseline's rounds decides whether a ratio is reported. */
-  rounds: number[];
-}
-
-function newTally(target: Target): Tally {
-  return {
-    target,
-    histogram: createHistogram(),
-    badBodies: [],
-    seconds: 0,
-    ok: 0,
-    total: 0,
-    non2xx: 0,
-    errors: 0,
-    timeouts: 0,
-    mismatches: 0,
-    statusCodes: {},
-    serverCpuSeconds: 0,
-    clientCpuSeconds: 0,
-    rounds: [],
-  };
-}
-
-/** One round of load on one target, added to its tally. */
-async function load(tally: Tally, seconds: number, serverPid: number | undefined): Promise<void> {
-  const { target, histogram, badBodies } = tally;
-  const instance = autocannon({
-    url: target.url,
-    method: target.method,
-    headers: target.headers,
-    ...(target.body !== undefined ? { body: target.body } : {}),
-    connections: CONNECTIONS,
-    duration: seconds,
-    timeout: 10,
-    verifyBody: (body) => {
-      const text = String(body);
-      if (target.verify(text)) return true;
-      if (badBodies.length < 3) badBodies.push(text.slice(0, 400));
-      return false;
-    },
-  });
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTimeMs: number) => {
-    histogram.record(Math.max(1, Math.round(responseTimeMs * 1000)));
-  });
-  const cpu0 = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
-  const clientCpu0 = process.cpuUsage();
-  const t0 = performance.now();
-  const result = await instance;
-  const roundSeconds = (performance.now() - t0) / 1000;
-  tally.seconds += roundSeconds;
-  const cpu1 = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
-  const clientCpu = process.cpuUsage(clientCpu0);
-
-  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
-    tally.statusCodes[code] = (tally.statusCodes[code] ?? 0) + stat.count;
-    tally.total += stat.count;
-  }
-  tally.ok += result['2xx'];
-  tally.rounds.push(result['2xx'] / roundSeconds);
-  tally.non2xx += result.non2xx;
-  tally.errors += result.errors;
-  tally.timeouts += result.timeouts;
-  tally.mismatches += result.mismatches;
-  tally.serverCpuSeconds = cpu0 !== undefined && cpu1 !== undefined && tally.serverCpuSeconds !== undefined ? tally.serverCpuSeconds + cpu1 - cpu0 : undefined;
-  tally.clientCpuSeconds += (clientCpu.user + clientCpu.system) / 1e6;
-}
-
-function measurement(t: Tally): Measurement {
-  return {
-    target: t.target,
-    seconds: t.seconds,
-    rps: t.ok / t.seconds,
-    ok: t.ok,
-    total: t.total,
-    non2xx: t.non2xx,
-    errors: t.errors,
-    timeouts: t.timeouts,
-    mismatches: t.mismatches,
-    statusCodes: t.statusCodes,
-    badBodies: t.badBodies,
-    p50: t.histogram.percentile(50),
-    p99: t.histogram.percentile(99),
-    mean: t.histogram.mean,
-    max: t.histogram.max,
-    serverCpu: t.serverCpuSeconds === undefined ? undefined : t.serverCpuSeconds / t.seconds,
-    serverMicrosPerAnswer: t.serverCpuSeconds === undefined || t.total === 0 ? undefined : (t.serverCpuSeconds * 1e6) / t.total,
-    clientCpu: t.clientCpuSeconds / t.seconds,
-    rounds: t.rounds,
-  };
-}
-
-/** One real request before the load, so a broken setup fails loudly instead of benchmarking errors. */
-async function preflight(target: Target): Promise<void> {
-  const res = await fetch(target.url, { method: target.method, headers: target.headers, ...(target.body !== undefined ? { body: target.body } : {}) });
-  const text = await res.text();
-  if (res.status !== 200 || !target.verify(text)) {
-    throw new Error(`preflight ${target.label} ${target.method} ${target.url} answered ${res.status}: ${text.slice(0, 500)}`);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Report
 
 const ms = (us: number) => (us / 1000).toFixed(2);
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const pct = (share: number | undefined) => (share === undefined ? 'n/a' : `${Math.round(share * 100)}%`);
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  const rule = widths.map((w) => '-'.repeat(w)).join('  ');
-  return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n');
-}
 
 interface Measured {
   a: Measurement;
@@ -394,7 +216,7 @@ async function main(): Promise<void> {
     for (const tally of tallies) {
       process.stderr.write(`bench: ${tally.target.label} ${tally.target.name}: warming up ${WARMUP_SECONDS} s…\n`);
       const warm = newTally(tally.target);
-      await load(warm, WARMUP_SECONDS, undefined);
+      await load(warm, WARMUP_SECONDS, undefined, CONNECTIONS);
       if (warm.non2xx + warm.errors + warm.timeouts + warm.mismatches > 0) {
         process.stderr.write(`bench: warm-up of ${tally.target.label} had failures: ${JSON.stringify(warm.statusCodes)} ${warm.badBodies[0] ?? ''}\n`);
       }
@@ -402,7 +224,7 @@ async function main(): Promise<void> {
     const roundSeconds = SECONDS / ROUNDS;
     for (let round = 1; round <= ROUNDS; round++) {
       process.stderr.write(`bench: round ${round}/${ROUNDS}: ${roundSeconds} s on each target…\n`);
-      for (const tally of tallies) await load(tally, roundSeconds, ready.pid);
+      for (const tally of tallies) await load(tally, roundSeconds, ready.pid, CONNECTIONS);
     }
     const [a, aPost, busy, logged, b, c] = tallies.map(measurement) as [Measurement, Measurement, Measurement, Measurement, Measurement, Measurement];
     const clean = report({ a, aPost, busy, busyMicros: ready.busyMicros, logged, b, c });
