@@ -1,13 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AccountStore, Caller, Limits } from '../accounts/account-store.ts';
-import { periodResetAt } from '../accounts/periods.ts';
 import type { RateDecision, RequestLimiter } from '../accounts/rate-limiter.ts';
 import type { CreditLedger } from '../accounts/credit-ledger.ts';
 import type { UsageRecorder } from '../accounts/usage-recorder.ts';
 import { looksLikeApiKey } from '../accounts/secrets.ts';
-import { toolModule, type Catalog } from './catalog.ts';
+import type { Catalog } from './catalog.ts';
 import type { ComputePool } from './compute-pool.ts';
-import { placementOf, type AiToolContext, type AnyTool, type FileArtifact, type FileToolContext, type ToolContext, type UploadedFile } from './define-tool.ts';
+import type { AnyTool, UploadedFile } from './define-tool.ts';
 import type { FilePipeline, ReceivedUpload } from '../files/file-pipeline.ts';
 import { ServiceError } from './errors.ts';
 import type { Metrics } from './metrics.ts';
@@ -18,7 +17,9 @@ import { fileSha256, idempotencyRequestHash } from './idempotency-hash.ts';
 import { receiveFileSource, type FileSource } from './file-sources.ts';
 import { failure, loadOutcome, storeOutcome, type FailureStage, type InvokeFailure, type Meter, type Outcome } from './outcome.ts';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
-import type { UrlToolContext } from './define-url-tool.ts';
+import { requireFiles, ToolRunner } from './tool-runner.ts';
+import { cacheLookup, cacheSettle, claimStaleMs } from './tool-cache.ts';
+import { meterNow, quotaExhausted, rateLimited } from './call-refusals.ts';
 import type { Engines } from '../engines/index.ts';
 import type { AiProvider } from '../ai/providers.ts';
 
@@ -85,7 +86,6 @@ interface Call {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-
 /**
  * The one path every call takes, from any surface: authenticate → authorize (account, plan,
  * key scopes) → rate limit → idempotency → validate → charge atomically → run → refund when
@@ -96,9 +96,12 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  */
 export class Invoker {
   readonly #deps: InvokerDeps;
+  /** The run step (context, time budget, compute pool, a file tool's stored result): see tool-runner.ts. */
+  readonly #runner: ToolRunner;
 
   constructor(deps: InvokerDeps) {
     this.#deps = deps;
+    this.#runner = new ToolRunner(deps);
   }
 
   /** Resolves the X-Api-Key secret to a caller, or throws the 401 that says what is wrong. */
@@ -146,12 +149,6 @@ export class Invoker {
     }
   }
 
-  /** The account's standing right now, for an answer that charged nothing. */
-  async #meterNow(accountId: string, limits: Limits, rate: RateDecision): Promise<Meter> {
-    const used = await this.#deps.ledger.used(accountId);
-    return { limits, rate, creditsRemaining: Math.max(0, limits.monthlyCredits - used), charged: 0 };
-  }
-
   /** Resolves the tool and checks the caller may call it: the stages before any limit is touched. */
   #admit(req: InvokeRequest): { tool: AnyTool; limits: Limits } | InvokeFailure {
     const tool = this.#deps.catalog.get(req.operationId);
@@ -184,7 +181,7 @@ export class Invoker {
         return this.#fail('input', err, req, meter);
       }
     }
-    if (meter.creditsRemaining < tool.credits) return this.#fail('quota', this.#quotaExhausted(tool, meter.creditsRemaining), req, meter);
+    if (meter.creditsRemaining < tool.credits) return this.#fail('quota', quotaExhausted(tool, meter.creditsRemaining), req, meter);
     return undefined;
   }
 
@@ -200,16 +197,7 @@ export class Invoker {
 
     const rate = await this.#deps.rateLimiter.take(accountId, limits.requestsPerMinute);
     if (!rate.allowed) {
-      return this.#fail(
-        'rate',
-        new ServiceError(429, 'rate_limited', `Rate limit of ${limits.requestsPerMinute} requests per minute exceeded`, {
-          detail: `Retry after ${rate.resetSeconds} seconds`,
-          headers: { 'Retry-After': String(rate.resetSeconds) },
-          extra: { retryAfterSeconds: rate.resetSeconds },
-        }),
-        req,
-        await this.#meterNow(accountId, limits, rate),
-      );
+      return this.#fail('rate', rateLimited(limits, rate), req, await meterNow(this.#deps.ledger, accountId, limits, rate));
     }
 
     if (tool.kind !== 'file') return this.#idempotent({ tool, caller, limits, rate, req, input: req.input });
@@ -225,14 +213,13 @@ export class Invoker {
       input = { ...(req.input as Record<string, unknown>), ...form.fields };
       received = form.upload;
     } catch (err) {
-      return this.#fail('input', err, req, await this.#meterNow(accountId, limits, rate));
+      return this.#fail('input', err, req, await meterNow(this.#deps.ledger, accountId, limits, rate));
     }
     return this.#idempotent({ tool, caller, limits, rate, req, input, received, workDir });
   }
 
   #files(): FilePipeline {
-    if (!this.#deps.files) throw new Error('file tools need the file pipeline');
-    return this.#deps.files;
+    return requireFiles(this.#deps.files);
   }
 
   #idempotent(call: Call): Promise<Outcome> {
@@ -250,11 +237,10 @@ export class Invoker {
     // The file's digest is read here, only for a call an Idempotency-Key binds (no upload is hashed otherwise).
     const hash = idempotencyRequestHash(tool.operationId, input, received === undefined ? undefined : await fileSha256(received.path), req.delivery);
     const holder = this.#deps.ledger.holder;
-    // A live holder keeps a claim while the call is charged, run (within its time limit) and
-    // stored; a claim far older than that, whose holder's pid cannot tell, is a holder gone.
-    const staleMs = 2 * (tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs) + 60_000;
+    // A claim far older than its holder's time limit allows is a holder gone (see claimStaleMs).
+    const staleMs = claimStaleMs(tool, this.#deps.toolTimeoutMs);
     const claim = await accounts.claimIdempotencyKey(accountId, idempotencyKey, hash, { holder, ttlMs: this.#deps.idempotencyTtlMs, staleMs });
-    if (claim.kind === 'replay') return loadOutcome(claim.body, await this.#meterNow(accountId, limits, rate));
+    if (claim.kind === 'replay') return loadOutcome(claim.body, await meterNow(this.#deps.ledger, accountId, limits, rate));
     if (claim.kind === 'mismatch') {
       return this.#fail('input', new ServiceError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request', { detail: 'Use a new key for a new request' }), req);
     }
@@ -286,7 +272,7 @@ export class Invoker {
       if (tool.kind === 'file') upload = await this.#files().inspect(tool, received);
       input = validateInput(tool.input, rawInput);
     } catch (err) {
-      const refused = this.#fail('input', err, req, await this.#meterNow(accountId, limits, rate));
+      const refused = this.#fail('input', err, req, await meterNow(this.#deps.ledger, accountId, limits, rate));
       record(0, refused.error.status);
       return refused;
     }
@@ -296,7 +282,7 @@ export class Invoker {
       try {
         await this.#deps.engines.require(tool.engines);
       } catch (err) {
-        const refused = this.#fail('run', err, req, await this.#meterNow(accountId, limits, rate));
+        const refused = this.#fail('run', err, req, await meterNow(this.#deps.ledger, accountId, limits, rate));
         record(0, refused.error.status);
         return refused;
       }
@@ -304,16 +290,16 @@ export class Invoker {
 
     // A tool that keeps its answers (ToolCache): the same input from this account is answered
     // from the store, uncharged; the first call claims the entry and fills it when it succeeds.
-    const cached = tool.cache ? await this.#cacheLookup(tool, accountId, input) : undefined;
+    const cached = tool.cache ? await cacheLookup(this.#deps.accounts, this.#deps.ledger.holder, this.#deps.toolTimeoutMs, tool, accountId, input) : undefined;
     if (cached?.kind === 'hit') {
       record(0, 200);
-      return { ok: true, result: cached.result, warnings: [], meter: await this.#meterNow(accountId, limits, rate), replayed: false };
+      return { ok: true, result: cached.result, warnings: [], meter: await meterNow(this.#deps.ledger, accountId, limits, rate), replayed: false };
     }
 
     // From this process's credit lease without a promise when it covers the cost (nearly always).
     const charge = this.#deps.ledger.chargeFromLease(accountId, tool.credits, limits.monthlyCredits) ?? (await this.#deps.ledger.charge(accountId, tool.credits, limits.monthlyCredits));
     if (!charge.charged) {
-      const refused = this.#fail('quota', this.#quotaExhausted(tool, charge.remaining), req, { limits, rate, creditsRemaining: charge.remaining, charged: 0 });
+      const refused = this.#fail('quota', quotaExhausted(tool, charge.remaining), req, { limits, rate, creditsRemaining: charge.remaining, charged: 0 });
       record(0, refused.error.status);
       return refused;
     }
@@ -321,8 +307,8 @@ export class Invoker {
     let outcome: Outcome;
     try {
       const warnings: string[] = [];
-      const pooled = this.#pooled(tool, input);
-      const run = () => this.#run(tool, input, req, accountId, warnings, upload, workDir, pooled);
+      const pooled = this.#runner.pooled(tool, input);
+      const run = () => this.#runner.run(tool, input, req, accountId, warnings, upload, workDir, pooled);
       // A file (or URL) tool's engine jobs, and a pooled tool's compute job, run as the account's, so
       // the queues share slots fairly between accounts and hold each to its share (see
       // engines/job-owner.ts); tools never see it.
@@ -339,133 +325,11 @@ export class Invoker {
       const meter: Meter = { limits, rate, creditsRemaining: charge.remaining + (refunded ? tool.credits : 0), charged: refunded ? 0 : tool.credits };
       outcome = failure('run', error, meter);
     }
-    if (cached?.kind === 'claimed') await this.#cacheSettle(tool, accountId, cached.key, outcome);
+    if (cached?.kind === 'claimed') await cacheSettle(this.#deps.accounts, this.#deps.ledger.holder, accountId, cached.key, outcome);
     const charged = outcome.meter?.charged ?? 0;
     if (charged > 0) metrics.chargeCredits(tool.operationId, charged);
     record(charged, outcome.ok ? 200 : outcome.error.status);
     return outcome;
-  }
-
-  /**
-   * A ToolCache entry lives in the idempotency store under a key no caller can send (it holds a
-   * space, which an Idempotency-Key may not), per account, for the tool's ttl (the store's sweep,
-   * IDEMPOTENCY_TTL_HOURS, may end it sooner).
-   */
-  async #cacheLookup(tool: AnyTool, accountId: string, input: unknown): Promise<{ kind: 'hit'; result: unknown } | { kind: 'claimed'; key: string } | undefined> {
-    const cache = tool.cache!;
-    const hash = idempotencyRequestHash(tool.operationId, input, undefined, undefined);
-    const key = `cache ${hash}`;
-    const staleMs = 2 * (tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs) + 60_000;
-    const claim = await this.#deps.accounts.claimIdempotencyKey(accountId, key, hash, { holder: this.#deps.ledger.holder, ttlMs: cache.ttlMs, staleMs });
-    if (claim.kind === 'replay') {
-      const stored = JSON.parse(claim.body) as { result: unknown; storedAt: string };
-      return { kind: 'hit', result: cache.served(stored.result, stored.storedAt) };
-    }
-    // Another call with the same input is running: this one runs too, and leaves the entry to it.
-    return claim.kind === 'claimed' ? { kind: 'claimed', key } : undefined;
-  }
-
-  async #cacheSettle(tool: AnyTool, accountId: string, key: string, outcome: Outcome): Promise<void> {
-    const holder = this.#deps.ledger.holder;
-    if (outcome.ok) await this.#deps.accounts.completeIdempotencyKey(accountId, key, holder, 200, JSON.stringify({ result: outcome.result, storedAt: new Date().toISOString() }));
-    else await this.#deps.accounts.releaseIdempotencyKey(accountId, key, holder);
-  }
-
-  #quotaExhausted(tool: AnyTool, remaining: number): ServiceError {
-    const resetAt = periodResetAt(new Date()).toISOString();
-    return new ServiceError(429, 'quota_exhausted', 'The monthly credit quota is used up', {
-      detail: `${tool.operationId} costs ${tool.credits} credits and ${remaining} remain this period; the quota resets at ${resetAt}`,
-      headers: { 'x-should-retry': 'false' },
-      extra: { resetAt, creditsRequired: tool.credits, creditsRemaining: remaining },
-    });
-  }
-
-  /**
-   * Runs the tool. A synchronous tool's result comes back as it is, without a promise: it has
-   * finished already, and no timer could have interrupted it (its input bounds are what keep it
-   * short). Only work that awaits gets a time budget.
-   */
-  #run(tool: AnyTool, input: unknown, req: InvokeRequest, accountId: string, warnings: string[], upload?: UploadedFile, workDir?: string, pooled = false): unknown {
-    const controller = new AbortController();
-    const ctx: ToolContext = { requestId: req.requestId, log: req.log, signal: controller.signal, warn: (m) => warnings.push(m) };
-    let pending: Promise<unknown>;
-    if (tool.kind === 'url') {
-      pending = Promise.resolve(tool.run(input, this.#urlContext(ctx, accountId)));
-    } else if (tool.uses === 'ai') {
-      const aiContext: AiToolContext = { ...this.#urlContext(ctx, accountId), ai: this.#deps.ai };
-      pending = Promise.resolve(tool.run(input, aiContext));
-    } else if (tool.kind === 'file') {
-      if (!upload || workDir === undefined) throw new Error('file tool without an upload');
-      pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines }, accountId, pooled ? warnings : undefined);
-    } else if (pooled) {
-      pending = this.#onPool(tool, input, ctx, warnings);
-    } else {
-      const result: unknown = tool.run(input, ctx);
-      if (!(result instanceof Promise)) return result;
-      pending = result;
-    }
-    return this.#withTimeout(tool, pending, controller, req);
-  }
-
-  async #withTimeout(tool: AnyTool, pending: Promise<unknown>, controller: AbortController, req: InvokeRequest): Promise<unknown> {
-    const timeoutMs = tool.limits?.timeoutMs ?? this.#deps.toolTimeoutMs;
-    const onCallerGone = () => controller.abort(new ServiceError(499, 'client_closed', 'The caller closed the request'));
-    req.signal?.addEventListener('abort', onCallerGone, { once: true });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const err = new ServiceError(504, 'tool_timeout', `${tool.operationId} did not finish within ${timeoutMs} ms`);
-        controller.abort(err);
-        reject(err);
-      }, timeoutMs);
-    });
-    try {
-      return await Promise.race([pending, timeout]);
-    } finally {
-      clearTimeout(timer);
-      req.signal?.removeEventListener('abort', onCallerGone);
-    }
-  }
-
-  /** A URL tool's fetches run in its account's fetcher slots and end with the call. */
-  #urlContext(ctx: ToolContext, accountId: string): UrlToolContext {
-    const fetcher = this.#deps.fetcher;
-    if (!fetcher) throw new Error('URL tools need the egress-safe fetcher');
-    return {
-      ...ctx,
-      fetchPage: (url, options = {}) => fetcher.fetch(url, { ...options, account: accountId, signal: ctx.signal }),
-      withPage: (url, use, options = {}) => fetcher.fetchAndUse(url, use, { ...options, account: accountId, signal: ctx.signal }),
-      ...(this.#deps.engines ? { engines: this.#deps.engines } : {}),
-    };
-  }
-
-  /** Whether this call computes on the pool: the tool asks for it (for this input) and there is a pool. */
-  #pooled(tool: AnyTool, input: unknown): boolean {
-    // A tool without `compute` (a calculator) is decided on its first test: the hot path pays nothing.
-    return tool.compute !== undefined && this.#deps.compute !== undefined && placementOf(tool, input) === 'pool' && toolModule(tool) !== undefined;
-  }
-
-  /**
-   * Runs the tool's own run on a compute worker; its warnings join the call's, and its log lines
-   * (bare messages) go to the request's log. The call's signal (caller gone, time budget over)
-   * ends the job. A file tool's upload and work folder cross as paths.
-   */
-  async #onPool(tool: AnyTool, input: unknown, ctx: ToolContext, warnings: string[], file?: { upload: UploadedFile; workDir: string }): Promise<unknown> {
-    const compute = this.#deps.compute!;
-    const job = { operationId: tool.operationId, module: toolModule(tool)!, input, requestId: ctx.requestId, ...(file ? { file } : {}) };
-    const done = await compute.run(job, ctx.signal);
-    warnings.push(...done.warnings);
-    for (const [level, message] of done.logs) ctx.log[level]({ operationId: tool.operationId }, message);
-    return done.result;
-  }
-
-  async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext, accountId: string, poolWarnings?: string[]): Promise<unknown> {
-    const files = this.#files();
-    await files.assertSafe(ctx.upload);
-    const produced = poolWarnings ? await this.#onPool(tool, input, ctx, poolWarnings, { upload: ctx.upload, workDir: ctx.workDir }) : await tool.run(input, ctx);
-    // A tool that answers in the body (FileAnswer 'json' or 'text') stores nothing.
-    if (tool.answer === 'json' || tool.answer === 'text') return produced;
-    return files.store(produced as FileArtifact, accountId);
   }
 
   #fail(stage: FailureStage, err: unknown, req: InvokeRequest, meter?: Meter): InvokeFailure {
