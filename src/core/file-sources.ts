@@ -17,9 +17,15 @@ export interface ReceivedForm {
   upload: ReceivedUpload | undefined;
 }
 
+/** What the invoke path asks of a surface's upload reader. */
+export interface UploadWants {
+  /** the call is bound to an Idempotency-Key: hash the file on its way in (ReceivedUpload.sha256) */
+  digest: boolean;
+}
+
 export type FileSource =
   /** REST's multipart body: read by the surface (into the work folder) when the invoke path asks */
-  | { kind: 'upload'; receive: (workDir: string) => Promise<ReceivedForm> }
+  | { kind: 'upload'; receive: (workDir: string, wants: UploadWants) => Promise<ReceivedForm> }
   /** a result the same account's earlier call stored, until it expires */
   | { kind: 'stored'; fileId: string }
   /** an http(s) URL, fetched through the egress-safe fetcher within the upload limit */
@@ -65,10 +71,10 @@ export function decodeBase64File(data: string, limitBytes: number): Buffer {
 }
 
 /** Reads the source into `workDir` as the call's upload, for the account `accountId`. */
-export async function receiveFileSource(source: FileSource, deps: FileSourceDeps, ctx: { workDir: string; accountId: string; signal?: AbortSignal | undefined }): Promise<ReceivedForm> {
+export async function receiveFileSource(source: FileSource, deps: FileSourceDeps, ctx: { workDir: string; accountId: string; signal?: AbortSignal | undefined; digest?: boolean }): Promise<ReceivedForm> {
   switch (source.kind) {
     case 'upload':
-      return source.receive(ctx.workDir);
+      return source.receive(ctx.workDir, { digest: ctx.digest === true });
     case 'stored':
       return { fields: {}, upload: await deps.files.receiveStored(source.fileId, ctx.accountId, ctx.workDir) };
     case 'base64':

@@ -208,7 +208,7 @@ export class Invoker {
     let received: ReceivedUpload | undefined;
     try {
       const form = req.file
-        ? await receiveFileSource(req.file, { files: this.#files(), fetcher: this.#deps.fetcher, uploadLimitBytes: this.#deps.uploadLimitBytes ?? Number.MAX_SAFE_INTEGER }, { workDir, accountId, signal: req.signal })
+        ? await receiveFileSource(req.file, { files: this.#files(), fetcher: this.#deps.fetcher, uploadLimitBytes: this.#deps.uploadLimitBytes ?? Number.MAX_SAFE_INTEGER }, { workDir, accountId, signal: req.signal, digest: req.idempotencyKey !== undefined })
         : { fields: {}, upload: undefined };
       input = { ...(req.input as Record<string, unknown>), ...form.fields };
       received = form.upload;
@@ -234,8 +234,9 @@ export class Invoker {
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       return this.#fail('input', new ServiceError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 printable ASCII characters'), req);
     }
-    // The file's digest is read here, only for a call an Idempotency-Key binds (no upload is hashed otherwise).
-    const hash = idempotencyRequestHash(tool.operationId, input, received === undefined ? undefined : await fileSha256(received.path), req.delivery);
+    // The file's digest: hashed on its way in when the surface could (an upload), else read now.
+    const fileDigest = received === undefined ? undefined : (received.sha256 ?? (await fileSha256(received.path)));
+    const hash = idempotencyRequestHash(tool.operationId, input, fileDigest, req.delivery);
     const holder = this.#deps.ledger.holder;
     // A claim far older than its holder's time limit allows is a holder gone (see claimStaleMs).
     const staleMs = claimStaleMs(tool, this.#deps.toolTimeoutMs);

@@ -22,6 +22,8 @@ export interface ReceivedUpload {
   path: string;
   sizeBytes: number;
   originalName: string;
+  /** the SHA-256, when the surface hashed the file on its way in (for an Idempotency-Key) */
+  sha256?: string;
 }
 
 export interface FilePipelineOptions {

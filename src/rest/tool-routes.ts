@@ -225,9 +225,9 @@ function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker:
         input: query,
         file: {
           kind: 'upload',
-          receive: (dir) => {
+          receive: (dir, wants) => {
             checkDelivery(delivery, options.binaryDeliverySunsetAt);
-            return receiveMultipart(request, field, dir, options.uploadLimitBytes, tool.upload?.alsoAccepts);
+            return receiveMultipart(request, field, dir, options.uploadLimitBytes, tool.upload?.alsoAccepts, wants);
           },
         },
         workDir,

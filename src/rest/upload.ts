@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { ServiceError } from '../core/errors.ts';
+import type { UploadWants } from '../core/file-sources.ts';
 import type { ReceivedUpload } from '../files/file-pipeline.ts';
 
 const MAX_FIELDS = 30;
@@ -13,12 +16,11 @@ const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 /**
  * Streams a multipart upload to disk (never whole in memory) and collects the text fields. The
- * file is not hashed on the way: only a call bound to an Idempotency-Key needs its digest, and
- * the invoke path reads it then (files/file-digest.ts); hashing every upload cost ~18 ms of the
- * main thread per 28 MB. Exactly one file, in `field` (or one of `alsoAccepts`); anything else
+ * file is hashed on the way only when `wants.digest` (the call is bound to an Idempotency-Key,
+ * as every SDK POST is): hashing every upload cost ~18 ms of the main thread per 28 MB. Exactly one file, in `field` (or one of `alsoAccepts`); anything else
  * is a clear 4xx.
  */
-export async function receiveMultipart(request: FastifyRequest, field: string, workDir: string, uploadLimitBytes: number, alsoAccepts: readonly string[] = []): Promise<{ fields: Record<string, unknown>; upload: ReceivedUpload | undefined }> {
+export async function receiveMultipart(request: FastifyRequest, field: string, workDir: string, uploadLimitBytes: number, alsoAccepts: readonly string[] = [], wants: UploadWants = { digest: false }): Promise<{ fields: Record<string, unknown>; upload: ReceivedUpload | undefined }> {
   const fileFields = new Set([field, ...alsoAccepts]);
   const named = [field, ...alsoAccepts].map((f) => `"${f}"`).join(' or ');
   if (!request.isMultipart()) {
@@ -48,9 +50,20 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
       const path = join(workDir, 'upload');
       // A write buffer of WRITE_BUFFER_BYTES rather than the default 64 KB: the socket keeps being
       // read while a write is in the thread pool, and buffered chunks go to disk in one writev.
-      await pipeline(part.file, createWriteStream(path, { mode: 0o600, highWaterMark: WRITE_BUFFER_BYTES }));
+      const sink = createWriteStream(path, { mode: 0o600, highWaterMark: WRITE_BUFFER_BYTES });
+      const hash = wants.digest ? createHash('sha256') : undefined;
+      if (hash === undefined) await pipeline(part.file, sink);
+      else {
+        const hashing = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        });
+        await pipeline(part.file, hashing, sink);
+      }
       if (part.file.truncated) throw tooLarge(uploadLimitBytes);
-      upload = { path, sizeBytes: (await stat(path)).size, originalName: part.filename || 'upload' };
+      upload = { path, sizeBytes: (await stat(path)).size, originalName: part.filename || 'upload', ...(hash === undefined ? {} : { sha256: hash.digest('hex') }) };
     }
   } catch (err) {
     if (err instanceof ServiceError) throw err;
