@@ -30,7 +30,7 @@ const jobAnswer = z.looseObject({
   status: z.string().describe('ok | partial | error | suggest | need_input (solve, run); verified | fail | continue | stopped | need_input (verify); accepted (async)'),
   execution: z.record(z.string(), z.unknown()).optional().describe('runId, intentId, intentType, idempotencyKey, projectScope: keep it between calls'),
   jobReport: z.unknown().optional().describe('Scores, statuses and findings (stable findingIds); signed: pass the whole result back as a verify baseline'),
-  verification: z.unknown().optional().describe('evidence: the acceptance criteria and why the gate is what it is; read it before loop.remainingFixes'),
+  verification: z.unknown().optional().describe('evidence: the acceptance criteria and the gate\'s reasons; read it before loop.remainingFixes'),
   loop: z.unknown().optional().describe('gate, initiate, stop, round, maxRounds, sameFindingsStreak, nextActions (rank-1 fix only), remainingFixes, next, receipt'),
   delta: z.unknown().optional().describe('verify only: what changed against the baseline, by findingId'),
   featureMemoryRecord: z.unknown().optional().describe('featureId of the pass recorded automatically'),

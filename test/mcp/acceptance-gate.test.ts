@@ -80,7 +80,11 @@ describe('a gate that keeps the playbook\'s promises', () => {
     const still = await call('verify_task', { goal, baseline: { runId: solved['execution'].runId } });
     assert.notEqual(still['status'], 'verified');
     assert.equal(still['loop'].gate, 'fail');
-    assert.ok((still['loop'].gateReasons as string[]).some((r) => r.includes('one h1')), JSON.stringify(still['loop'].gateReasons));
+    // A compact answer says the gate's reasons once, in verification.evidence.
+    const reasons = still['verification'].evidence.reasons as string[];
+    assert.ok(reasons.some((r) => r.includes('one h1')), JSON.stringify(reasons));
+    assert.equal(still['loop'].gateReasons, undefined);
+    assert.equal(still['delta'].gateReasons, undefined);
 
     state.fixedHead = true;
     publish();

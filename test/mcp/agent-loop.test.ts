@@ -5,7 +5,8 @@
 // serves as that fix says (for every instance the finding lists), and calls verify_task with
 // nothing but the goal and { runId } of the last answer. It must reach `verified` within the default
 // 5 rounds, no argument it sends may be over 2 KB, and no answer it reads over 24 KB of text.
-// The spec's rule 9 flow with the whole result as baseline (issue 17 §0) is here too.
+// The spec's rule 9 flow with the whole result as baseline (issue 17 §0) is here too, and the
+// answers' size on the 75 KB listing page bench:planner measures, sent as input.html.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startExampleWeb, type ExampleWeb } from '../analysis/support/example-web.ts';
 import { listen } from '../support/http.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { shopPage, type ShopPage } from './support/shop-page.ts';
+import { listingPage, shopPage, type ShopPage } from './support/shop-page.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Answer = Record<string, any>;
@@ -122,12 +123,49 @@ describe('an agent that follows loop.nextActions literally, on a shop page of 12
     EDITS['meta-description-missing']?.(page);
     publish();
     const verified = await call('verify_task', { goal, baseline: solved });
-    assert.equal(verified['status'], 'verified', `${verified['code'] ?? ''} ${verified['detail'] ?? ''} ${JSON.stringify(verified['loop']?.gateReasons ?? [])}`);
+    assert.equal(verified['status'], 'verified', `${verified['code'] ?? ''} ${verified['detail'] ?? ''} ${JSON.stringify(verified['verification']?.evidence?.reasons ?? [])}`);
     assert.equal(verified['loop'].round, 1);
     assert.equal(verified['baselineSource'], 'runId');
     // get_run serves the sync job by the runId its answer carried, with that same id.
     const run = await call('get_run', { runId: verified['execution'].runId });
     assert.equal(run['status'], 'completed');
     assert.equal(run['result'].execution.runId, verified['execution'].runId);
+  });
+
+  it('on a 75 KB listing page sent as input.html, the compact solve and verify answers stay under 24 KB and say the gate reasons once', async () => {
+    // The page bench:planner measures: eight findings of six kinds over ~60 checks, where the
+    // answers had grown to 22.9 KB (solve) and 26.1 KB (verify).
+    const html = listingPage();
+    const goal = 'Audit the SEO of my shop page';
+    const chars = () => read.at(-1)?.chars ?? Infinity;
+    const solved = await call('solve_task', { goal, input: { html } });
+    const solveChars = chars();
+    assert.equal(solved['job']?.id, 'seo-audit');
+    assert.equal(solved['mode'], 'local');
+    const verified = await call('verify_task', { goal, input: { html }, baseline: { runId: solved['execution'].runId } });
+    const verifyChars = chars();
+    console.log(`listing page (${html.length} characters of HTML, ${solved['jobReport'].summary.findings} findings): solve answer ${solveChars}, verify answer ${verifyChars} characters`);
+    assert.equal(verified['status'], 'fail', 'nothing was fixed');
+    for (const [tool, size] of [['solve_task', solveChars], ['verify_task', verifyChars]] as const) assert.ok(size <= MAX_ANSWER_CHARS, `${tool} answered ${size} characters`);
+
+    for (const answer of [solved, verified]) {
+      const report = answer['jobReport'];
+      assert.ok(report.summary.findings >= 6, `the page's findings are all there: ${report.summary.findings}`);
+      // The gate's reasons once: in verification.evidence, not again in the loop or the delta.
+      assert.ok((answer['verification'].evidence.reasons as string[]).length > 0);
+      assert.equal(answer['loop'].gateReasons, undefined);
+      // Checks summarised: counted in the summary, listed only when they could not be judged.
+      assert.ok((report.checks as Answer[]).every((c) => c['result'] === 'unknown'), JSON.stringify(report.checks));
+      assert.ok(report.summary.checks >= 40 && report.summary.checksFailed === report.summary.findings, JSON.stringify(report.summary));
+      // A finding keeps where it is: several places as instances, one as its evidence.
+      for (const f of report.findings as Answer[]) assert.ok(f['evidence'] !== undefined && ((f['count'] ?? 1) === 1 || f['instances']?.length > 1), JSON.stringify(f));
+    }
+    assert.equal(verified['delta'].gateReasons, undefined);
+    assert.deepEqual((verified['delta'].remainingFixes as Answer[]).map((f) => f['findingId']), (verified['loop'].remainingFixes as Answer[]).map((f) => f['findingId']));
+
+    // full mode keeps the whole: every check, the reasons in the loop too.
+    const full = await call('solve_task', { goal, input: { html }, responseMode: 'full' });
+    assert.equal(full['jobReport'].checks.length, full['jobReport'].summary.checks);
+    assert.deepEqual(full['loop'].gateReasons, full['verification'].evidence.reasons);
   });
 });

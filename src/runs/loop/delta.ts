@@ -111,14 +111,13 @@ export interface FindingRef {
   count?: number;
 }
 
-/** A fix as a compact delta names it: loop.remainingFixes holds the whole item. */
+/** A fix as a compact delta names it: loop.remainingFixes holds the item, in the same order, and jobReport.findings its finding. */
 export interface FixRef {
   rank: number;
   findingId: string;
-  title: string;
 }
 
-export type CompactDelta = Omit<Delta, 'newFindings' | 'resolvedFindings' | 'remainingFindings' | 'remainingFixes' | 'nextActions'> & {
+export type CompactDelta = Omit<Delta, 'newFindings' | 'resolvedFindings' | 'remainingFindings' | 'remainingFixes' | 'nextActions' | 'gateReasons'> & {
   newFindings: FindingRef[];
   resolvedFindings: FindingRef[];
   remainingFindings: FindingRef[];
@@ -126,7 +125,7 @@ export type CompactDelta = Omit<Delta, 'newFindings' | 'resolvedFindings' | 'rem
   nextActions: FixRef[];
 };
 
-const fixRef = (f: Delta['remainingFixes'][number]): FixRef => ({ rank: f.rank, findingId: f.findingId, title: f.title });
+const fixRef = (f: Delta['remainingFixes'][number]): FixRef => ({ rank: f.rank, findingId: f.findingId });
 
 const refOf = (f: Delta['newFindings'][number]): FindingRef => {
   const count = (f as { count?: unknown }).count;
@@ -134,13 +133,16 @@ const refOf = (f: Delta['newFindings'][number]): FindingRef => {
 };
 
 /**
- * The delta of a compact answer: every list by reference (ids, rule, severity, title, count), so
+ * The delta of a compact answer: every list by reference (findings by id, rule, severity, title and
+ * count; fixes by rank and id), so
  * the answer does not carry each finding and fix a second and third time beside jobReport.findings
- * and loop.remainingFixes; nextActions too (loop.nextActions holds the fix to apply, whole).
+ * and loop.remainingFixes; nextActions too (loop.nextActions holds the fix to apply, whole). No
+ * gateReasons: the answer says them once, in verification.evidence.reasons.
  */
 export function compactDelta(delta: Delta): CompactDelta {
+  const { gateReasons: _reasons, ...rest } = delta;
   return {
-    ...delta,
+    ...rest,
     newFindings: delta.newFindings.map(refOf),
     resolvedFindings: delta.resolvedFindings.map(refOf),
     remainingFindings: delta.remainingFindings.map(refOf),

@@ -14,9 +14,13 @@
 //   overall is the mean of the known category scores;
 // - incomplete: a step failed, or a step's own report was incomplete (facts missing, limits hit).
 //
-// Forms: `compact` lists each step as ids, status, error code and credits; `full` adds each step's
-// raw `result`. The seal never covers the raw results, so a full report turned compact (or a
-// compact one) still verifies, and a baseline's raw payloads are never trusted for anything.
+// Forms: buildJobReport makes the whole report (every check: the gate's criteria and the fix
+// ranking read them), each step as ids, status, error code and credits; `full` adds each step's raw
+// `result`. What a compact answer carries is compactJobReport's view of it: only the checks that
+// could not be judged (`unknown`: every failing check is a finding already, and summary counts them
+// all) and no `instances` on a finding of one place (its `evidence` is that place). The seal covers
+// exactly that view, so the whole report, the full one and the compact view all verify, and what
+// the view leaves out (raw results, passing checks) is never trusted for anything.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import {
@@ -36,7 +40,7 @@ import {
 } from '../../analysis/findings.ts';
 import { categoryScore, findingCounts, statusForScore } from '../../analysis/scoring.ts';
 import type { Playbook } from '../playbooks/playbook-schema.ts';
-import { sealMatches, sealOf, type SigningKey } from './report-signature.ts';
+import { canonicalJson, sealMatches, sealOf, type SigningKey } from './report-signature.ts';
 
 export const STEP_STATUSES = ['ok', 'error', 'skipped'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
@@ -74,6 +78,11 @@ export const jobReportSummarySchema = z.object({
   stepsFailed: z.number().int().min(0),
   stepsSkipped: z.number().int().min(0),
   creditsCharged: z.number().min(0),
+  // Optional: a report issued before they were counted has none (a baseline may be one).
+  checks: z.number().int().min(0).optional().describe('Every check, judged or not: a compact report lists only the unknown ones'),
+  checksPassed: z.number().int().min(0).optional(),
+  checksFailed: z.number().int().min(0).optional(),
+  checksUnknown: z.number().int().min(0).optional(),
 });
 
 export const jobReportSchema = z.object({
@@ -87,7 +96,7 @@ export const jobReportSchema = z.object({
   scores: z.partialRecord(scoreKeySchema, z.number().int().min(0).max(100)),
   statuses: z.partialRecord(scoreKeySchema, statusSchema),
   findings: z.array(findingSchema).max(JOB_REPORT_LIMITS.findings),
-  checks: z.array(checkSchema).max(JOB_REPORT_LIMITS.checks),
+  checks: z.array(checkSchema).max(JOB_REPORT_LIMITS.checks).describe('compact: the checks that could not be judged (unknown; a failing check is a finding), summary counts them all; full: every check'),
   summary: jobReportSummarySchema,
   incomplete: z.boolean().describe('A step failed or could not judge everything: never a gate pass'),
   notes: z.array(z.string().max(JOB_REPORT_LIMITS.noteChars)).max(JOB_REPORT_LIMITS.notes),
@@ -229,6 +238,10 @@ export function buildJobReport(input: JobReportInput): JobReport {
       stepsFailed: steps.filter((s) => s.status === 'error').length,
       stepsSkipped: steps.filter((s) => s.status === 'skipped').length,
       creditsCharged: steps.reduce((sum, s) => sum + s.creditsCharged, 0),
+      checks: checks.length,
+      checksPassed: checks.filter((c) => c.result === 'pass').length,
+      checksFailed: checks.filter((c) => c.result === 'fail').length,
+      checksUnknown: checks.filter((c) => c.result === 'unknown').length,
     },
     incomplete,
     notes: boundNotes(notes),
@@ -236,14 +249,46 @@ export function buildJobReport(input: JobReportInput): JobReport {
   return { ...unsigned, signature: sealOf(signedPart(unsigned), input.key) };
 }
 
-/** The compact form: the same report without the steps' raw results (the seal still holds). */
-export function compactJobReport(report: JobReport): JobReport {
-  return { ...report, steps: report.steps.map(({ result: _result, ...step }) => step) };
+/**
+ * The compact view an answer carries (the seal holds on it): no raw step results; only the checks
+ * that could not be judged, since the passing and not-applicable ones (most of them, about 6 KB on
+ * a shop page) tell an agent nothing to do and every failing one is a finding already (summary
+ * counts them all); a finding of one place without `instances`, which would only repeat its
+ * `evidence`. Applied twice it changes nothing.
+ */
+export function compactJobReport<R extends Omit<JobReport, 'signature'>>(report: R): R {
+  return {
+    ...report,
+    steps: report.steps.map(({ result: _result, ...step }) => step),
+    findings: report.findings.map(compactFinding),
+    checks: report.checks.filter((c) => c.result === 'unknown'),
+  };
 }
 
-/** What the seal covers: everything but the signature and the steps' raw results. */
-function signedPart(report: Omit<JobReport, 'signature'> | JobReport): unknown {
-  const { signature: _signature, ...rest } = report as JobReport;
+function compactFinding(finding: Finding): Finding {
+  const listed = finding.instances;
+  if (listed === undefined || listed.length > 1) return finding;
+  // Only what says nothing more than the evidence goes (its copy, or no place at all where it names
+  // none): instances that differ from it stay, and stay sealed.
+  const evidence = canonicalJson(finding.evidence);
+  if (listed.length === 1 ? canonicalJson(listed[0]) !== evidence : evidence !== '{}') return finding;
+  const { instances: _instances, ...rest } = finding;
+  return rest;
+}
+
+/** What the seal covers: the compact view without the signature. */
+function signedPart(report: Omit<JobReport, 'signature'>): unknown {
+  const { signature: _signature, ...rest } = compactJobReport(report) as JobReport;
+  return rest;
+}
+
+/**
+ * What a seal covered before compact reports left out passing checks and lone instances: the
+ * whole report but the signature and raw results. Still honoured, so a report a host or a
+ * profile kept from then is a baseline yet (the same key made it: it is no weaker a proof).
+ */
+function legacySignedPart(report: JobReport): unknown {
+  const { signature: _signature, ...rest } = report;
   return { ...rest, steps: rest.steps.map(({ result: _result, ...step }) => step) };
 }
 
@@ -257,10 +302,10 @@ export type JobReportCheck = { ok: true; report: JobReport } | { ok: false; prob
 export function checkJobReport(value: unknown, key: SigningKey): JobReportCheck {
   const read = readJobReport(value);
   if (!read.ok) return read;
-  if (!sealMatches(read.report.signature, signedPart(read.report), key)) {
-    return { ok: false, problem: 'signature', message: 'its signature does not match: it was changed after it was issued, or issued to another account' };
-  }
-  return read;
+  // The sealed view is what is read on: a full report's passing checks and raw results are not sealed.
+  if (sealMatches(read.report.signature, signedPart(read.report), key)) return { ok: true, report: compactJobReport(read.report) };
+  if (sealMatches(read.report.signature, legacySignedPart(read.report), key)) return read;
+  return { ok: false, problem: 'signature', message: 'its signature does not match: it was changed after it was issued, or issued to another account' };
 }
 
 /**

@@ -243,15 +243,20 @@ function truncate(text: string, chars: number): string {
 /** A fix as a compact loop lists it past the first: what it is and how it is judged; the finding holds where and how. */
 export type FixSummary = Pick<FixItem, 'findingId' | 'patchType' | 'acceptance' | 'roleHint' | 'rank' | 'rule' | 'category' | 'severity' | 'title' | 'expectedScoreGain'>;
 
+/** The loop as a compact answer carries it. */
+export type CompactLoop = Omit<Loop, 'remainingFixes' | 'gateReasons'> & { remainingFixes: FixSummary[] };
+
 /**
  * The loop of a compact answer: nextActions whole (the fix to apply now), remainingFixes as
  * summaries (the spec's findingId, patchType, acceptance and roleHint, with rank, rule, severity
  * and title); each one's change and evidence are on its finding in jobReport.findings, and it comes
- * whole as nextActions[0] in the round it is due. Full mode keeps every item whole.
+ * whole as nextActions[0] in the round it is due. No gateReasons: the answer says the gate's
+ * reasons once, in verification.evidence.reasons. Full mode keeps every item whole.
  */
-export function compactLoop(loop: Loop): Omit<Loop, 'remainingFixes'> & { remainingFixes: FixSummary[] } {
+export function compactLoop(loop: Loop): CompactLoop {
+  const { gateReasons: _reasons, ...rest } = loop;
   return {
-    ...loop,
+    ...rest,
     remainingFixes: loop.remainingFixes.map((f) => ({
       findingId: f.findingId,
       patchType: f.patchType,

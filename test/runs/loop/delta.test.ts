@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Finding } from '../../../src/analysis/findings.ts';
-import { buildDelta, deltaSchema, MAX_DELTA_FINDINGS, verifyStatus, type VerifyStatusInput } from '../../../src/runs/loop/delta.ts';
+import { buildDelta, compactDelta, deltaSchema, MAX_DELTA_FINDINGS, verifyStatus, type VerifyStatusInput } from '../../../src/runs/loop/delta.ts';
 import { rankFixes } from '../../../src/runs/loop/fix-ranking.ts';
 import { evaluateGate } from '../../../src/runs/loop/gate.ts';
 import type { JobReport } from '../../../src/runs/loop/job-report.ts';
-import { loopAfterSolve, loopAfterVerify, type Loop } from '../../../src/runs/loop/loop-state.ts';
+import { compactLoop, loopAfterSolve, loopAfterVerify, type Loop } from '../../../src/runs/loop/loop-state.ts';
 import { finding, ids, jobReportOf, okStep, passingRule, reportOf } from './loop-fixtures.ts';
 
 const H = finding('heading-missing-h1', 'seo', 'high');
@@ -50,6 +50,20 @@ describe('buildDelta', () => {
     // N1's check weighs nothing: no gain, so it ranks after M2 of the same severity
     assert.deepEqual(ids(delta.remainingFixes), [H.findingId, M2.findingId, N1.findingId]);
     assert.deepEqual(ids(delta.nextActions), [H.findingId]);
+  });
+
+  it('compact: every list by reference, the gate reasons left to verification.evidence; the loop likewise', () => {
+    const delta = buildDelta(baseline, after, gateOf(after), rank(after));
+    const compact = compactDelta(delta);
+    assert.equal('gateReasons' in compact, false);
+    assert.deepEqual(compact.remainingFindings, delta.remainingFindings.map((f) => ({ findingId: f.findingId, rule: f.rule, severity: f.severity, title: f.title, count: f.count })));
+    assert.deepEqual(compact.remainingFixes, delta.remainingFixes.map((f) => ({ rank: f.rank, findingId: f.findingId })));
+    assert.deepEqual(compact.nextActions, [{ rank: 1, findingId: H.findingId }]);
+    assert.deepEqual([compact.status, compact.gate, compact.counts, compact.scoreDeltas], [delta.status, delta.gate, delta.counts, delta.scoreDeltas]);
+    const loop = compactLoop(loopAfterSolve(after, gateOf(after)));
+    assert.equal('gateReasons' in loop, false);
+    assert.equal(loop.nextActions[0]?.change, `change for ${H.rule}`, 'the fix to apply now stays whole');
+    assert.deepEqual(Object.keys(loop.remainingFixes[0] ?? {}), ['findingId', 'patchType', 'acceptance', 'roleHint', 'rank', 'rule', 'category', 'severity', 'title', 'expectedScoreGain']);
   });
 
   it("takes nextActions from the loop when given (none after a stop)", () => {

@@ -10,7 +10,7 @@ import { analyze as analyzeHeadings } from '../../../src/analysis/analyzers/head
 import { analyze as analyzeImageAlt } from '../../../src/analysis/analyzers/image-alt.ts';
 import { analyze as analyzeMeta } from '../../../src/analysis/analyzers/meta-tags.ts';
 import { checkJobReport, compactJobReport, jobReportSchema, reportOfResult, verifyJobReport, type JobReport } from '../../../src/runs/loop/job-report.ts';
-import { canonicalJson } from '../../../src/runs/loop/report-signature.ts';
+import { canonicalJson, sealOf } from '../../../src/runs/loop/report-signature.ts';
 import { finding, ids, jobReportOf, KEY, okStep, OTHER_ACCOUNT_KEY, reportOf } from './loop-fixtures.ts';
 
 const URL = 'https://shop.test/';
@@ -55,6 +55,7 @@ describe('buildJobReport: merging real analyzer reports', () => {
     ]);
     assert.deepEqual(report.summary, {
       findings: 10, high: 0, medium: 5, low: 4, info: 1, steps: 3, stepsOk: 3, stepsFailed: 0, stepsSkipped: 0, creditsCharged: 3,
+      checks: 34, checksPassed: 24, checksFailed: 10, checksUnknown: 0,
     });
     assert.equal(report.incomplete, false);
     assert.deepEqual(report.notes, []);
@@ -147,8 +148,55 @@ describe('jobReport forms and seal', () => {
       ['stepId', 'operationId', 'status', 'creditsCharged', 'result'],
       ['stepId', 'operationId', 'status', 'creditsCharged', 'result'],
     ]);
-    assert.deepEqual(compactJobReport(full), compact);
+    assert.deepEqual(compactJobReport(full), compactJobReport(compact));
     assert.equal(full.signature, compact.signature);
+  });
+
+  it('the compact view lists only the unknown checks and no instances that repeat a lone evidence; the whole report keeps both', () => {
+    assert.equal(compact.checks.length, 34, 'the report the gate and the ranking read keeps every check');
+    const view = compactJobReport(compact);
+    assert.deepEqual(view.checks, compact.checks.filter((c) => c.result === 'unknown'));
+    assert.equal(view.summary.checks, 34);
+    for (const [i, f] of view.findings.entries()) {
+      const whole = compact.findings[i];
+      assert.equal(f.findingId, whole?.findingId);
+      const listed = whole?.instances ?? [];
+      // Gone only where they said nothing the evidence does not: its copy, or no place where it names none.
+      const saysNothingMore = listed.length === 0 ? Object.keys(whole?.evidence ?? {}).length === 0 : listed.length === 1 && JSON.stringify(listed[0]) === JSON.stringify(whole?.evidence);
+      if (saysNothingMore) assert.equal(f.instances, undefined, f.rule);
+      else assert.deepEqual(f.instances, whole?.instances, `${f.rule}: its places stay listed`);
+      assert.deepEqual({ ...f, instances: undefined }, { ...whole, instances: undefined });
+    }
+    const alt = view.findings.find((f) => f.rule === 'image-alt-missing');
+    assert.deepEqual([alt?.count, alt?.instances?.length], [2, 2], 'the two images without alt are both listed');
+    assert.deepEqual(compactJobReport(view), view, 'applied twice it changes nothing');
+    assert.equal(verifyJobReport(view, KEY), true);
+    const dropped = JSON.stringify(compact.checks.filter((c) => c.result !== 'unknown')).length;
+    assert.ok(JSON.stringify(view).length <= JSON.stringify(compact).length - dropped, `${JSON.stringify(view).length} vs ${JSON.stringify(compact).length}`);
+  });
+
+  it('an instance edited into a lone finding is sealed like any other field', () => {
+    const lone = compact.findings.findIndex((f) => (f.count ?? 1) === 1);
+    assert.ok(lone >= 0);
+    const findings = compact.findings.map((f, i) => (i === lone ? { ...f, instances: [{ selector: 'body>p.elsewhere' }] } : f));
+    assert.equal(checkJobReport({ ...compact, findings }, KEY).ok, false);
+  });
+
+  it('a checked full report is read as its sealed view', () => {
+    const check = checkJobReport(full, KEY);
+    assert.ok(check.ok);
+    assert.deepEqual(check.report, compactJobReport(full));
+  });
+
+  it('a report sealed the earlier way (every check, raw results aside) still verifies, and is read whole', () => {
+    const { signature: _s, ...unsigned } = compact;
+    const legacy = { ...unsigned, summary: { ...compact.summary, checks: undefined, checksPassed: undefined, checksFailed: undefined, checksUnknown: undefined } };
+    const json = JSON.parse(JSON.stringify(legacy)) as Omit<JobReport, 'signature'>;
+    const sealed = { ...json, signature: sealOf(json, KEY) };
+    const check = checkJobReport(sealed, KEY);
+    assert.ok(check.ok);
+    assert.equal(check.report.checks.length, 34);
+    assert.equal(checkJobReport({ ...sealed, scores: { ...sealed.scores, seo: 99 } }, KEY).ok, false, 'an edit breaks the earlier seal too');
   });
 
   it('verifies with the key it was sealed with, in either form, whatever the key order', () => {
