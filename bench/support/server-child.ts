@@ -63,7 +63,9 @@ export function startChild<R extends { kind: string }>(script: string, options: 
 
 export function startConversionsServer(timeoutMs = 120_000): Promise<{ child: ChildProcess; ready: ConversionsServerReady }> {
   // stdout and stderr of the server go to this process's stderr: at LOG_LEVEL=warn only problems show.
-  return startChild<ConversionsServerReady>(SERVER, { name: 'the conversions server', cwd: ROOT, stdout: 'stderr', timeoutMs });
+  // BENCH_SERVER_FLAGS adds node flags to the server alone, e.g. '--trace-gc' (its lines go to stderr too).
+  const execArgv = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+  return startChild<ConversionsServerReady>(SERVER, { name: 'the conversions server', cwd: ROOT, stdout: 'stderr', timeoutMs, execArgv });
 }
 
 /** Sends `ask` to the child and resolves with its first answer of `kind` (a figure the child measures of itself, e.g. its CPU time). */

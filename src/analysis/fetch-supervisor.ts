@@ -7,7 +7,7 @@ import type { Config } from '../config.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { EngineStatus } from '../engines/engine-types.ts';
 import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
-import { noteFetchedBytes } from './buffer-reclaim.ts';
+import { noteFetchedBytes } from '../files/buffer-reclaim.ts';
 import { DEFAULT_FETCH_LIMITS, fetchPage, type FetcherOptions, type FetchLimits } from './fetcher.ts';
 import type { PageFacts } from './page-facts.ts';
 

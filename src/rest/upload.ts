@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
+import { noteUploadedBytes } from '../files/buffer-reclaim.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { UploadWants } from '../core/file-sources.ts';
 import type { ReceivedUpload } from '../files/file-pipeline.ts';
@@ -17,8 +18,8 @@ const WRITE_BUFFER_BYTES = 1024 * 1024;
 /**
  * Streams a multipart upload to disk (never whole in memory) and collects the text fields. The
  * file is hashed on the way only when `wants.digest` (the call is bound to an Idempotency-Key,
- * as every SDK POST is): hashing every upload cost ~18 ms of the main thread per 28 MB. Exactly one file, in `field` (or one of `alsoAccepts`); anything else
- * is a clear 4xx.
+ * as every SDK POST is): hashing every upload cost ~18 ms of the main thread per 28 MB. Exactly
+ * one file, in `field` (or one of `alsoAccepts`); anything else is a clear 4xx.
  */
 export async function receiveMultipart(request: FastifyRequest, field: string, workDir: string, uploadLimitBytes: number, alsoAccepts: readonly string[] = [], wants: UploadWants = { digest: false }): Promise<{ fields: Record<string, unknown>; upload: ReceivedUpload | undefined }> {
   const fileFields = new Set([field, ...alsoAccepts]);
@@ -52,16 +53,16 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
       // read while a write is in the thread pool, and buffered chunks go to disk in one writev.
       const sink = createWriteStream(path, { mode: 0o600, highWaterMark: WRITE_BUFFER_BYTES });
       const hash = wants.digest ? createHash('sha256') : undefined;
-      if (hash === undefined) await pipeline(part.file, sink);
-      else {
-        const hashing = new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            hash.update(chunk);
-            done(null, chunk);
-          },
-        });
-        await pipeline(part.file, hashing, sink);
-      }
+      // Every chunk passes here on its way to disk: hashed when a key asks for it, and counted so
+      // that its dead Buffers are reclaimed young (files/buffer-reclaim.ts).
+      const tap = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hash?.update(chunk);
+          noteUploadedBytes(chunk.length);
+          done(null, chunk);
+        },
+      });
+      await pipeline(part.file, tap, sink);
       if (part.file.truncated) throw tooLarge(uploadLimitBytes);
       upload = { path, sizeBytes: (await stat(path)).size, originalName: part.filename || 'upload', ...(hash === undefined ? {} : { sha256: hash.digest('hex') }) };
     }
