@@ -88,7 +88,7 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
   }
   // By runId the answer is the run store's own copy (runs.get is scoped to this account): its seal
   // was made here and no host touched it. What a host passes is checked in full above or here.
-  const found = extractBaseline(answer, { key: q.key, goalKey: q.goalKey, storedCopy: runId !== undefined });
+  const found = extractBaseline(answer, { key: q.key, goalKey: q.goalKey, storedCopy: runId !== undefined, loopKnown: state?.loop !== undefined });
   if (!found.ok) return refused(found.code, found.message);
   if (runId === undefined) {
     // A whole answer from before runIds, `.after` or a bare jobReport: its run, by the report it carried.

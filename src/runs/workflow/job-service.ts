@@ -4,7 +4,7 @@
 // status, jobReport, verification.evidence, loop, and on a gate pass featureMemoryRecord. Every
 // call a job makes goes through core/invoke (workflow-runner.ts); routing answers (suggest,
 // need_input, need_baseline) run nothing and charge nothing.
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../../accounts/account-store.ts';
 import type { Catalog } from '../../core/catalog.ts';
@@ -121,7 +121,7 @@ export class JobService {
   }
 
   // An HMAC per call to derive the same key again: kept per account (bounded; a key is 32 bytes).
-  readonly #keys = new Map<string, Buffer>();
+  readonly #keys = new Map<string, KeyObject>();
 
   #key(caller: Caller) {
     let key = this.#keys.get(caller.account.id);

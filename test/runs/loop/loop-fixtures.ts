@@ -5,7 +5,7 @@ import { makeFinding, type Category, type Finding, type PatchType, type Report, 
 import { buildReport, type RuleDefinition } from '../../../src/analysis/scoring.ts';
 import { playbookSchema, type Playbook } from '../../../src/runs/playbooks/playbook-schema.ts';
 import { buildJobReport, type JobReport, type StepOutcome } from '../../../src/runs/loop/job-report.ts';
-import { jobReportKey } from '../../../src/runs/loop/report-signature.ts';
+import { jobReportKey, type SigningKey } from '../../../src/runs/loop/report-signature.ts';
 
 export const SECRET = 'service-secret-for-tests';
 export const KEY = jobReportKey(SECRET, 'acct_one');
@@ -53,7 +53,7 @@ export function okStep(stepId: string, operationId: string, report: Report, cred
   return { stepId, operationId, status: 'ok', creditsCharged: credits, result: { url: 'https://shop.test/', finalUrl: 'https://shop.test/', status: 200, report } };
 }
 
-export function jobReportOf(playbookId: string, steps: readonly StepOutcome[], options: { goalKey?: string; key?: Uint8Array | string; form?: 'compact' | 'full'; reportId?: string } = {}): JobReport {
+export function jobReportOf(playbookId: string, steps: readonly StepOutcome[], options: { goalKey?: string; key?: SigningKey; form?: 'compact' | 'full'; reportId?: string } = {}): JobReport {
   return buildJobReport({
     playbook: playbook(playbookId),
     goalKey: options.goalKey ?? `${playbookId}|https://shop.test/`,
