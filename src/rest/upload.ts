@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -53,18 +52,20 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
       // read while a write is in the thread pool, and buffered chunks go to disk in one writev.
       const sink = createWriteStream(path, { mode: 0o600, highWaterMark: WRITE_BUFFER_BYTES });
       const hash = wants.digest ? createHash('sha256') : undefined;
-      // Every chunk passes here on its way to disk: hashed when a key asks for it, and counted so
-      // that its dead Buffers are reclaimed young (files/buffer-reclaim.ts).
+      // Every chunk passes here on its way to disk: counted (the file's size, and so that its dead
+      // Buffers are reclaimed young: files/buffer-reclaim.ts) and hashed when a key asks for it.
+      let sizeBytes = 0;
       const tap = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           hash?.update(chunk);
+          sizeBytes += chunk.length;
           noteUploadedBytes(chunk.length);
           done(null, chunk);
         },
       });
       await pipeline(part.file, tap, sink);
       if (part.file.truncated) throw tooLarge(uploadLimitBytes);
-      upload = { path, sizeBytes: (await stat(path)).size, originalName: part.filename || 'upload', ...(hash === undefined ? {} : { sha256: hash.digest('hex') }) };
+      upload = { path, sizeBytes, originalName: part.filename || 'upload', ...(hash === undefined ? {} : { sha256: hash.digest('hex') }) };
     }
   } catch (err) {
     if (err instanceof ServiceError) throw err;
