@@ -8,16 +8,8 @@ import type { InvokeRequest } from '../core/invoke.ts';
 import { failure, type InvokeFailure } from '../core/outcome.ts';
 import type { OwnerGroup } from '../engines/fair-queue.ts';
 
-export interface RunSubmit {
-  caller: Caller;
-  operationId: string;
-  input: unknown;
-  idempotencyKey?: string | undefined;
-  requestId: string;
-  log: FastifyBaseLogger;
-  /** a file tool's file, read into the run's own work folder when the run starts */
-  file?: InvokeRequest['file'];
-}
+/** A single tool call run async: the invoke request's own fields (the file is read into the run's own work folder when the run starts). */
+export type RunSubmit = Pick<InvokeRequest, 'caller' | 'operationId' | 'input' | 'idempotencyKey' | 'requestId' | 'log' | 'file'>;
 
 /**
  * A job of more than one call (a playbook, solve_task, verify_task): the runner's own closure,
