@@ -43,6 +43,12 @@ export interface InvokeRequest {
   workDir?: string | undefined;
   /** Opaque to core: how the surface will deliver the result, bound into the Idempotency-Key's request hash. */
   delivery?: string | undefined;
+  /**
+   * File tools that store a result: a path in `workDir` where the result's bytes are also kept
+   * (FilePipeline.store), for a surface that sends them itself once the call answered (REST's
+   * delivery=binary) rather than reading back the stored copy, which may fail after the charge.
+   */
+  keepResultAt?: string | undefined;
 }
 
 export interface InvokerDeps {

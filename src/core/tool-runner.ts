@@ -53,7 +53,7 @@ export class ToolRunner {
       pending = Promise.resolve(tool.run(input, aiContext));
     } else if (tool.kind === 'file') {
       if (!upload || workDir === undefined) throw new Error('file tool without an upload');
-      pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines }, accountId, pooled ? warnings : undefined);
+      pending = this.#runFileTool(tool, input, { ...ctx, upload, workDir, engines: this.#deps.engines }, accountId, pooled ? warnings : undefined, req.keepResultAt);
     } else if (pooled) {
       pending = this.#onPool(tool, input, ctx, warnings);
     } else {
@@ -116,12 +116,12 @@ export class ToolRunner {
     return done.result;
   }
 
-  async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext, accountId: string, poolWarnings?: string[]): Promise<unknown> {
+  async #runFileTool(tool: AnyTool, input: unknown, ctx: FileToolContext, accountId: string, poolWarnings?: string[], keepResultAt?: string): Promise<unknown> {
     const files = requireFiles(this.#deps.files);
     await files.assertSafe(ctx.upload);
     const produced = poolWarnings ? await this.#onPool(tool, input, ctx, poolWarnings, { upload: ctx.upload, workDir: ctx.workDir }) : await tool.run(input, ctx);
     // A tool that answers in the body (FileAnswer 'json' or 'text') stores nothing.
     if (tool.answer === 'json' || tool.answer === 'text') return produced;
-    return files.store(produced as FileArtifact, accountId);
+    return files.store(produced as FileArtifact, accountId, keepResultAt);
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { FileArtifact, FileResult, UploadedFile } from './file-types.ts';
 import { ServiceError, invalidInput, registerPrivateRoot } from '../core/errors.ts';
@@ -129,8 +129,15 @@ export class FilePipeline {
     return { path, sizeBytes: stored.sizeBytes, originalName: stored.fileName };
   }
 
-  /** Stores the tool's output for the account whose call made it, and answers with a signed link to it. */
-  async store(artifact: FileArtifact, ownerId?: string): Promise<FileResult> {
+  /**
+   * Stores the tool's output for the account whose call made it, and answers with a signed link to
+   * it. `keepAt` (a path in the caller's work folder) also keeps the output's bytes there, for a
+   * surface that sends them itself (REST's delivery=binary): that delivery then never reads the
+   * result back from the store, so a store that fails after taking it (S3 gone between the put and
+   * the read) cannot leave a charged call undelivered. A hard link (the work root and the engines'
+   * temp folders may be on other file systems: then a copy); the caller removes it with its folder.
+   */
+  async store(artifact: FileArtifact, ownerId?: string, keepAt?: string): Promise<FileResult> {
     const info = await stat(artifact.path).catch(() => undefined);
     if (!info?.isFile()) throw new ServiceError(500, 'missing_output', 'The conversion produced no file');
     if (info.size > this.#o.outputLimitBytes) {
@@ -138,6 +145,7 @@ export class FilePipeline {
         detail: `The result has ${info.size} bytes; the limit is ${this.#o.outputLimitBytes}`,
       });
     }
+    if (keepAt !== undefined) await link(artifact.path, keepAt).catch(() => copyFile(artifact.path, keepAt));
     const stored = await this.#o.store.put(artifact.path, { fileName: artifact.fileName, mimeType: artifact.mimeType, retentionMs: this.#o.retentionMs, ...(ownerId === undefined ? {} : { ownerId }) });
     const expires = Math.floor(Date.now() / 1000) + this.#o.urlTtlSeconds;
     return {

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ServiceError } from '../core/errors.ts';
 import type { FileStore, StoredFile } from '../files/file-store.ts';
@@ -16,9 +17,14 @@ export function contentDisposition(fileName: string): string {
  */
 export async function sendStoredFile(reply: FastifyReply, store: FileStore, stored: StoredFile, contentType: string): Promise<FastifyReply> {
   const body = await store.open(stored.fileId);
+  return sendFileBody(reply, body, stored, contentType);
+}
+
+/** A result's bytes as a download: its name for saving, no sniffing, no caching. */
+export function sendFileBody(reply: FastifyReply, body: Readable, file: { fileName: string; sizeBytes: number }, contentType: string): FastifyReply {
   reply.header('Content-Type', contentType);
-  reply.header('Content-Length', String(stored.sizeBytes));
-  reply.header('Content-Disposition', contentDisposition(stored.fileName));
+  reply.header('Content-Length', String(file.sizeBytes));
+  reply.header('Content-Disposition', contentDisposition(file.fileName));
   reply.header('X-Content-Type-Options', 'nosniff');
   reply.header('Cache-Control', 'private, no-store');
   return reply.send(body);

@@ -1,14 +1,15 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Catalog } from '../core/catalog.ts';
-import { ServiceError, invalidInput } from '../core/errors.ts';
+import { ServiceError } from '../core/errors.ts';
 import { toServiceError } from '../core/call-failures.ts';
 import type { InvokeRequest, Invoker } from '../core/invoke.ts';
 import type { Caller } from '../accounts/account-store.ts';
 import { errorToHttp, outcomeToHttp, type HttpAnswer } from './outcome-response.ts';
 import type { ErrorBody, FileResult } from '../core/define-tool.ts';
 import type { FileStore } from '../files/file-store.ts';
-import { sendStoredFile } from './file-routes.ts';
+import { sendFileBody } from './file-routes.ts';
+import { checkDelivery, keptResultPath, openKeptResult, openStoredResult, type ResultBytes } from './binary-delivery.ts';
 import { receiveMultipart } from './upload.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
 
@@ -182,22 +183,6 @@ function urlToolHandler(tool: Catalog['tools'][number], invoker: Invoker) {
   };
 }
 
-/**
- * `delivery=binary` (REST's deprecated direct download of a file result) is checked once the call
- * is admitted and before the upload is read: after its sunset it is a 410, and nothing is charged.
- */
-export function checkDelivery(delivery: string | undefined, sunsetAt: Date, now = new Date()): void {
-  if (delivery === undefined || delivery === 'json') return;
-  if (delivery !== 'binary') {
-    throw invalidInput('Unknown delivery', [{ field: 'delivery', message: 'must be one of: json, binary', allowed: ['json', 'binary'] }]);
-  }
-  if (now >= sunsetAt) {
-    throw new ServiceError(410, 'delivery_binary_gone', 'delivery=binary is no longer supported', {
-      detail: `It was sunset on ${sunsetAt.toISOString().slice(0, 10)}; use the default JSON answer and GET its downloadUrl`,
-    });
-  }
-}
-
 /** A file tool: the upload comes as multipart (options as form fields or query parameters), the answer holds a signed link. */
 function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker: Invoker, options: ToolRouteOptions) {
   const { operationId } = tool;
@@ -218,7 +203,10 @@ function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker:
     if (isAnswer(caller)) return reply.headers(caller.headers).code(caller.status).send(caller.body);
     // This request's work folder: the upload lands in it, and it is gone before the answer leaves.
     const workDir = await files.createWorkDir();
+    // delivery=binary sends the bytes the conversion keeps here, not the stored copy (binary-delivery.ts).
+    const keepResultAt = delivery === 'binary' && tool.answer !== 'json' && tool.answer !== 'text' ? keptResultPath(workDir) : undefined;
     let response: HttpAnswer;
+    let kept: ResultBytes | undefined;
     try {
       response = await invokeOverHttp(request, invoker, {
         operationId,
@@ -232,24 +220,38 @@ function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker:
         },
         workDir,
         delivery,
+        keepResultAt,
         signal: controller.signal,
       }, tool.errorBody, caller);
+      if (keepResultAt !== undefined && response.status === 200 && response.headers['Idempotent-Replayed'] === undefined) kept = await openKeptResult(keepResultAt);
     } finally {
-      await files.removeWorkDir(workDir);
+      await files.removeWorkDir(workDir).catch((err: unknown) => {
+        kept?.body.destroy();
+        throw err;
+      });
     }
     reply.headers(response.headers);
     const success = response.status === 200 && 'result' in response.body ? response.body : undefined;
     // A tool answering text (convertors/to-base64) sends the text itself, not the envelope.
     if (success && tool.answer === 'text' && typeof success.result === 'string') return reply.code(200).type('text/plain; charset=utf-8').send(success.result);
-    if (delivery === 'binary' && success && tool.answer !== 'json' && tool.answer !== 'text' && options.store) {
+    if (keepResultAt !== undefined && success) {
       const result = success.result as FileResult;
-      const stored = await options.store.get(result.fileId);
-      if (stored) {
+      let bytes = kept;
+      // A replay ran nothing and kept nothing: its bytes are the stored result's, read now.
+      if (!bytes && options.store) {
+        try {
+          bytes = await openStoredResult(options.store, result.fileId);
+        } catch (err) {
+          const failed = errorToHttp(toServiceError(err, request.log), request.id, tool.errorBody);
+          return reply.headers(failed.headers).code(failed.status).send(failed.body);
+        }
+      }
+      if (bytes) {
         // RFC 9745 Deprecation (a structured date), RFC 8594 Sunset, and where to read about it.
         reply.header('Deprecation', `@${Math.floor(options.binaryDeliveryDeprecatedAt.getTime() / 1000)}`);
         reply.header('Sunset', options.binaryDeliverySunsetAt.toUTCString());
         reply.header('Link', `<${options.publicBaseUrl}/docs>; rel="deprecation"; type="text/html"`);
-        return sendStoredFile(reply.code(200), options.store, stored, 'application/octet-stream');
+        return sendFileBody(reply.code(200), bytes.body, { fileName: result.fileName, sizeBytes: bytes.sizeBytes }, 'application/octet-stream');
       }
     }
     return reply.code(response.status).send(response.body);
