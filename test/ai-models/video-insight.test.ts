@@ -71,6 +71,9 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     assert.match(body.meta.cachedAt, /^\d{4}-\d\d-\d\dT/);
     assert.equal(ai.provider.requests.length, before);
     assert.equal(credits(again), 998);
+    // meta.credits is what this call charged (nothing), not the 2 the first call was charged.
+    assert.equal(body.meta.credits, 0);
+    assertDocumented(documented, again);
     // Another prompt is another question.
     const other = await ai.t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'List the people in it' }, ai.apiKey);
     assert.equal(other.json().meta.cached, false);

@@ -664,6 +664,7 @@ export type AiModelsVideoInsightResult = {
       output: number | null;
       total: number | null;
     };
+    /** credits this call charged: by the video length (2 to 10); 0 for an answer from the cache */
     credits: number;
     elapsedMs: number;
     /** true when this answer is the stored one of the same videoUrl and prompt within 24 h (not charged) */
