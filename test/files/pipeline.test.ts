@@ -125,11 +125,33 @@ describe('the file pipeline (through documents/txt-to-md, which needs no engine)
     assert.equal(next.status, 200);
   });
 
-  it('reads the upload only after the key is checked', async () => {
-    const res = await upload(base, TXT_TO_MD, undefined, { name: 'a.txt', content: 'x' });
-    assert.equal(res.status, 401);
-    const work = join(t.dataDir, 'work');
-    assert.deepEqual(existsSync(work) ? readdirSync(work) : [], [], 'no work folder is left behind');
+  it('reads the upload only after the key is checked: a missing or bad key gets no work folder at all', async () => {
+    // Counted where folders are made, not only looked for afterwards (a folder made and removed
+    // within the call leaves nothing to see).
+    const files = t.services.files;
+    const made: string[] = [];
+    const createWorkDir = files.createWorkDir.bind(files);
+    files.createWorkDir = async () => {
+      const dir = await createWorkDir();
+      made.push(dir);
+      return dir;
+    };
+    try {
+      for (const key of [undefined, 'uts_live_not_a_real_key_000000000000000000']) {
+        const res = await upload(base, TXT_TO_MD, key, { name: 'a.txt', content: 'x' });
+        assert.equal(res.status, 401);
+        assert.match((await json(res)).error, /^(missing|invalid)_api_key$/);
+      }
+      assert.deepEqual(made, [], 'no work folder was made for a refused key');
+      const work = join(t.dataDir, 'work');
+      assert.deepEqual(existsSync(work) ? readdirSync(work) : [], [], 'no work folder is left behind');
+      // The same request with a valid key does make one (and removes it): the count above was not luck.
+      assert.equal((await upload(base, TXT_TO_MD, apiKey, { name: 'a.txt', content: 'x' })).status, 200);
+      assert.equal(made.length, 1);
+      assert.deepEqual(readdirSync(work), []);
+    } finally {
+      files.createWorkDir = createWorkDir;
+    }
   });
 
   it('serves delivery=binary with Deprecation, Sunset and Link headers', async () => {
