@@ -14,7 +14,7 @@ import { Worker } from 'node:worker_threads';
 import { tooComplex } from '../core/errors.ts';
 import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
 import { currentJobOwner } from '../engines/job-owner.ts';
-import type { AnalysisJob } from './analysis-worker.ts';
+import type { AnalysisAnswer, AnalysisJob } from './analysis-worker.ts';
 import type { Report } from './findings.ts';
 import type { PageFacts } from './page-facts.ts';
 import type { Analyzer } from './scoring.ts';
@@ -38,7 +38,7 @@ interface Pending {
   ticket: QueuedJob | null;
   /** counted as running by the queue (from dispatch until it settles) */
   counted: boolean;
-  resolve(report: Report): void;
+  resolve(answer: AnalysisAnswer): void;
   reject(error: unknown): void;
   signal: AbortSignal | undefined;
 }
@@ -70,11 +70,28 @@ export class AnalysisPool {
   }
 
   run(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<Report> {
-    signal?.throwIfAborted();
+    return this.#submit(this.#job(analyzers, html, facts, url, false, null), signal).then((answer) => answer.report);
+  }
+
+  /** The same report, with each analyzer's reading of the parse when every one keeps one (page-analysis.ts). */
+  runKeepingReadings(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<AnalysisAnswer> {
+    return this.#submit(this.#job(analyzers, html, facts, url, true, null), signal);
+  }
+
+  /** A second analysis of a page from the readings runKeepingReadings kept, with new facts: no parse. */
+  runReadings(analyzers: readonly Analyzer[], readings: unknown[], facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<Report> {
+    return this.#submit(this.#job(analyzers, '', facts, url, false, readings), signal).then((answer) => answer.report);
+  }
+
+  #job(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, keepReadings: boolean, readings: unknown[] | null): AnalysisJob {
     // The page crosses once: its bytes are moved, not copied, when they own their memory, and the
     // text is decoded again on the worker rather than sent beside them.
-    const job: AnalysisJob = { id: nextId++, analyzers: analyzers.map((a) => a.id), facts: facts === null ? null : { ...facts, text: '' }, html: facts === null ? html : '', url };
-    return new Promise<Report>((resolve, reject) => {
+    return { id: nextId++, analyzers: analyzers.map((a) => a.id), facts: facts === null ? null : { ...facts, text: '' }, html: facts === null ? html : '', url, keepReadings, readings };
+  }
+
+  #submit(job: AnalysisJob, signal: AbortSignal | undefined): Promise<AnalysisAnswer> {
+    signal?.throwIfAborted();
+    return new Promise<AnalysisAnswer>((resolve, reject) => {
       const group = this.#queue.group(currentJobOwner());
       const pending: Pending = { job, group, ticket: null, counted: false, resolve, reject, signal };
       const onAbort = () => this.#cancel(pending);
@@ -88,8 +105,8 @@ export class AnalysisPool {
         if (pending.counted) this.#queue.finished(group);
         return true;
       };
-      pending.resolve = (report) => {
-        if (settle()) resolve(report);
+      pending.resolve = (answer) => {
+        if (settle()) resolve(answer);
       };
       pending.reject = (error) => {
         if (settle()) reject(error);
@@ -146,13 +163,13 @@ export class AnalysisPool {
     });
     ready.catch(() => {});
     const slot: Slot = { worker, ready, running: null };
-    worker.on('message', (message: { ready?: true; id?: number; report?: Report; error?: string }) => {
+    worker.on('message', (message: { ready?: true; id?: number; report?: Report; readings?: unknown[] | null; error?: string }) => {
       if (message.ready) return markReady();
       const pending = slot.running;
       if (pending === null || message.id !== pending.job.id) return;
       slot.running = null;
       slot.worker.unref();
-      if (message.report !== undefined) pending.resolve(message.report);
+      if (message.report !== undefined) pending.resolve({ report: message.report, readings: message.readings ?? null });
       else pending.reject(new Error(`analysis failed: ${message.error ?? 'unknown error'}`));
       this.#dispatch();
     });
@@ -216,4 +233,16 @@ let pool: AnalysisPool | undefined;
 export function analyzeOnWorker(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<Report> {
   pool ??= new AnalysisPool();
   return pool.run(analyzers, html, facts, url, signal);
+}
+
+/** analyzeOnWorker keeping what each analyzer read of the page, for analyzeReadingsOnWorker (null when not kept). */
+export function analyzeOnWorkerKeepingReadings(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<AnalysisAnswer> {
+  pool ??= new AnalysisPool();
+  return pool.runKeepingReadings(analyzers, html, facts, url, signal);
+}
+
+/** The page analysed again from its kept readings with new facts, on the analysis workers: the report a fresh parse would give. */
+export function analyzeReadingsOnWorker(analyzers: readonly Analyzer[], readings: unknown[], facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<Report> {
+  pool ??= new AnalysisPool();
+  return pool.runReadings(analyzers, readings, facts, url, signal);
 }

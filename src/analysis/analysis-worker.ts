@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { loadAnalyzers } from './analyzer-registry.ts';
 import { decodeBody } from './charset.ts';
-import { analyzeFetched } from './page-analysis.ts';
+import { analyzeFetched, analyzeFetchedKeepingReadings, analyzeReadings, type KeptAnalysis } from './page-analysis.ts';
 import type { PageFacts } from './page-facts.ts';
 import type { Analyzer } from './scoring.ts';
 
@@ -16,7 +16,14 @@ export interface AnalysisJob {
   facts: PageFacts | null;
   html: string;
   url: string;
+  /** answer each analyzer's reading of the parse too, for a second analysis of the page (page-analysis.ts) */
+  keepReadings: boolean;
+  /** a second analysis: the readings a first one kept, judged with these facts instead of a parse of the page */
+  readings: unknown[] | null;
 }
+
+/** A job's answer: its report, and the readings when they were asked for and kept. */
+export type AnalysisAnswer = KeptAnalysis;
 
 const analyzers = await loadAnalyzers();
 
@@ -36,7 +43,13 @@ parentPort?.on('message', (job: AnalysisJob) => {
       facts = { ...job.facts, body, text };
     }
     const html = facts === null ? job.html : facts.text;
-    parentPort?.postMessage({ id: job.id, report: analyzeFetched(chosen, html, facts, job.url) });
+    const answer: AnalysisAnswer =
+      job.readings !== null
+        ? { report: analyzeReadings(chosen, job.readings, facts, job.url), readings: null }
+        : job.keepReadings
+          ? analyzeFetchedKeepingReadings(chosen, html, facts, job.url)
+          : { report: analyzeFetched(chosen, html, facts, job.url), readings: null };
+    parentPort?.postMessage({ id: job.id, ...answer });
   } catch (error) {
     parentPort?.postMessage({ id: job.id, error: error instanceof Error ? error.message : String(error) });
   }

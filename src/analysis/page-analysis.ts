@@ -7,7 +7,7 @@ import { makeFinding, type Category, type Check, type Finding, type Report, type
 import { parseHtml, type HtmlDocument } from './html-document.ts';
 import type { PageFacts } from './page-facts.ts';
 import { analyzeOnWorker } from './analysis-pool.ts';
-import { buildReport, categoryScore, failed, findingCounts, passed, statusForScore, type Analyzer, type RuleDefinition } from './scoring.ts';
+import { buildReport, categoryScore, failed, findingCounts, passed, statusForScore, type Analyzer, type PageReading, type RuleDefinition } from './scoring.ts';
 import { isLocalPage, withoutLocalPlaceholder } from './local-page.ts';
 import { firstPer } from './finding-groups.ts';
 
@@ -37,9 +37,53 @@ export function pageNotes(facts: PageFacts, statusJudged = false): string[] {
 
 /** Runs analyzers on one fetched page (or on HTML alone when facts is null) and combines their reports. */
 export function analyzeFetched(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string): Report {
+  const doc = parseFetched(html, facts, url);
+  return combineFetched(analyzers.map((a) => a.analyzeDocument(doc, facts, url)), analyzers, facts, url);
+}
+
+/** A report, and what each analyzer read of the page (null when one has no reading, or one too large to keep). */
+export interface KeptAnalysis {
+  report: Report;
+  readings: unknown[] | null;
+}
+
+/**
+ * What analyzeFetched answers, keeping each analyzer's reading of the parse (scoring.ts
+ * PageReading) for a second analysis of the same page with more facts (analyzeReadings).
+ */
+export function analyzeFetchedKeepingReadings(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string): KeptAnalysis {
+  const doc = parseFetched(html, facts, url);
+  const readers = readersOf(analyzers);
+  if (readers === null) return { report: combineFetched(analyzers.map((a) => a.analyzeDocument(doc, facts, url)), analyzers, facts, url), readings: null };
+  const readings = readers.map((r) => r.read(doc, facts, url));
+  const report = combineFetched(readers.map((r, i) => r.report(readings[i], facts, url)), analyzers, facts, url);
+  return { report, readings: readers.every((r, i) => r.worthKeeping(readings[i])) ? readings : null };
+}
+
+/**
+ * The report analyzeFetched gives with `facts` on the page `readings` were read of (by
+ * analyzeFetchedKeepingReadings, with the same analyzers): the page is not parsed again.
+ */
+export function analyzeReadings(analyzers: readonly Analyzer[], readings: readonly unknown[], facts: PageFacts | null, url: string): Report {
+  const readers = readersOf(analyzers);
+  if (readers === null || readings.length !== readers.length) throw new Error('the readings are not those of these analyzers');
+  return combineFetched(readers.map((r, i) => r.report(readings[i], facts, url)), analyzers, facts, url);
+}
+
+/** Every analyzer's reading, or null when one has none (the page is then analysed from a parse). */
+function readersOf(analyzers: readonly Analyzer[]): PageReading[] | null {
+  const readers = analyzers.map((a) => a.reading);
+  return readers.every((r): r is PageReading => r !== undefined) ? readers : null;
+}
+
+/** The one parse of a page: a response that is not HTML is read as an empty page. */
+function parseFetched(html: string, facts: PageFacts | null, url: string): HtmlDocument {
   const readable = facts === null || isHtmlResponse(facts);
-  const doc: HtmlDocument = parseHtml(readable ? html : '', url);
-  const reports = analyzers.map((a) => a.analyzeDocument(doc, facts, url));
+  return parseHtml(readable ? html : '', url);
+}
+
+/** The analyzers' reports as one, with the response's own verdicts (its status, a page that is not HTML). */
+function combineFetched(reports: readonly Report[], analyzers: readonly Analyzer[], facts: PageFacts | null, url: string): Report {
   const merged = combineReports(reports, analyzers.map((a) => a.id));
   const judgesStatus = facts !== null && merged.statuses.seo !== undefined;
   const combined = judgesStatus ? withHttpStatus(merged, facts) : merged;

@@ -2,9 +2,10 @@
 // (the likely LCP image, the render-blocking scripts and stylesheets, then the other scripts),
 // fetched through the same egress-safe fetcher as the page, bounded in count, bytes and time. The
 // analysis itself stays pure: it runs once to name what it would like to know (details.sizes.plan),
-// the sizes are fetched here, and it runs again with them on the page's facts.
+// the sizes are fetched here, and it runs again with them on the page's facts. The second run
+// judges what the first read of the page (scoring.ts PageReading), so the page is parsed once.
 import { isServiceError } from '../core/errors.ts';
-import { analyzeOnWorker } from './analysis-pool.ts';
+import { analyzeOnWorker, analyzeOnWorkerKeepingReadings, analyzeReadingsOnWorker } from './analysis-pool.ts';
 import { insertsLate } from './analyzers/page-speed-resources.ts';
 import { MAX_SUBRESOURCE_FETCHES, type FactsWithSubresources, type SizePlanEntry, type SubresourceSize } from './analyzers/page-speed-costs.ts';
 import type { Report } from './findings.ts';
@@ -74,10 +75,14 @@ export function fetchAndAnalyzeWithSizes(ctx: Pick<PageAccess, 'withPage' | 'fet
 
 export async function analyzeWithSizes(ctx: Pick<PageAccess, 'fetchPage' | 'signal'>, facts: PageFacts, analyzers: readonly Analyzer[]): Promise<Report> {
   // The worker takes the body's memory when it can: the first run gets a copy, the second the original.
-  const first = await analyzeOnWorker(analyzers, facts.text, { ...facts, body: Buffer.from(facts.body) }, facts.finalUrl, ctx.signal);
-  const plan = sizePlanOf(first);
-  if (plan.length === 0) return first;
+  const first = await analyzeOnWorkerKeepingReadings(analyzers, facts.text, { ...facts, body: Buffer.from(facts.body) }, facts.finalUrl, ctx.signal);
+  const plan = sizePlanOf(first.report);
+  if (plan.length === 0) return first.report;
   const subresources = await fetchSizes(ctx.fetchPage, plan);
   const withSizes: FactsWithSubresources = { ...facts, subresources };
-  return analyzeOnWorker(analyzers, facts.text, withSizes, facts.finalUrl, ctx.signal);
+  // The page was read once: the second run judges the first's readings with the sizes. Without
+  // them (an analyzer with no reading, or one too large to keep) it parses the page again.
+  return first.readings === null
+    ? analyzeOnWorker(analyzers, facts.text, withSizes, facts.finalUrl, ctx.signal)
+    : analyzeReadingsOnWorker(analyzers, first.readings, withSizes, facts.finalUrl, ctx.signal);
 }

@@ -8,7 +8,7 @@
 // The security headers category is scored Observatory-style instead (start at 100, modifiers per
 // test), so that analyzer passes its score in as an override; observatoryScore/Grade are here.
 import type { Category, Check, Finding, Report, ScoreKey, Severity, Status } from './findings.ts';
-import { groupFindings, type GroupWording } from './finding-groups.ts';
+import { groupFindings, type GroupWording, type RuleWording } from './finding-groups.ts';
 import type { HtmlDocument } from './html-document.ts';
 import type { PageFacts } from './page-facts.ts';
 import { seoScore, type SeoAudit } from './seo-audits.ts';
@@ -40,6 +40,23 @@ export interface Analyzer {
   analyze(html: string, facts: PageFacts | null, url: string): Report;
   /** the same on a page already parsed, so several analyzers share one parse */
   analyzeDocument(doc: HtmlDocument, facts: PageFacts | null, url: string): Report;
+  /** the analysis in two steps, for a page analysed again with facts the first report asked for (PageReading) */
+  reading?: PageReading;
+}
+
+/**
+ * An analysis in two steps: what the analyzer reads of a parse, as plain data, and the report from
+ * that. A tool that analyses a page a second time with facts its first report asked for (page
+ * speed: the sizes of the subresources it names) keeps the reading from the first analysis and
+ * judges it again, rather than parse the page again: the reading crosses from the analysis worker
+ * and back (structured clone), the parse does not. analyzeDocument(doc, facts, url) must be
+ * report(read(doc, facts, url), facts, url), so either way gives the same report.
+ */
+export interface PageReading<R = unknown> {
+  read(doc: HtmlDocument, facts: PageFacts | null, url: string): R;
+  /** whether the reading is worth carrying to a second analysis: not when holding it (on the main thread, while the facts are gathered) costs more than a second parse */
+  worthKeeping(reading: R): boolean;
+  report(reading: R, facts: PageFacts | null, url: string): Report;
 }
 
 export function statusForScore(score: number | undefined): Status {
@@ -118,10 +135,14 @@ export function findingCounts(findings: readonly Finding[]): { findings: number;
   return { findings: findings.length, high: count('high'), medium: count('medium'), low: count('low'), info: count('info') };
 }
 
+/** How each rule's findings read when grouped (groupFindings), by rule id. */
+export function ruleWordings(rules: readonly RuleDefinition[]): Map<string, RuleWording> {
+  return new Map(rules.map((r) => [r.id, { title: r.title, many: r.many }] as const));
+}
+
 export function buildReport(parts: ReportParts): Report {
   const notes = parts.notes ?? [];
-  const wordings = new Map((parts.rules ?? []).map((r) => [r.id, { title: r.title, many: r.many }] as const));
-  const findings = sortFindings(groupFindings(parts.findings, wordings));
+  const findings = sortFindings(groupFindings(parts.findings, ruleWordings(parts.rules ?? [])));
   const scores: Partial<Record<ScoreKey, number>> = {};
   const statuses: Partial<Record<ScoreKey, Status>> = {};
   const known: number[] = [];

@@ -1,45 +1,24 @@
 // The page as the proxy's cost model sees it: its document, render-blocking resources, scripts and
 // likely LCP image, each with a size: the one the tool fetched (page-speed-costs.ts
-// SubresourceSize), or an assumption it says it made. One pass over a parse already made.
-import type { Element } from 'domhandler';
-import type { HtmlDocument } from '../html-document.ts';
+// SubresourceSize), or an assumption it says it made. Built on what was read of the parse
+// (page-speed-read.ts), so the sizes can change without the page being parsed again.
 import type { PageFacts } from '../page-facts.ts';
-import { EARLY_IMAGES, MAX_SUBRESOURCE_FETCHES, subresourcesOf, type SizePlanEntry, type SubresourceSize } from './page-speed-costs.ts';
-import { ASSUMED_BYTES, ASSUMED_IMAGE_PIXELS, estimate, imageBytesFor, type Estimates, type PageModel, type SizedResource } from './page-speed-estimate.ts';
-import {
-  EAGER_IMAGE_BUDGET,
-  declaredSize,
-  domShape,
-  eagerOffscreenImages,
-  imageUrl,
-  isLazy,
-  isSized,
-  lateInsertingScripts,
-  likelyLcpImage,
-  loadedImages,
-  pageScripts,
-  renderBlockingResources,
-  type BlockingResource,
-  type DomShape,
-  type PageScript,
-} from './page-speed-resources.ts';
+import { MAX_SUBRESOURCE_FETCHES, subresourcesOf, type SizePlanEntry, type SubresourceSize } from './page-speed-costs.ts';
+import { ASSUMED_BYTES, estimate, imageBytesFor, type Estimates, type PageModel, type SizedResource } from './page-speed-estimate.ts';
+import type { PageSpeedReading, ReadBlocking, ReadImage, ReadScript } from './page-speed-read.ts';
 
-export interface BlockingCost extends BlockingResource {
+export interface BlockingCost extends ReadBlocking {
   size: SizedResource;
 }
 
 export interface PageSpeedModel {
   blocking: BlockingCost[];
-  scripts: PageScript[];
+  scripts: ReadScript[];
   /** each script's size, render-blocking ones included (an inline one is its own length) */
-  scriptSizes: Map<PageScript, SizedResource>;
-  images: Element[];
-  unsized: Element[];
-  eager: Element[];
-  lcpImage: Element | null;
+  scriptSizes: Map<ReadScript, SizedResource>;
+  lcpImage: ReadImage | null;
   lcpSize: SizedResource | null;
-  lateInserts: PageScript[];
-  shape: DomShape;
+  lateInserts: ReadScript[];
   /** the resources whose sizes were assumed, not fetched */
   assumed: string[];
   /** what the tool should fetch the sizes of, most telling first: the LCP image, blocking resources, other scripts */
@@ -78,7 +57,7 @@ function sizeOf(url: string, kind: SubresourceSize['kind'], known: Known, fallba
   return { url, bytes: fallback, decodedBytes: fallback, known: false, sameOrigin };
 }
 
-export function pageSpeedModel(doc: HtmlDocument, facts: PageFacts | null, url: string): PageSpeedModel {
+export function pageSpeedModel(reading: PageSpeedReading, facts: PageFacts | null, url: string): PageSpeedModel {
   const sizes = subresourcesOf(facts);
   // An unfetched script or stylesheet is taken to weigh what the fetched ones of its kind weigh on average.
   const typical = { script: ASSUMED_BYTES.script as number, stylesheet: ASSUMED_BYTES.stylesheet as number };
@@ -88,41 +67,35 @@ export function pageSpeedModel(doc: HtmlDocument, facts: PageFacts | null, url: 
   }
   const known: Known = { sizes, pageOrigin: origin(facts?.finalUrl ?? url), assumed: [], typical };
   const assumed = known.assumed;
-  const blockingFound = renderBlockingResources(doc);
-  const blocking: BlockingCost[] = blockingFound.map((b) => ({ ...b, size: sizeOf(b.url, b.kind === 'script' ? 'script' : 'stylesheet', known) }));
-  const scripts = pageScripts(doc, blockingFound);
-  const scriptSizes = new Map<PageScript, SizedResource>();
+  const blocking: BlockingCost[] = reading.blocking.map((b) => ({ ...b, size: sizeOf(b.url, b.kind === 'script' ? 'script' : 'stylesheet', known) }));
+  const scripts = reading.scripts;
+  const scriptSizes = new Map<ReadScript, SizedResource>();
   for (const script of scripts) {
     if (script.url === null) {
       const bytes = script.inlineBytes ?? 0;
       scriptSizes.set(script, { url: '', bytes: 0, decodedBytes: bytes, known: true, sameOrigin: true });
     } else {
-      const blocked = script.blocking ? blocking.find((b) => b.element === script.element) : undefined;
+      const blocked = script.blocking === null ? undefined : blocking[script.blocking];
       scriptSizes.set(script, blocked?.size ?? sizeOf(script.url, 'script', known));
     }
   }
-  const images = loadedImages(doc);
-  const unsized = images.filter((img) => !isSized(img));
-  const lcpImage = likelyLcpImage(doc, images);
-  const lcpSize = lcpImage === null ? null : sizeOf(imageUrl(doc, lcpImage), 'image', known, imageBytesFor(declaredSize(lcpImage)));
-  const lateInserts = lateInsertingScripts(scripts, new Set([...sizes.values()].filter((k) => k.insertsLate === true).map((k) => k.url)));
-  const shape = domShape(doc);
-  const aboveFold = new Set(images.slice(0, EAGER_IMAGE_BUDGET));
+  const lcpImage = reading.lcpImage;
+  const lcpSize = lcpImage === null ? null : sizeOf(lcpImage.url, 'image', known, imageBytesFor(lcpImage.declared));
+  // An inline script was read for late inserts with the page; an external one counts when its fetched text did.
+  const fetchedLate = new Set([...sizes.values()].filter((k) => k.insertsLate === true).map((k) => k.url));
+  const lateInserts = scripts.filter((s) => (s.url === null ? s.insertsLate : fetchedLate.has(s.url)));
   const model: PageModel = {
     url: facts?.finalUrl ?? url,
     ttfbMs: facts?.timings.ttfbMs ?? 0,
     // HTML passed in has no response: its markup's extent stands for the document's bytes.
-    documentBytes: facts?.transferBytes ?? (doc.elements.at(-1)?.startIndex ?? 0),
-    elements: shape.elements,
+    documentBytes: facts?.transferBytes ?? reading.markupEnd,
+    elements: reading.elements,
     blocking: blocking.map((b) => ({ ...b.size, kind: b.kind })),
-    otherScripts: [...scriptSizes].filter(([script]) => !script.blocking).map(([, size]) => size),
-    lcpImage: lcpImage === null || lcpSize === null ? null : { ...lcpSize, lazy: isLazy(lcpImage) },
-    unsizedAboveFold: unsized.filter((img) => aboveFold.has(img)).length,
+    otherScripts: [...scriptSizes].filter(([script]) => script.blocking === null).map(([, size]) => size),
+    lcpImage: lcpImage === null || lcpSize === null ? null : { ...lcpSize, lazy: lcpImage.lazy },
+    unsizedAboveFold: reading.unsizedAboveFold,
     lateInserts: lateInserts.length,
-    earlyImagePixels: images.slice(0, EARLY_IMAGES).reduce((sum, img) => {
-      const size = declaredSize(img);
-      return sum + (size === null ? ASSUMED_IMAGE_PIXELS : size.width * size.height);
-    }, 0),
+    earlyImagePixels: reading.earlyImagePixels,
   };
   const plan = new Map<string, SizePlanEntry>();
   const want = (entry: SizePlanEntry) => {
@@ -137,13 +110,9 @@ export function pageSpeedModel(doc: HtmlDocument, facts: PageFacts | null, url: 
     blocking,
     scripts,
     scriptSizes,
-    images,
-    unsized,
-    eager: eagerOffscreenImages(images),
     lcpImage,
     lcpSize,
     lateInserts,
-    shape,
     assumed,
     model,
     estimates: estimate(model),

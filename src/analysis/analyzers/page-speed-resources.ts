@@ -340,11 +340,3 @@ const SHIFTING_WRITE = /insertBefore\(|\.prepend\(|\.before\(|insertAdjacent(?:H
 export function insertsLate(text: string): boolean {
   return LATER.test(text) && SHIFTING_WRITE.test(text);
 }
-
-/**
- * Scripts that insert or resize content after the first paint: the layout shifts the proxy can
- * see. Inline ones are read here; an external one counts when the tool fetched it and found so.
- */
-export function lateInsertingScripts(scripts: readonly PageScript[], fetchedLate: ReadonlySet<string> = new Set()): PageScript[] {
-  return scripts.filter((s) => (s.url === null ? insertsLate(rawTextOf(s.element, 100_000)) : fetchedLate.has(s.url)));
-}
