@@ -66,38 +66,62 @@ export interface CriteriaInput {
 
 const SEVERITY_RANK: Record<string, number> = { high: 0, medium: 1, low: 2, info: 3 };
 
-export function evaluateCriteria(report: CriteriaInput, acceptance: readonly AcceptanceItem[]): CriterionResult[] {
+/** The criteria judged: each one's result, and every finding the unmet ones need fixed. */
+export interface AcceptanceJudgement {
+  criteria: CriterionResult[];
+  /** the findings behind the unmet criteria, all of them (a result names at most MAX_NAMED): what the fix ranking puts first */
+  needed: Set<string>;
+}
+
+/**
+ * Judges each criterion once. The gate reports the results and the loop's ranking reads `needed`
+ * from the same judgement (gate.ts acceptanceJudged), so a solve or verify judges its criteria once.
+ */
+export function judgeAcceptance(report: CriteriaInput, acceptance: readonly AcceptanceItem[]): AcceptanceJudgement {
   const poor = poorCategories(report);
-  return acceptance.map((item) => {
-    const behind = behindOf(report, item);
-    if (typeof item === 'string') {
-      const met = !report.incomplete && behind.length === 0 && poor.length === 0;
-      return result(item, met, behind, met ? 'Holds: no high-severity finding, no poor category, a complete report.' : 'Judged with the gate: a high-severity finding, a poor category or an incomplete report remains.');
-    }
-    const r = item.requires;
-    const problems: string[] = [];
-    if (r.noSeverity !== undefined) {
-      const limit = SEVERITY_RANK[r.noSeverity] ?? 0;
-      const hits = report.findings.filter((f) => (SEVERITY_RANK[f.severity] ?? 9) <= limit).length;
-      if (hits > 0) problems.push(`${hits} ${r.noSeverity}-severity finding${hits === 1 ? '' : 's'} remain`);
-    }
-    if (r.noPoorCategory && poor.length > 0) problems.push(`${poor.join(', ')} ${poor.length === 1 ? 'scores' : 'score'} poor`);
-    const short = (r.categoriesGood ?? []).filter((c) => report.statuses[c] !== 'good');
-    if (short.length > 0) problems.push(`${short.join(', ')} ${short.length === 1 ? 'is' : 'are'} not good`);
-    if (r.rulesPass) {
-      const failing = [...new Set(report.findings.filter((f) => r.rulesPass?.includes(f.rule)).map((f) => f.rule))];
-      if (failing.length > 0) problems.push(`${failing.join(', ')} ${failing.length === 1 ? 'fails' : 'fail'}`);
-      const judged = new Map((report.checks ?? []).map((c) => [c.rule, c.result]));
-      const unjudged = r.rulesPass.filter((rule) => !failing.includes(rule) && (judged.get(rule) === undefined || judged.get(rule) === 'unknown'));
-      if (unjudged.length > 0) problems.push(`${unjudged.join(', ')} could not be judged`);
-    }
-    if (r.stepsOk) {
-      const failed = (report.steps ?? []).filter((s) => s.status === 'error').length;
-      if (failed > 0) problems.push(`${failed} step${failed === 1 ? '' : 's'} failed`);
-    }
-    const met = problems.length === 0;
-    return result(item.text, met, behind, met ? 'Holds.' : `Not met: ${problems.join('; ')}.`);
+  const poorSet = new Set(poor);
+  const needed = new Set<string>();
+  const criteria = acceptance.map((item) => {
+    const behind = behindOf(report, item, poorSet);
+    const judged = judge(report, item, behind, poor);
+    if (!judged.met) for (const f of behind) needed.add(f.findingId);
+    return judged;
   });
+  return { criteria, needed };
+}
+
+export function evaluateCriteria(report: CriteriaInput, acceptance: readonly AcceptanceItem[]): CriterionResult[] {
+  return judgeAcceptance(report, acceptance).criteria;
+}
+
+function judge(report: CriteriaInput, item: AcceptanceItem, behind: readonly CriteriaInput['findings'][number][], poor: readonly Category[]): CriterionResult {
+  if (typeof item === 'string') {
+    const met = !report.incomplete && behind.length === 0 && poor.length === 0;
+    return result(item, met, behind, met ? 'Holds: no high-severity finding, no poor category, a complete report.' : 'Judged with the gate: a high-severity finding, a poor category or an incomplete report remains.');
+  }
+  const r = item.requires;
+  const problems: string[] = [];
+  if (r.noSeverity !== undefined) {
+    const limit = SEVERITY_RANK[r.noSeverity] ?? 0;
+    const hits = report.findings.filter((f) => (SEVERITY_RANK[f.severity] ?? 9) <= limit).length;
+    if (hits > 0) problems.push(`${hits} ${r.noSeverity}-severity finding${hits === 1 ? '' : 's'} remain`);
+  }
+  if (r.noPoorCategory && poor.length > 0) problems.push(`${poor.join(', ')} ${poor.length === 1 ? 'scores' : 'score'} poor`);
+  const short = (r.categoriesGood ?? []).filter((c) => report.statuses[c] !== 'good');
+  if (short.length > 0) problems.push(`${short.join(', ')} ${short.length === 1 ? 'is' : 'are'} not good`);
+  if (r.rulesPass) {
+    const failing = [...new Set(report.findings.filter((f) => r.rulesPass?.includes(f.rule)).map((f) => f.rule))];
+    if (failing.length > 0) problems.push(`${failing.join(', ')} ${failing.length === 1 ? 'fails' : 'fail'}`);
+    const judged = new Map((report.checks ?? []).map((c) => [c.rule, c.result]));
+    const unjudged = r.rulesPass.filter((rule) => !failing.includes(rule) && (judged.get(rule) === undefined || judged.get(rule) === 'unknown'));
+    if (unjudged.length > 0) problems.push(`${unjudged.join(', ')} could not be judged`);
+  }
+  if (r.stepsOk) {
+    const failed = (report.steps ?? []).filter((s) => s.status === 'error').length;
+    if (failed > 0) problems.push(`${failed} step${failed === 1 ? '' : 's'} failed`);
+  }
+  const met = problems.length === 0;
+  return result(item.text, met, behind, met ? 'Holds.' : `Not met: ${problems.join('; ')}.`);
 }
 
 function poorCategories(report: CriteriaInput): Category[] {
@@ -113,18 +137,11 @@ function result(text: string, met: boolean, behind: readonly CriteriaInput['find
 
 /** The findings an unmet criterion needs fixed (all of them, not only the named ones): what the fix ranking puts first. */
 export function findingsNeeded(report: CriteriaInput, acceptance: readonly AcceptanceItem[]): Set<string> {
-  const needed = new Set<string>();
-  for (const [index, r] of evaluateCriteria(report, acceptance).entries()) {
-    const item = acceptance[index];
-    if (r.met || item === undefined) continue;
-    for (const f of behindOf(report, item)) needed.add(f.findingId);
-  }
-  return needed;
+  return judgeAcceptance(report, acceptance).needed;
 }
 
 /** The findings that stand between a criterion and its being met. */
-function behindOf(report: CriteriaInput, item: AcceptanceItem): CriteriaInput['findings'][number][] {
-  const poor = new Set(poorCategories(report));
+function behindOf(report: CriteriaInput, item: AcceptanceItem, poor: ReadonlySet<Category>): CriteriaInput['findings'][number][] {
   if (typeof item === 'string') return report.findings.filter((f) => f.severity === 'high' || poor.has(f.category));
   const r = item.requires;
   const limit = r.noSeverity === undefined ? -1 : (SEVERITY_RANK[r.noSeverity] ?? 0);

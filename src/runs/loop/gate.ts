@@ -18,7 +18,7 @@
 // `reasons` is empty exactly when the gate passes; each reason is one sentence naming the category
 // or the finding, so a host (or a person) can read why without the report.
 import type { Category, Check, Finding, ScoreKey, Status } from '../../analysis/findings.ts';
-import { evaluateCriteria, type AcceptanceItem, type CriterionResult } from './acceptance.ts';
+import { judgeAcceptance, type AcceptanceItem, type CriterionResult } from './acceptance.ts';
 import { SHIP_GATE_CATEGORIES } from '../playbooks/playbook-schema.ts';
 
 export type GateValue = 'pass' | 'fail' | 'unknown';
@@ -62,8 +62,28 @@ export interface GateOptions {
 /** High-severity findings named one by one before the rest are counted. */
 export const MAX_NAMED_FINDINGS = 10;
 
+/** What a gate result's criteria were judged on, and the findings the unmet ones need, while it is the object evaluateGate returned. */
+const JUDGED = new WeakMap<GateResult, { report: GateInput; acceptance: readonly AcceptanceItem[]; needed: ReadonlySet<string> }>();
+
+/**
+ * The findings the unmet criteria need fixed, from the judgement the gate made of this report and
+ * these criteria (the same objects), so the loop's ranking does not judge them again; undefined
+ * when the gate judged other ones, or none (a copy of its result carries no judgement).
+ */
+export function acceptanceJudged(gate: GateResult, report: object, acceptance: readonly AcceptanceItem[]): ReadonlySet<string> | undefined {
+  const judged = JUDGED.get(gate);
+  return judged !== undefined && judged.report === report && judged.acceptance === acceptance ? judged.needed : undefined;
+}
+
 export function evaluateGate(report: GateInput, gatePolicy: GatePolicy, options: GateOptions = {}): GateResult {
   const categories = report.categories ?? (Object.keys(report.statuses).filter((k) => k !== 'overall') as Category[]);
+  const judgement = options.acceptance === undefined ? undefined : judgeAcceptance({ ...report, categories }, options.acceptance);
+  const result = verdict(report, gatePolicy, options, categories, judgement?.criteria);
+  if (options.acceptance !== undefined && judgement !== undefined) JUDGED.set(result, { report, acceptance: options.acceptance, needed: judgement.needed });
+  return result;
+}
+
+function verdict(report: GateInput, gatePolicy: GatePolicy, options: GateOptions, categories: readonly Category[], criteria: CriterionResult[] | undefined): GateResult {
   const advisory = new Set(gatePolicy.advisory ?? []);
   const requireGood = gatePolicy.policy === 'ship' ? [...new Set([...SHIP_GATE_CATEGORIES, ...(gatePolicy.requireGood ?? [])])] : [];
   const statusOf = (c: Category): Status => report.statuses[c] ?? 'unknown';
@@ -88,7 +108,6 @@ export function evaluateGate(report: GateInput, gatePolicy: GatePolicy, options:
     if (advisory.has(c) && statusOf(c) === 'needs_improvement') advisories.push(`${c} is needs_improvement${scoreText(c)}: advisory, it does not fail the gate.`);
   }
 
-  const criteria = options.acceptance === undefined ? undefined : evaluateCriteria({ ...report, categories }, options.acceptance);
   const withCriteria = criteria === undefined ? {} : { criteria };
   for (const [index, c] of (criteria ?? []).entries()) {
     const item = options.acceptance?.[index];

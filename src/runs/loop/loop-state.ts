@@ -22,7 +22,7 @@ import type { Category, Finding } from '../../analysis/findings.ts';
 import { invalidInput, type FieldIssue } from '../../core/errors.ts';
 import { findingsNeeded, type AcceptanceItem } from './acceptance.ts';
 import { rankFixes, fixItemSchema, type FixItem, type RankContext } from './fix-ranking.ts';
-import type { GatePolicy, GateResult } from './gate.ts';
+import { acceptanceJudged, type GatePolicy, type GateResult } from './gate.ts';
 import type { JobReport } from './job-report.ts';
 
 export const LOOP_LIMITS = {
@@ -117,7 +117,7 @@ export interface LoopContext {
 
 export function loopAfterSolve(report: LoopReport, gateResult: GateResult, opts: LoopContext = {}): Loop {
   const limits = resolveLoopOptions(opts);
-  const fixes = rankFixes(report, policyOf(report, opts), rankContext(report, opts));
+  const fixes = rankFixes(report, policyOf(report, opts), rankContext(report, opts, gateResult));
   const initiate = gateResult.gate === 'fail' && !report.incomplete && fixes.length > 0 && opts.blocked === undefined;
   return assemble({ report, gateResult, opts, limits, fixes, round: 0, streak: 0, stop: undefined, initiate, afterVerify: false });
 }
@@ -140,7 +140,7 @@ export function loopAfterVerify(
     else if (streak >= limits.sameFindingsLimit) stop = 'same_findings';
     else if (round >= limits.maxRounds) stop = 'max_rounds';
   }
-  const fixes = rankFixes(afterReport, policyOf(afterReport, opts), rankContext(afterReport, opts));
+  const fixes = rankFixes(afterReport, policyOf(afterReport, opts), rankContext(afterReport, opts, gateResult));
   const initiate = gateResult.gate === 'fail' && stop === undefined && !afterReport.incomplete && fixes.length > 0 && opts.blocked === undefined;
   return assemble({ report: afterReport, gateResult, opts, limits, fixes, round, streak, stop, initiate, afterVerify: true });
 }
@@ -159,9 +159,14 @@ export function sameIdSet(a: readonly Pick<Finding, 'findingId'>[], b: readonly 
   return true;
 }
 
-/** The ranking's context for a report: the findings its unmet criteria need, the playbook's own category. */
-export function rankContext(report: LoopReport & Partial<Pick<JobReport, 'statuses' | 'categories' | 'steps'>>, opts: Pick<LoopContext, 'acceptance' | 'ownCategory'>): RankContext {
-  const needed = opts.acceptance === undefined ? undefined : findingsNeeded({ ...report, statuses: report.statuses ?? {} }, opts.acceptance);
+/**
+ * The ranking's context for a report: the findings its unmet criteria need, the playbook's own
+ * category. The report's gate judged the criteria already when it was given them: its judgement
+ * is read, not made again.
+ */
+export function rankContext(report: LoopReport & Partial<Pick<JobReport, 'statuses' | 'categories' | 'steps'>>, opts: Pick<LoopContext, 'acceptance' | 'ownCategory'>, gate?: GateResult): RankContext {
+  const judged = opts.acceptance === undefined || gate === undefined ? undefined : acceptanceJudged(gate, report, opts.acceptance);
+  const needed = opts.acceptance === undefined ? undefined : (judged ?? findingsNeeded({ ...report, statuses: report.statuses ?? {} }, opts.acceptance));
   return { ...(needed === undefined ? {} : { needed }), ownCategory: opts.ownCategory };
 }
 

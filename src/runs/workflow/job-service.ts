@@ -14,10 +14,9 @@ import type { FeatureMemory } from '../feature-memory/feature-memory.ts';
 import { projectScopeFor } from '../feature-memory/project-scope.ts';
 import { inheritedInput, loopMemo, type JobState } from '../loop/job-chain.ts';
 import { buildDelta, compactDelta } from '../loop/delta.ts';
-import { rankFixes } from '../loop/fix-ranking.ts';
 import { evaluateGate, type GateResult } from '../loop/gate.ts';
 import { compactJobReport, type JobReport } from '../loop/job-report.ts';
-import { compactLoop, loopAfterSolve, loopAfterVerify, rankContext, resolveLoopOptions, type Loop } from '../loop/loop-state.ts';
+import { compactLoop, loopAfterSolve, loopAfterVerify, resolveLoopOptions, type Loop } from '../loop/loop-state.ts';
 import { acceptanceText } from '../loop/acceptance.ts';
 import { jobReportKey } from '../loop/report-signature.ts';
 import { matchGoal } from '../planner/goal-matcher.ts';
@@ -329,8 +328,9 @@ export class JobService {
     const outcome = jobOutcome(run, resolved.job.kind === 'tool' ? this.#deps.catalog.get(resolved.job.id) : undefined);
     const gate = evaluateGate(run.report, playbook.gate, { partial: run.status !== 'ok', acceptance: playbook.acceptance });
     const loop: Loop = loopAfterVerify(found.loop, found.report, run.report, gate, { gatePolicy: playbook.gate, maxRounds: call.maxRounds, sameFindingsLimit: call.sameFindingsLimit, toolsUsed: run.toolsUsed, estimatedCredits: this.#estimate(playbook, resolved, call.enhance === true), blocked: outcome.blocked, acceptance: playbook.acceptance, ownCategory: playbook.scores[0] });
-    const ranked = rankFixes(run.report, playbook.gate, rankContext(run.report, { acceptance: playbook.acceptance, ownCategory: playbook.scores[0] }));
-    const delta = buildDelta(found.report, run.report, gate, ranked, { loop, runStatus: run.status === 'ok' ? 'ok' : run.status });
+    // The delta lists the fixes the loop ranked (the same report, gate policy and criteria; both
+    // keep the first MAX_REMAINING_FIXES), rather than rank them, and judge the criteria, again.
+    const delta = buildDelta(found.report, run.report, gate, loop.remainingFixes, { loop, runStatus: run.status === 'ok' ? 'ok' : run.status });
     const memory: Remembered = run.cancelled === true ? { projectScope: null } : await this.#remember(call, playbook, resolved, runInput, run, gate);
     const full = call.responseMode === 'full';
     const after: JobReport = full ? run.report : compactJobReport(run.report);
