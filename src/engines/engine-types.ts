@@ -6,6 +6,13 @@ export interface EngineWorker {
   alive(): boolean;
   /** kills everything the worker started; resolves once it is gone */
   stop(): Promise<void>;
+  /**
+   * Why the worker should be restarted before its next job although it is healthy (e.g. a
+   * LibreOffice instance whose soffice grew past its memory bound), or null. Asked whenever the
+   * supervisor picks a slot and after every job, so it must be cheap: a value the worker measured
+   * during its last job, not a measurement. The restart takes the same path as maxJobsPerWorker's.
+   */
+  recycleReason?(): string | null;
 }
 
 export type EngineProbe = { ok: true; version: string } | { ok: false; missing: string };

@@ -65,7 +65,7 @@ export class SlotPool<W extends EngineWorker> {
     for (const slot of this.slots) {
       if (slot.draining || slot.running >= this.settings.jobsPerWorker) continue;
       // A worker due for recycling takes no new job; it restarts once its last job ends.
-      if (slot.recycleAt > 0 && slot.worker !== null && slot.jobs >= slot.recycleAt) continue;
+      if (this.retireReason(slot) !== null) continue;
       // Prefer a slot whose worker is already warm, then the least busy.
       const warm = slot.worker !== null && slot.worker.alive();
       if (best === -1) {
@@ -77,6 +77,22 @@ export class SlotPool<W extends EngineWorker> {
       if ((warm && !currentWarm) || (warm === currentWarm && slot.running < current.running)) best = slot.index;
     }
     return best;
+  }
+
+  /**
+   * Why the slot's healthy worker should be restarted now, between jobs: it ran its recycleAt jobs,
+   * or it asks to be (EngineWorker.recycleReason, e.g. LibreOffice past its memory bound). Null
+   * while another slot's worker is stopping or starting: a planned restart waits for that one to be
+   * back (the supervisor retries then), so the pool never has two workers down at once for a
+   * planned reason, and the waiting worker keeps taking jobs meanwhile. Crashes and timeouts never
+   * wait: they are not planned.
+   */
+  retireReason(slot: Slot<W>): string | null {
+    const worker = slot.worker;
+    if (worker === null || slot.draining) return null;
+    for (const other of this.slots) if (other !== slot && (other.draining || other.starting !== null)) return null;
+    if (slot.recycleAt > 0 && slot.jobs >= slot.recycleAt) return `recycled after ${slot.jobs} jobs`;
+    return worker.recycleReason?.() ?? null;
   }
 
   acquire(group: OwnerGroup, signal?: AbortSignal): Promise<number> {

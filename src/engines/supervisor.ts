@@ -1,6 +1,7 @@
 // The mechanism every engine shares (after Gotenberg): a bounded queue per engine answering 429
 // with Retry-After when full, shared fairly between accounts (see fair-queue.ts), a per-job time
-// limit, warm workers started lazily and restarted after N jobs, after a crash and after a hang,
+// limit, warm workers started lazily and restarted after N jobs or when one asks (its memory grew),
+// one such planned restart at a time, and after a crash and after a hang,
 // detection of a missing program (503, never a crash of the service) and a status report for /readyz.
 //
 // A healthy engine that reaches the time limit on one input was held by that input: the caller
@@ -201,6 +202,7 @@ export class EngineSupervisor<W extends EngineWorker> {
         slot.jobs = 0;
         this.startFailure = null;
         this.logger.info({ engine: this.name, worker: slot.index, ms: Date.now() - started }, 'worker started');
+        this.retireWaiting();
         return worker;
       },
       (error: unknown) => {
@@ -235,6 +237,17 @@ export class EngineSupervisor<W extends EngineWorker> {
       }
       this.pool.dispatch();
     });
+  }
+
+  /** Idle workers whose planned restart waited for another's (SlotPool.retireReason) go now, one at a time. */
+  private retireWaiting(): void {
+    if (this.closed) return;
+    for (const slot of this.slots) {
+      const worker = slot.worker;
+      if (worker === null || slot.running > 0) continue;
+      const reason = this.pool.retireReason(slot);
+      if (reason !== null) void this.recycle(slot, worker, reason);
+    }
   }
 
   private async execute<T>(slot: Slot<W>, group: OwnerGroup, worker: W, job: (worker: W, context: JobContext) => Promise<T>, options: RunOptions): Promise<T> {
@@ -327,13 +340,9 @@ export class EngineSupervisor<W extends EngineWorker> {
         finish();
         const duration = Date.now() - started;
         this.pool.recordJobMs(duration);
-        if (!recycled) {
-          if (!worker.alive()) {
-            killWorker('worker exited');
-          } else if (slot.recycleAt > 0 && slot.jobs >= slot.recycleAt && slot.running === 1) {
-            killWorker(`recycled after ${slot.jobs} jobs`);
-          }
-        }
+        if (!recycled && !worker.alive()) killWorker('worker exited');
+        const retire = !recycled && slot.running === 1 ? this.pool.retireReason(slot) : null;
+        if (retire !== null) killWorker(retire);
         releaseOnce();
       });
 

@@ -1,95 +1,13 @@
 // The supervisor with fake workers: queue bounds, fair scheduling between owners, timeouts,
 // restarts, missing programs, status. Tests act on events (a job start, a worker start or stop),
-// never after a guessed sleep.
+// never after a guessed sleep. Planned restarts (a job count, a worker's own reason) are in
+// supervisor-recycle.test.ts; the fakes in support/fake-workers.ts.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ServiceError, unprocessable } from '../../src/core/errors.ts';
-import { EngineSupervisor, type EngineProbe, type JobStart, type SupervisorOptions } from '../../src/engines/supervisor.ts';
+import { unprocessable } from '../../src/core/errors.ts';
 import { runAsJobOwner, type JobOwner } from '../../src/engines/job-owner.ts';
-
-class FakeWorker {
-  static started = 0;
-  readonly id: number;
-  dead = false;
-  stopped = false;
-  readonly whenStopped: Promise<void>;
-  private markStopped: () => void = () => {};
-  constructor() {
-    this.id = ++FakeWorker.started;
-    this.whenStopped = new Promise((resolve) => {
-      this.markStopped = resolve;
-    });
-  }
-  alive(): boolean {
-    return !this.dead && !this.stopped;
-  }
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.markStopped();
-  }
-}
-
-function supervisor(options: Partial<SupervisorOptions<FakeWorker>> = {}) {
-  const workers: FakeWorker[] = [];
-  const waitingFor: { count: number; resolve: () => void }[] = [];
-  const sup = new EngineSupervisor<FakeWorker>({
-    name: 'fake',
-    label: 'Fake',
-    probe: async (): Promise<EngineProbe> => ({ ok: true, version: '1.0' }),
-    start: async () => {
-      await sleep(5);
-      const worker = new FakeWorker();
-      workers.push(worker);
-      for (const w of waitingFor.filter((w) => workers.length >= w.count)) w.resolve();
-      return worker;
-    },
-    ...options,
-  });
-  /** Resolves once `count` workers have been started in all. */
-  const untilWorkers = (count: number): Promise<void> =>
-    workers.length >= count ? Promise.resolve() : new Promise((resolve) => waitingFor.push({ count, resolve }));
-  return { sup, workers, untilWorkers };
-}
-
-/** The next job start on `sup` (of `owner` when given). */
-function nextStart(sup: EngineSupervisor<FakeWorker>, owner?: string | null): Promise<JobStart> {
-  return new Promise((resolve) => {
-    const off = sup.onJobStart((job) => {
-      if (owner !== undefined && job.owner !== owner) return;
-      off();
-      resolve(job);
-    });
-  });
-}
-
-/** Resolves after `count` jobs of `owner` have started. */
-function starts(sup: EngineSupervisor<FakeWorker>, owner: string | null, count: number): Promise<void> {
-  let seen = 0;
-  return new Promise((resolve) => {
-    const off = sup.onJobStart((job) => {
-      if (job.owner !== owner || ++seen < count) return;
-      off();
-      resolve();
-    });
-  });
-}
-
-/** A job body that runs until the test opens its gate. */
-function gate(): { job: () => Promise<void>; open: () => void } {
-  let open: () => void = () => {};
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { job: () => opened, open };
-}
-
-function assertServiceError(error: unknown, status: number, code: string): ServiceError {
-  assert.ok(error instanceof ServiceError, `expected a ServiceError, got ${String(error)}`);
-  assert.equal(error.status, status);
-  assert.equal(error.error, code);
-  return error;
-}
+import { assertServiceError, FakeWorker, gate, nextStart, starts, supervisor } from './support/fake-workers.ts';
 
 describe('EngineSupervisor', () => {
   it('starts workers lazily and reports status', async () => {
@@ -215,27 +133,6 @@ describe('EngineSupervisor', () => {
     );
     await sup.run(async () => undefined);
     assert.equal(workers.length, 1);
-    await sup.close();
-  });
-
-  it('restarts a worker after N jobs', async () => {
-    const { sup, workers } = supervisor({ workers: 1, maxJobsPerWorker: 3 });
-    const ids: number[] = [];
-    for (let i = 0; i < 7; i++) ids.push(await sup.run(async (w) => w.id));
-    assert.deepEqual(ids, [1, 1, 1, 2, 2, 2, 3].map((n) => workers[n - 1]!.id));
-    assert.ok(workers[0]!.stopped && workers[1]!.stopped);
-    await sup.close();
-  });
-
-  it('staggers recycling so that the workers of a pool never restart together', async () => {
-    const { sup, workers, untilWorkers } = supervisor({ workers: 2, maxJobsPerWorker: 4 });
-    // Pairs of jobs share the two workers evenly: worker 0 recycles after 4 jobs, worker 1 after 6.
-    for (let round = 0; round < 4; round++) await Promise.all([sup.run(async (w) => w.id), sup.run(async (w) => w.id)]);
-    await untilWorkers(3);
-    assert.equal(workers.filter((w) => w.stopped).length, 1, 'after 8 jobs one worker was recycled, not both');
-    for (let round = 0; round < 2; round++) await Promise.all([sup.run(async (w) => w.id), sup.run(async (w) => w.id)]);
-    await untilWorkers(4);
-    assert.equal(workers.filter((w) => w.stopped).length, 2, 'the second worker recycles later');
     await sup.close();
   });
 
