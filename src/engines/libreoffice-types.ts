@@ -12,8 +12,16 @@ export interface LibreOfficeOptions {
   maxQueued?: number;
   /** per-job limit in ms (default 60 s) */
   jobTimeoutMs?: number;
-  /** restart an instance after this many jobs (default 500; staggered between instances) */
+  /**
+   * restart an instance after this many jobs (default 5000, 0 = never; the first restarts are
+   * staggered between instances, and a planned restart waits while another instance restarts)
+   */
   maxJobsPerInstance?: number;
+  /**
+   * restart an instance whose soffice.bin holds more than this resident memory after a job
+   * (default 512 MiB; 0 = never): soffice grows with what it converted, a fresh one is ~140 MB
+   */
+  maxRssPerInstanceBytes?: number;
   /** address-space limit of each instance in bytes (default 4 GiB; 0 = none) */
   memoryLimitBytes?: number;
   /** time allowed for an instance to start (default 60 s) */

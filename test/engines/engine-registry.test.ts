@@ -47,12 +47,13 @@ describe('the engine registry', () => {
     // The document engines' settings; the families' engines are tested with their own keys.
     const defaults = loadConfig({ DATA_DIR: '/tmp/unused' });
     assert.deepEqual(Object.keys(defaults.engines), ENGINE_DEFINITIONS.map((d) => d.name));
-    assert.deepEqual(defaults.engines.libreoffice, { LIBREOFFICE_INSTANCES: 2, LIBREOFFICE_PROGRAM: 'soffice' });
+    assert.deepEqual(defaults.engines.libreoffice, { LIBREOFFICE_INSTANCES: 2, LIBREOFFICE_PROGRAM: 'soffice', LIBREOFFICE_MAX_RSS_MB: 512, LIBREOFFICE_MAX_JOBS: 5000 });
     assert.deepEqual(defaults.engines.chromium, { CHROMIUM_PROGRAM: '/usr/bin/chromium' });
     assert.deepEqual(defaults.engines.pandoc, {});
     assert.deepEqual(defaults.engines.poppler, {});
-    const set = engineOptionsFrom(loadConfig({ DATA_DIR: '/tmp/unused', LIBREOFFICE_INSTANCES: '3', CHROMIUM_PROGRAM: '/opt/chromium' }).engines);
-    assert.deepEqual(set.libreoffice, { instances: 3, soffice: 'soffice' });
+    const set = engineOptionsFrom(loadConfig({ DATA_DIR: '/tmp/unused', LIBREOFFICE_INSTANCES: '3', LIBREOFFICE_MAX_RSS_MB: '0', CHROMIUM_PROGRAM: '/opt/chromium' }).engines);
+    assert.deepEqual(set.libreoffice, { instances: 3, soffice: 'soffice', maxRssPerInstanceBytes: 0, maxJobsPerInstance: 5000 });
+    assert.equal(engineOptionsFrom(defaults.engines).libreoffice?.maxRssPerInstanceBytes, 512 * 2 ** 20);
     assert.deepEqual(set.chromium, { executablePath: '/opt/chromium' });
     assert.deepEqual(set.pandoc, {});
     assert.deepEqual(set.poppler, {});

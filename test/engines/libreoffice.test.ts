@@ -294,6 +294,49 @@ describe('LibreOffice engine', { skip: !available && 'LibreOffice or poppler-uti
     });
   });
 
+  it('restarts an instance whose soffice holds more than its memory bound after a job; that job keeps its PDF', async () => {
+    const pool = path.join(dir, 'pool-rss');
+    const reasons: string[] = [];
+    let restarted: () => void = () => {};
+    const back = new Promise<void>((resolve) => {
+      restarted = resolve;
+    });
+    const logger = {
+      ...silentLogger,
+      info(data: object, message: string) {
+        const reason = (data as { reason?: unknown }).reason;
+        if (message === 'restarting worker' && typeof reason === 'string') reasons.push(reason);
+        if (message === 'worker started' && reasons.length > 0) restarted();
+      },
+    };
+    // 1 MiB: below what any soffice holds, so the bound is crossed by the first job.
+    const lo = new LibreOfficeEngine({ instances: 1, maxRssPerInstanceBytes: 2 ** 20, jobTimeoutMs: ENGINE_JOB_LIMIT_MS, workDir: pool, logger });
+    const offices = (): number[] => processesMatching('soffice.bin').filter((pid) => commandOf(pid).includes(pool));
+    try {
+      await lo.warm();
+      const before = offices();
+      assert.equal(before.length, 1);
+      assert.deepEqual(reasons, [], 'a fresh instance is not restarted before its first job');
+      const output = out('pdf');
+      await lo.convert({ inputPath: onePage, outputPath: output, format: 'pdf' });
+      assert.match(await pdfText(output), /Warm pool conversion works/);
+      await back;
+      assert.equal(reasons.length, 1);
+      // The reason carries soffice.bin's own VmRSS (a fresh one holds over 100 MB), not a guess.
+      const held = Number(/^soffice holds (\d+) MB, over its 1 MB bound$/.exec(reasons[0]!)?.[1]);
+      assert.ok(held > 50, reasons[0]);
+      const after = offices();
+      assert.equal(after.length, 1);
+      assert.notEqual(after[0], before[0], 'a new soffice.bin');
+      const second = out('pdf');
+      await lo.convert({ inputPath: onePage, outputPath: second, format: 'pdf' });
+      assert.match(await pdfText(second), /Warm pool conversion works/);
+    } finally {
+      await lo.close();
+    }
+    assert.deepEqual(offices(), []);
+  });
+
   it('leaves no process behind after close', async () => {
     const lo = new LibreOfficeEngine({ instances: 1, jobTimeoutMs: ENGINE_JOB_LIMIT_MS, workDir: path.join(dir, 'pool-close'), logger: silentLogger });
     await lo.convert({ inputPath: onePage, outputPath: out('pdf'), format: 'pdf' });
