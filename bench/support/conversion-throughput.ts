@@ -59,7 +59,7 @@ interface Throughput {
   machineBusy: number;
   /** most LibreOffice jobs seen running at once (/readyz every 200 ms) */
   maxRunning: number;
-  /** soffice.bin processes started during the level (instances recycled after N jobs) */
+  /** soffice.bin processes started during the level (instances recycled past LIBREOFFICE_MAX_RSS_MB or LIBREOFFICE_MAX_JOBS, or after a crash) */
   restarts: number;
 }
 
@@ -175,7 +175,7 @@ export async function throughputSection(input: ThroughputInput): Promise<{ targe
   out();
   out('(service CPU: the server process and its engine descendants, /proc sampled every 250 ms, "of which Node" the server process alone;');
   out(' machine busy: all CPUs, everyone\'s work included;');
-  out(' LO restarts: soffice.bin processes started during the level, as instances are recycled after N jobs.');
+  out(' LO restarts: soffice.bin processes started during the level, as instances are recycled (past LIBREOFFICE_MAX_RSS_MB of memory or LIBREOFFICE_MAX_JOBS jobs) or restarted after a crash.');
   out(` When the machine is near 100% busy, the ${CLIENTS}-client figures are capped by the CPU left over, not by the pool.)`);
   out(`Ratio ${pool.level.label} / 1 client (conversions/s): ${fmtRatio(scaling)}  ` +
     `(the pool's scaling: ${input.instances} LibreOffice instance(s), ${cpus().length} CPU(s); at most ${pool.maxRunning} job(s) seen at once)`);
