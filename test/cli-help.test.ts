@@ -132,6 +132,14 @@ describe('CLI accounts and keys: the API rules, and finding what was made', () =
     const missing = await run(['accounts', 'show', '--account', 'no-such-id'], env);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no account no-such-id/);
+    // keys create and keys list find their account the same way: the same refusal, with their own usage.
+    for (const words of [['keys', 'create'], ['keys', 'list']]) {
+      const r = await run([...words, '--account', 'no-such-id'], env);
+      assert.equal(r.code, 2, `${words.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /^tool-service: no account no-such-id\n/);
+      assert.match(r.stderr, new RegExp(`Usage: tool-service ${words.join(' ')} `));
+      assert.equal(r.stdout, '');
+    }
     const both = await run(['accounts', 'show'], env);
     assert.equal(both.code, 2);
     assert.match(both.stderr, /--account ID or --email E/);

@@ -26,6 +26,13 @@ function keyView(key: ApiKey) {
   return { keyId: key.id, name: key.name, prefix: key.displayPrefix, tools: key.tools, canManageKeys: key.canManageKeys, createdAt: key.createdAt, revokedAt: key.revokedAt };
 }
 
+/**
+ * The account a command names: by --account ID, or by --email E where the command offers it
+ * (accounts show; main() refuses options a command does not declare, so the others give an id).
+ * Every command that takes an account finds it here, so an unknown one is refused alike: exit 2,
+ * "no account <what was given>" and the command's usage. (accounts set-plan leaves the finding to
+ * AccountStore.setPlan, which answers the API's 404 for it.)
+ */
 async function accountOf(store: AccountStore, values: OptionValues, command: CommandSpec): Promise<Account> {
   const id = stringOption(values, 'account');
   const email = stringOption(values, 'email');
@@ -124,17 +131,16 @@ export const keysCreate: CommandSpec = {
     { name: 'manage-keys', type: 'boolean', description: 'it may create, list, rotate and revoke keys within its scope' },
   ],
   async run(values, ctx) {
-    const accountId = requiredOption(values, 'account');
     const list = stringOption(values, 'tools');
     const tools = list?.split(',').map((s) => s.trim()).filter(Boolean);
     const result = await withStore(ctx.config(), async (store) => {
-      if (!(await store.getAccount(accountId))) throw new UsageError(`no account ${accountId}`, keysCreate);
+      const account = await accountOf(store, values, keysCreate);
       if (tools) {
         const catalog = await loadCatalog();
         const unknown = tools.filter((id) => !catalog.get(id));
         if (unknown.length > 0) throw new UsageError(`unknown operationIds: ${unknown.join(', ')}`, keysCreate);
       }
-      const { key, secret } = await store.createKey({ accountId, name: stringOption(values, 'name'), tools, canManageKeys: values['manage-keys'] === true });
+      const { key, secret } = await store.createKey({ accountId: account.id, name: stringOption(values, 'name'), tools, canManageKeys: values['manage-keys'] === true });
       return { keyId: key.id, apiKey: secret };
     });
     ctx.print(result);
@@ -149,11 +155,7 @@ export const keysList: CommandSpec = {
     { name: 'all', type: 'boolean', description: 'include revoked keys' },
   ],
   async run(values, ctx) {
-    const accountId = requiredOption(values, 'account');
-    const keys = await withStore(ctx.config(), async (store) => {
-      if (!(await store.getAccount(accountId))) throw new UsageError(`no account ${accountId}`, keysList);
-      return store.listKeys(accountId);
-    });
+    const keys = await withStore(ctx.config(), async (store) => store.listKeys((await accountOf(store, values, keysList)).id));
     ctx.print(keys.filter((k) => values['all'] === true || k.revokedAt === null).map(keyView));
   },
 };
