@@ -33,7 +33,7 @@ import type { PageFacts } from '../src/analysis/page-facts.ts';
 import type { Analyzer } from '../src/analysis/scoring.ts';
 import { envInt } from './support/env.ts';
 import { runBench } from './support/run-bench.ts';
-import { categoryNav, DESCRIPTION_AND_CANONICAL, growPage, itemListJsonLd, SHOP_PAGE_URL, SOCIAL_META, specRows } from './support/shop-page.ts';
+import { categoryNav, DESCRIPTION_AND_CANONICAL, growPage, itemListJsonLd, SHOP_PAGE_URL, SOCIAL_META, specRows } from '../test/mcp/support/shop-page.ts';
 import { fmtRatio, loadAverage, median, percentile, table } from './support/stats.ts';
 
 const ANALYZERS_DIR = fileURLToPath(new URL('../src/analysis/analyzers/', import.meta.url));

@@ -47,7 +47,7 @@ import { loadPlaybookRegistry } from '../src/runs/playbooks/playbook-registry.ts
 import { APP_HOST, serveApp, startAppChild } from './support/app-child.ts';
 import { envInt } from './support/env.ts';
 import { runBench } from './support/run-bench.ts';
-import { categoryNav, DESCRIPTION_AND_CANONICAL, growPage, itemListJsonLd, SOCIAL_META, specRows } from './support/shop-page.ts';
+import { listingPage } from '../test/mcp/support/shop-page.ts';
 import { askChild, stopServer } from './support/server-child.ts';
 import { checkedRatio, refusalLine, reportFigure, roundMedians } from './support/report.ts';
 import { fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
@@ -65,54 +65,13 @@ const WARMUP = envInt('BENCH_WARMUP', 8);
 
 // ---- the page ---------------------------------------------------------------------------------
 
-// A product listing as shops write them: a full head (title, description, canonical, Open Graph,
-// JSON-LD), navigation, product cards with pictures, specs and reviews. Its real findings: a
-// title too long for a search result, a few images without alt text (and one named like a
-// camera file), one skipped heading level, and a Product in JSON-LD without its offers.
-const head = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Trail running shoes for every terrain: mud, rock, snow and gravel, compared by cushioning, drop and weight | Example Shop</title>
-${DESCRIPTION_AND_CANONICAL}
-${SOCIAL_META}
-<link rel="stylesheet" href="https://cdn.example.com/css/site.css">
-<script src="https://cdn.example.com/js/app.js" defer></script>
-${itemListJsonLd(20)}
-<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'Product', name: 'Trail shoe 0', image: 'https://cdn.example.com/img/0.jpg', description: 'A light trail shoe.' })}</script>
-</head>
-<body>
-${categoryNav(24)}
-<main>
-<h1>Trail running shoes</h1>
-`;
-
-function card(i: number): string {
-  // Three pictures without alt and one named like a camera file, over the whole page.
-  const alt = i === 3 || i === 11 || i === 17 ? '' : i === 7 ? ' alt="IMG_4411.jpg"' : ` alt="Trail shoe ${i} seen from the side"`;
-  // One h4 straight under an h2: the skipped level.
-  const sub = i === 5 ? 'h4' : 'h3';
-  const rows = specRows(i, 5);
-  return `<section id="s${i}" class="card">
-<h2>Trail shoe ${i}: ${i % 3 === 0 ? 'cushioned' : 'fast'} and light</h2>
-<${sub}>Why runners choose it</${sub}>
-<p>The Trail shoe ${i} has a ${4 + (i % 8)} mm drop, a rock plate and a lugged outsole that bites into mud and loose gravel. Its upper drains fast after a river crossing and its heel counter holds the foot on steep descents. <a href="/p/trail-${i}">Read more about model ${i}</a> or see <a href="#reviews-${i}">the reviews</a>.</p>
-<img src="https://cdn.example.com/img/${i}.jpg"${alt} width="640" height="480" loading="lazy">
-<table><caption>Model ${i} specifications</caption><thead><tr><th>Spec</th><th>Stack</th><th>Weight</th></tr></thead><tbody>${rows}</tbody></table>
-<ul id="reviews-${i}">${Array.from({ length: 3 }, (_, r) => `<li><strong>Runner ${r}</strong>: ${['Great grip on wet rock, even on the descents.', 'Fits true to size with room for the toes.', 'A bit stiff for the first fifty kilometres.'][r]}</li>`).join('')}</ul>
-</section>
-`;
-}
-
-const tail = `</main>
-<footer><p>&copy; Example Shop. Free returns within 60 days.</p></footer>
-</body>
-</html>
-`;
-
+// A product listing as shops write them (test/mcp/support/shop-page.ts listingPage, the page
+// agent-loop.test.ts holds the answers' size to): a full head, navigation, product cards with
+// pictures, specs and reviews. Its real findings: a title too long for a search result, a few
+// images without alt text (and one named like a camera file), one skipped heading level, and a
+// Product in JSON-LD without its offers.
 export function benchPage(targetBytes = TARGET_BYTES): string {
-  return growPage(head, card, tail, targetBytes);
+  return listingPage(targetBytes);
 }
 
 // ---- the server child -------------------------------------------------------------------------
