@@ -29,25 +29,23 @@ setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as Collect;
 setFlagsFromString('--no-expose-gc');
 
-let fetchedSinceLast = 0;
-let uploadedSinceLast = 0;
+/** A counter of bytes that runs `collection` each time `everyBytes` more have been noted. */
+function reclaimEvery(everyBytes: number, collection: Parameters<Collect>[0]): (bytes: number) => void {
+  let sinceLast = 0;
+  return (bytes) => {
+    sinceLast += bytes;
+    if (sinceLast < everyBytes) return;
+    sinceLast = 0;
+    collect(collection);
+  };
+}
 
 /** Counts bytes a fetch allocated; past FETCH_RECLAIM_BYTES since the last time, asks for a collection. */
-export function noteFetchedBytes(bytes: number): void {
-  fetchedSinceLast += bytes;
-  if (fetchedSinceLast < FETCH_RECLAIM_BYTES) return;
-  fetchedSinceLast = 0;
-  collect({ type: 'major', execution: 'async' });
-}
+export const noteFetchedBytes = reclaimEvery(FETCH_RECLAIM_BYTES, { type: 'major', execution: 'async' });
 
 /**
  * Counts bytes of an upload's body that reached JavaScript; past UPLOAD_RECLAIM_BYTES since the
  * last time (across every upload of the process), runs a scavenge. Bounded work: one scavenge per
  * 8 MB received, whatever the number of uploads.
  */
-export function noteUploadedBytes(bytes: number): void {
-  uploadedSinceLast += bytes;
-  if (uploadedSinceLast < UPLOAD_RECLAIM_BYTES) return;
-  uploadedSinceLast = 0;
-  collect({ type: 'minor', execution: 'sync' });
-}
+export const noteUploadedBytes = reclaimEvery(UPLOAD_RECLAIM_BYTES, { type: 'minor', execution: 'sync' });

@@ -246,8 +246,17 @@ export function buildJobReport(input: JobReportInput): JobReport {
     incomplete,
     notes: boundNotes(notes),
   };
-  return { ...unsigned, signature: sealOf(signedPart(unsigned), input.key) };
+  // The seal is made over the compact view, which every answer then carries: kept beside the
+  // report so that neither the answer nor a profile's snapshot computes it again.
+  const view = compactJobReport(unsigned);
+  const signature = sealOf(view, input.key);
+  const report = { ...unsigned, signature };
+  compactViews.set(report, Object.freeze({ ...view, signature }));
+  return report;
 }
+
+/** The compact view of each report buildJobReport made (reports are never changed once built). */
+const compactViews = new WeakMap<object, JobReport>();
 
 /**
  * The compact view an answer carries (the seal holds on it): no raw step results; only the checks
@@ -257,6 +266,8 @@ export function buildJobReport(input: JobReportInput): JobReport {
  * `evidence`. Applied twice it changes nothing.
  */
 export function compactJobReport<R extends Omit<JobReport, 'signature'>>(report: R): R {
+  const built = compactViews.get(report);
+  if (built !== undefined) return built as unknown as R;
   return {
     ...report,
     steps: report.steps.map(({ result: _result, ...step }) => step),
@@ -277,8 +288,8 @@ function compactFinding(finding: Finding): Finding {
 }
 
 /** What the seal covers: the compact view without the signature. */
-function signedPart(report: Omit<JobReport, 'signature'>): unknown {
-  const { signature: _signature, ...rest } = compactJobReport(report) as JobReport;
+function signedPart(view: JobReport): unknown {
+  const { signature: _signature, ...rest } = view;
   return rest;
 }
 
@@ -303,7 +314,8 @@ export function checkJobReport(value: unknown, key: SigningKey): JobReportCheck 
   const read = readJobReport(value);
   if (!read.ok) return read;
   // The sealed view is what is read on: a full report's passing checks and raw results are not sealed.
-  if (sealMatches(read.report.signature, signedPart(read.report), key)) return { ok: true, report: compactJobReport(read.report) };
+  const view = compactJobReport(read.report);
+  if (sealMatches(read.report.signature, signedPart(view), key)) return { ok: true, report: view };
   if (sealMatches(read.report.signature, legacySignedPart(read.report), key)) return read;
   return { ok: false, problem: 'signature', message: 'its signature does not match: it was changed after it was issued, or issued to another account' };
 }
