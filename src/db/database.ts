@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { isPostgresUrl, sqlitePath } from '../config.ts';
+import { sqliteChangeCounter } from './change-counter.ts';
 import { migrationProvider } from './migrations.ts';
 import { NodeSqliteDatabase } from './node-sqlite-adapter.ts';
 import type { Database } from './schema.ts';
@@ -14,16 +15,9 @@ const handles = new WeakMap<Db, NodeSqliteDatabase>();
 
 /**
  * A number that changes whenever another connection (another process, the CLI) commits to the
- * database: SQLite's data_version. Lets in-process caches stay correct across processes.
- *
- * It is read on every call, so such a commit is seen by the very next call: an account suspended
- * or a key revoked elsewhere must not be served a moment longer (a read costs a few microseconds,
- * a WAL read lock; an earlier at-most-every-25-ms throttle let a call right after a commit be
- * authorised with the state from before it). While this connection is inside a transaction the
- * pragma would answer from that transaction's snapshot, blind to later commits, and in a deferred
- * transaction that has not read yet it would start the snapshot itself, so the transaction's first
- * write could fail with SQLITE_BUSY_SNAPSHOT: then it is not read, and a value never answered
- * before is returned instead, which a cache takes for a change.
+ * database, read on every call so such a commit is seen by the very next call: on SQLite its
+ * data_version, read cheaply (change-counter.ts). Lets in-process caches stay correct across
+ * processes.
  *
  * PostgreSQL has no such counter: there the answer is a new value on every call, so the caches
  * built on it (AccountStore's callers) are never used and every call reads the database, which
@@ -32,11 +26,7 @@ const handles = new WeakMap<Db, NodeSqliteDatabase>();
  */
 export function changeCounter(db: Db): () => number {
   const handle = handles.get(db);
-  if (!handle) return () => Math.random();
-  const statement = handle.raw.prepare('PRAGMA data_version');
-  // data_version is positive: these never repeat and never equal it.
-  let unknown = 0;
-  return () => (handle.raw.isTransaction ? --unknown : Number((statement.get() as { data_version: number }).data_version));
+  return handle ? sqliteChangeCounter(handle) : () => Math.random();
 }
 
 /** `sqlite:<path>` (the default) or `postgres://user:pass@host:port/db` (see config.ts for the checks). */

@@ -7,10 +7,14 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  */
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly raw: DatabaseSync;
+  /** The database file's path (or ':memory:'), for what reads SQLite's files beside it (change-counter.ts). */
+  readonly path: string;
   // Prepared statements are reused: the hot path runs the same few queries on every call.
   readonly #statements = new Map<string, NodeSqliteStatement>();
+  readonly #onClose: (() => void)[] = [];
 
   constructor(path: string) {
+    this.path = path;
     this.raw = new DatabaseSync(path);
   }
 
@@ -24,7 +28,13 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     return statement;
   }
 
+  /** Runs `callback` when the database closes: what keeps a descriptor beside it (change-counter.ts) lets it go. */
+  whenClosed(callback: () => void): void {
+    this.#onClose.push(callback);
+  }
+
   close(): void {
+    for (const callback of this.#onClose.splice(0)) callback();
     this.#statements.clear();
     if (this.raw.isOpen) this.raw.close();
   }
