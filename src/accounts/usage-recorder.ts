@@ -16,7 +16,18 @@ import { periodOf } from './periods.ts';
  */
 export class UsageRecorder {
   readonly #ledger: CreditLedger;
-  #pending = new Map<string, UsageCount>();
+  /**
+   * The counts by day, key and tool: nested maps rather than one map by a joined string, so a call
+   * looks its count up by the key's and the tool's own (hash-cached) strings without building and
+   * hashing a new one (a key id belongs to one account, so the account needs no level of its own).
+   */
+  #pending = new Map<string, Map<string, Map<string, UsageCount>>>();
+  #size = 0;
+  // The last call's millisecond and what follows from it: thousands of calls a second share one.
+  #stampMs = Number.NaN;
+  #stamp = '';
+  #day = '';
+  #period = '';
   /**
    * The time a call is counted at: its day, its month and its key's last use. The service reads
    * the real clock; a test sets another to count calls made over the API on other days.
@@ -29,9 +40,16 @@ export class UsageRecorder {
   }
 
   record(event: { accountId: string; keyId: string; operationId: string; credits: number; statusCode: number }, at = this.clock()): void {
-    // One ISO string per call gives the last use and the day (dayOf's slice of it).
-    const stamp = at.toISOString();
-    const count = this.#count(event.accountId, event.keyId, event.operationId, periodOf(at), stamp.slice(0, 10));
+    // One ISO string per millisecond gives the last use and the day (dayOf's slice of it).
+    const ms = at.getTime();
+    if (ms !== this.#stampMs) {
+      this.#stampMs = ms;
+      this.#stamp = at.toISOString();
+      this.#day = this.#stamp.slice(0, 10);
+      this.#period = periodOf(at);
+    }
+    const stamp = this.#stamp;
+    const count = this.#count(event.accountId, event.keyId, event.operationId, this.#period, this.#day);
     count.calls += 1;
     if (stamp > count.lastAt) count.lastAt = stamp;
     count.credits += event.credits;
@@ -45,19 +63,25 @@ export class UsageRecorder {
   }
 
   #count(accountId: string, keyId: string, operationId: string, period: string, day: string): UsageCount {
-    const id = `${accountId}\n${keyId}\n${operationId}\n${day}`;
-    let count = this.#pending.get(id);
+    let ofDay = this.#pending.get(day);
+    if (!ofDay) this.#pending.set(day, (ofDay = new Map()));
+    let ofKey = ofDay.get(keyId);
+    if (!ofKey) ofDay.set(keyId, (ofKey = new Map()));
+    let count = ofKey.get(operationId);
     if (!count) {
       count = { accountId, keyId, operationId, period, day, calls: 0, failures: 0, credits: 0, lastAt: '' };
-      this.#pending.set(id, count);
+      ofKey.set(operationId, count);
+      this.#size++;
     }
     return count;
   }
 
   #take(): UsageCount[] {
-    if (this.#pending.size === 0) return [];
-    const batch = [...this.#pending.values()];
+    if (this.#size === 0) return [];
+    const batch: UsageCount[] = [];
+    for (const ofDay of this.#pending.values()) for (const ofKey of ofDay.values()) for (const count of ofKey.values()) batch.push(count);
     this.#pending = new Map();
+    this.#size = 0;
     return batch;
   }
 
