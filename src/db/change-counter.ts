@@ -27,6 +27,8 @@ export class WalIndexHeader {
   readonly #read = Buffer.alloc(HEADER_BYTES * 2);
   readonly #seen = Buffer.alloc(HEADER_BYTES);
   #known = false;
+  // After close the descriptor's number may belong to another file: never read it again.
+  #closed = false;
 
   private constructor(fd: number) {
     this.#fd = fd;
@@ -43,6 +45,7 @@ export class WalIndexHeader {
 
   /** Reads the header; true unless it is whole and the same as the one last remembered. */
   changedSince(): boolean {
+    if (this.#closed) return true;
     let bytes: number;
     try {
       bytes = readSync(this.#fd, this.#read, 0, HEADER_BYTES * 2, 0);
@@ -64,6 +67,8 @@ export class WalIndexHeader {
   }
 
   close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
     closeSync(this.#fd);
   }
 }

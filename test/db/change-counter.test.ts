@@ -123,6 +123,8 @@ describe('WalIndexHeader', () => {
       assert.equal(header.changedSince(), true, 'isInit 0: ask SQLite');
       writeFileSync(`${path}-shm`, Buffer.alloc(10));
       assert.equal(header.changedSince(), true, 'a short file: ask SQLite');
+      header.close();
+      assert.equal(header.changedSince(), true, 'closed: never read again, ask SQLite');
     } finally {
       header.close();
     }
