@@ -287,11 +287,17 @@ export class AccountStore {
     await this.#db.transaction().execute((trx) => addUsageCounts(trx, counts));
   }
 
-  /** `used` comes from the caller: the credit ledger knows what this process holds unspent. */
+  /**
+   * `used` comes from the caller: the credit ledger knows what this process holds unspent.
+   * `days` are the month's UTC days with calls (at most 31, oldest first), the figures the
+   * dashboard's chart draws and GET /api/v1/usage lists.
+   */
   async usageSummary(account: Account, used: number, at = new Date()) {
     const period = periodOf(at);
     const limits = this.limitsOf(account);
     const { byTool, byKey } = await usageBreakdown(this.#db, account.id, period);
+    // '-31' bounds any month: the day is text, and no month has a later one.
+    const days = await usageDays(this.#db, account.id, `${period}-01`, `${period}-31`);
     return {
       period,
       plan: limits.plan.id,
@@ -302,6 +308,7 @@ export class AccountStore {
       requestsPerMinute: limits.requestsPerMinute,
       byTool,
       byKey,
+      days,
     };
   }
 

@@ -1,4 +1,4 @@
-import type { UsageCount } from './account-store.ts';
+import type { Account, AccountStore, UsageCount } from './account-store.ts';
 import type { CreditLedger } from './credit-ledger.ts';
 import { periodOf } from './periods.ts';
 
@@ -95,4 +95,14 @@ export class UsageRecorder {
       count.credits += c.credits;
     }
   }
+}
+
+/**
+ * The account's usage this month as GET /api/v1/usage and the dashboard's pages show it: this
+ * process's counts are written first (so a reader sees its own calls, days and keys' last use
+ * included), and `used` includes what its credit leases hold unspent.
+ */
+export async function currentUsage(deps: { accounts: AccountStore; ledger: CreditLedger; usage: UsageRecorder }, account: Account) {
+  await deps.usage.flush();
+  return deps.accounts.usageSummary(account, await deps.ledger.used(account.id));
 }

@@ -10,7 +10,8 @@ import { registerPasswordResetRoutes } from './password-reset-routes.ts';
 import { securityHeaders } from './security-headers.ts';
 import { registerKeyRoutes } from './key-routes.ts';
 import { registerSignUpRoutes } from './sign-up-routes.ts';
-import { registerUsageRoutes, usageOf } from './usage-routes.ts';
+import { registerUsageRoutes } from './usage-routes.ts';
+import { currentUsage } from '../accounts/usage-recorder.ts';
 import { registerVerifyRoutes } from './verify-routes.ts';
 import { registerWebhookRoutes } from './webhook-routes.ts';
 import { withFeatureBadge } from './feature-badge.ts';
@@ -105,7 +106,7 @@ function registerOverview(app: FastifyInstance, ctx: DashboardContext): void {
     const visitor = await ctx.signedIn(request, reply);
     if (!visitor) return reply;
     const { account, session } = visitor;
-    const usage = await usageOf(ctx, account);
+    const usage = await currentUsage(ctx, account);
     return ctx.sendPage(reply, 200, overviewPage(account, usage, { email: account.email, csrfToken: session.csrfToken }));
   });
 }

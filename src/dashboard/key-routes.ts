@@ -29,6 +29,8 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: DashboardContext): 
   const viewOf = (visitor: SignedInVisitor): SignedInView => ({ email: visitor.account.email, csrfToken: visitor.session.csrfToken });
 
   async function listPage(reply: FastifyReply, visitor: SignedInVisitor, status: number, extra: { message?: { kind: 'error' | 'info'; text: string }; form?: KeyFormValues } = {}) {
+    // Each key's last use is written by the usage flush: this process's pending calls go first, as GET /api/v1/api-keys does.
+    await ctx.usage.flush();
     const keys = await accounts.listKeys(visitor.account.id);
     // Active keys first, each group newest first: the ones a person acts on are at the top.
     const ordered = [...keys].sort((a, b) => Number(a.revokedAt !== null) - Number(b.revokedAt !== null) || b.createdAt.localeCompare(a.createdAt));

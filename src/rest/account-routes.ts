@@ -5,7 +5,7 @@ import type { AccountStore, Account, ApiKey, Caller } from '../accounts/account-
 import type { AttemptLimiter } from '../accounts/attempt-limiter.ts';
 import type { Mailer } from '../accounts/mailer.ts';
 import type { CreditLedger } from '../accounts/credit-ledger.ts';
-import type { UsageRecorder } from '../accounts/usage-recorder.ts';
+import { currentUsage, type UsageRecorder } from '../accounts/usage-recorder.ts';
 import { PLAN_IDS, PLANS } from '../accounts/plans.ts';
 import type { Catalog } from '../core/catalog.ts';
 import { successEnvelope } from '../core/envelope.ts';
@@ -58,6 +58,10 @@ const keyView = z.object({
   canManageKeys: z.boolean(),
   createdAt: z.string(),
   revokedAt: z.string().nullable(),
+  lastUsedAt: z
+    .string()
+    .nullable()
+    .describe("The key's latest call (ISO 8601), null if it never made one; written with the usage counts, so another node's calls show within USAGE_FLUSH_MS"),
 });
 
 const keyWithSecret = keyView.extend({ apiKey: z.string().describe('The secret: shown only in this response') });
@@ -71,6 +75,8 @@ function viewKey(key: ApiKey) {
     canManageKeys: key.canManageKeys,
     createdAt: key.createdAt,
     revokedAt: key.revokedAt,
+    // A key just created was never used: rowToKey leaves lastUsedAt out where the row was not read.
+    lastUsedAt: key.lastUsedAt ?? null,
   };
 }
 
@@ -235,13 +241,16 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       url: '/api/v1/api-keys',
       operationId: 'api_keys_list',
       summary: 'List API keys',
-      description: 'Lists the account keys, revoked ones included. Secrets are never listed.',
+      description:
+        "Lists the account keys, revoked ones included, each with its last call (`lastUsedAt`). Secrets are never listed. This node's counted calls are written before the list is read, so a key's own calls show at once.",
       tag: 'api-keys',
       auth: 'apiKeyOrPassword',
       success: { status: 200, description: 'The keys', result: z.object({ keys: z.array(keyView) }) },
       errors: [401, 403, 429],
       async handler(_request, _reply, ctx) {
         const { account } = required(ctx.owner, 'the owner');
+        // The last use is written by the usage flush: this process's pending calls go first.
+        await deps.usage.flush();
         return successEnvelope({ keys: (await accounts.listKeys(account.id)).map(viewKey) });
       },
     },
@@ -287,7 +296,8 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
       url: '/api/v1/usage',
       operationId: 'usage_get',
       summary: 'Credit usage this period',
-      description: 'Credits used and left in the current UTC month, the reset time, and calls and credits per tool and per key. Free.',
+      description:
+        "Credits used and left in the current UTC month, the reset time, and calls, failures and credits per tool, per key and per UTC day (`days`: the month's days with calls, oldest first). This node's counted calls are written first, so they show at once; another node's within USAGE_FLUSH_MS. Free.",
       tag: 'usage',
       auth: 'apiKey',
       success: {
@@ -303,13 +313,24 @@ export function accountRoutes(deps: AccountRouteDeps): RouteSpec[] {
           requestsPerMinute: z.number(),
           byTool: z.array(z.object({ operationId: z.string(), calls: z.number(), failures: z.number().describe('calls answered 4xx or 5xx'), credits: z.number() })),
           byKey: z.array(z.object({ keyId: z.string(), name: z.string().nullable(), calls: z.number(), failures: z.number(), credits: z.number() })),
+          days: z
+            .array(
+              z.object({
+                day: z.string().describe('The UTC day, YYYY-MM-DD'),
+                calls: z.number(),
+                failures: z.number().describe('calls answered 4xx or 5xx'),
+                credits: z.number(),
+              }),
+            )
+            .max(31)
+            .describe("The period's UTC days with at least one call (all keys), oldest first; a day without calls is absent"),
         }),
       },
       errors: [401],
       async handler(_request, _reply, ctx) {
         const caller = required(ctx.caller, 'the caller');
-        await deps.usage.flush();
-        return successEnvelope(await accounts.usageSummary(caller.account, await deps.ledger.used(caller.account.id)));
+        // The dashboard's reading (its usage page and overview): this process's counts flushed first; `used` without what its leases hold unspent.
+        return successEnvelope(await currentUsage(deps, caller.account));
       },
     },
     {

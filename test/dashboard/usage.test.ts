@@ -23,6 +23,7 @@ interface RestUsage {
   requestsPerMinute: number;
   byTool: { operationId: string; calls: number; failures: number; credits: number }[];
   byKey: { keyId: string; name: string | null; calls: number; failures: number; credits: number }[];
+  days: { day: string; calls: number; failures: number; credits: number }[];
 }
 
 const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
@@ -168,6 +169,12 @@ describe('dashboard usage', () => {
       tableRows,
       [...expected.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, [c, f, cr]]) => [day, n(c), n(f), n(cr)]),
       'the days with calls, in order',
+    );
+    // GET /api/v1/usage's days are the table's rows, figure for figure.
+    assert.deepEqual(
+      rest.days.map((d) => [d.day, n(d.calls), n(d.failures), n(d.credits)]),
+      tableRows,
+      'the API lists the days the table shows',
     );
     // The same totals as GET /api/v1/usage.
     const sum = (i: number) => tableRows.reduce((total, row) => total + Number(row[i]!.replace(/,/g, '')), 0);

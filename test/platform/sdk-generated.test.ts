@@ -11,7 +11,7 @@ import ts from 'typescript';
 import { collectSdkSources, generateSdkSource, GENERATED_PATH, type SdkSources } from '../../scripts/generate-sdk.ts';
 import { operationKind, renderOperationsSource } from '../../scripts/sdk/operations-source.ts';
 import { schemaToTs } from '../../scripts/sdk/schema-to-ts.ts';
-import { MCP_TOOL_NAMES, OPERATIONS, type McpToolInputs, type OperationId, type OperationTypes } from '../../packages/sdk/src/generated/operations.ts';
+import { MCP_TOOL_NAMES, OPERATIONS, type McpToolInputs, type OperationId, type OperationTypes, type RouteOperationId, type RouteTypes } from '../../packages/sdk/src/generated/operations.ts';
 
 /** The 1-based number of the first line where `a` and `b` differ, with both lines, or undefined. */
 function firstDifference(a: string, b: string): { line: number; committed: string | undefined; generated: string | undefined } | undefined {
@@ -43,7 +43,7 @@ describe('the generated SDK operations', () => {
   });
 
   it('do not depend on the order tools are found or listed in', () => {
-    const reversed = renderOperationsSource([...sources.tools].reverse(), [...sources.mcpTools].reverse());
+    const reversed = renderOperationsSource([...sources.tools].reverse(), [...sources.mcpTools].reverse(), [...sources.routes].reverse());
     assert.equal(firstDifference(generated, reversed), undefined);
   });
 
@@ -74,6 +74,24 @@ describe('the generated SDK operations', () => {
   it('name every MCP tool tools/list answers, the meta-tools the SDK wraps among them', () => {
     assert.deepEqual([...MCP_TOOL_NAMES], sources.mcpTools.map((tool) => tool.name).sort());
     for (const name of ['plan_task', 'solve_task', 'verify_task', 'invoke_tool', 'discover_tools']) assert.ok((MCP_TOOL_NAMES as readonly string[]).includes(name), name);
+  });
+
+  it("type the other routes' results from /openapi.json: usage per day and each key's last use among them", () => {
+    const ids: RouteOperationId[] = ['usage_get', 'api_keys_list', 'api_keys_create', 'accounts_signup', 'webhooks_list'];
+    for (const id of ids) assert.ok(sources.routes.some((r) => r.operationId === id), id);
+    assert.deepEqual(
+      sources.routes.filter((r) => OPERATIONS[r.operationId as OperationId] !== undefined || r.operationId.startsWith('mcp_')).map((r) => r.operationId),
+      [],
+      'no tool and no MCP endpoint among them',
+    );
+    const day: RouteTypes['usage_get']['result']['days'][number] = { day: '2026-11-02', calls: 4, failures: 1, credits: 3 };
+    const lastUsedAt: RouteTypes['api_keys_list']['result']['keys'][number]['lastUsedAt'] = null;
+    // @ts-expect-error a day is its YYYY-MM-DD text, not a number
+    const wrongDay: RouteTypes['usage_get']['result']['days'][number]['day'] = 2;
+    const path: RouteTypes['usage_get']['path'] = '/api/v1/usage';
+    assert.deepEqual([day.calls, lastUsedAt, wrongDay, path], [4, null, 2, '/api/v1/usage']);
+    assert.match(generated, /export type UsageGetResult = \{[\s\S]*?\n {2}days: \{\n {4}\/\*\* The UTC day, YYYY-MM-DD \*\/\n {4}day: string;/);
+    assert.match(generated, /export type ApiKeysListResult = \{[\s\S]*?\n {4}lastUsedAt: string \| null;/);
   });
 
   it('type inputs and results from the schemas (spot checks, compiled by the repo type-check)', () => {

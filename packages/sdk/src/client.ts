@@ -4,7 +4,7 @@ import { ToolServiceError } from './errors.ts';
 import { createFiles, buildMultipart, type FileInput, type FileResult, type FilesApi } from './files.ts';
 import { apiPromise, send, type APIPromise, type HttpContext, type HttpRequest, type HttpResponse, type RequestOptions } from './http.ts';
 import { createMcpHelpers } from './mcp.ts';
-import { OPERATIONS, type OperationId, type OperationKind, type OperationSpec, type OperationTypes } from './generated/operations.ts';
+import { OPERATIONS, type OperationId, type OperationKind, type OperationSpec, type OperationTypes, type RouteOperationId, type RouteTypes } from './generated/operations.ts';
 
 export interface ClientOptions {
   /** Default: process.env.TOOL_SERVICE_API_KEY. */
@@ -83,6 +83,12 @@ export type OperationMethod<K extends OperationId> = [KindOf<K>] extends ['url']
 
 /** One method per operation, named by its operationId (as MCP's invoke_tool and discover_tools name it). */
 export type OperationMethods = { readonly [K in OperationId]: OperationMethod<K> };
+
+/**
+ * What a route beside the tools answers, typed from the service's own schema (RouteTypes):
+ * `client.request<RouteAnswer<'usage_get'>>({ method: 'GET', path: '/api/v1/usage' })`.
+ */
+export type RouteAnswer<K extends RouteOperationId> = Envelope<RouteTypes[K]['result']>;
 
 /** A request to any path of the API (accounts, usage, keys): the same retries, errors and meta as the tools. */
 export interface RawRequest {

@@ -4,7 +4,7 @@
 // defaults and the browser guard.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ToolServiceClient, ToolServiceError, OPERATIONS, type Envelope } from '../src/index.ts';
+import { ToolServiceClient, ToolServiceError, OPERATIONS, type Envelope, type RouteAnswer } from '../src/index.ts';
 import { startExampleWeb, type ExampleWeb } from '../../../test/analysis/support/example-web.ts';
 import { startSdkTestApp, type SdkTestApp } from './support/rest-app.ts';
 
@@ -93,6 +93,36 @@ describe('ToolServiceClient over REST', () => {
     const typed: Envelope<{ emi: number }> = viaInvoke;
     assert.equal(typed.result.emi, 8791.59);
     await assert.rejects(client.invoke('no_such_tool' as never, {} as never), (err: unknown) => err instanceof ToolServiceError && err.code === 'unknown_operation');
+  });
+
+  it("types the usage and key routes' answers from the service's schema: per-day figures and each key's last use", async () => {
+    // A fresh account, so the figures are this test's own calls, counted on two days by the recorder's clock.
+    const { apiKey: own } = await app.t.account({ quota: 1000 });
+    const mine = new ToolServiceClient({ apiKey: own, baseUrl: app.baseUrl });
+    const period = new Date().toISOString().slice(0, 7);
+    const at = (stamp: string) => {
+      app.t.services.usage.clock = () => new Date(stamp);
+    };
+    try {
+      at(`${period}-01T06:00:00.000Z`);
+      await mine.calculators_emi_calculator({ principal: 1000, rate: 5, tenure: 6 });
+      await assert.rejects(mine.calculators_emi_calculator({ principal: -1, rate: 5, tenure: 6 }), (err: unknown) => err instanceof ToolServiceError && err.status === 400);
+      at(`${period}-02T18:45:00.000Z`);
+      await mine.calculators_emi_calculator({ principal: 2000, rate: 5, tenure: 6 });
+      await mine.calculators_emi_calculator({ principal: 3000, rate: 5, tenure: 6 });
+    } finally {
+      app.t.services.usage.clock = () => new Date();
+    }
+    const usage: RouteAnswer<'usage_get'> = await mine.request<RouteAnswer<'usage_get'>>({ method: 'GET', path: '/api/v1/usage' });
+    const days: { day: string; calls: number; failures: number; credits: number }[] = usage.result.days;
+    assert.deepEqual(days, [
+      { day: `${period}-01`, calls: 2, failures: 1, credits: 1 },
+      { day: `${period}-02`, calls: 2, failures: 0, credits: 2 },
+    ]);
+    const keys = await mine.request<RouteAnswer<'api_keys_list'>>({ method: 'GET', path: '/api/v1/api-keys' });
+    const lastUsedAt: string | null | undefined = keys.result.keys[0]?.lastUsedAt;
+    assert.equal(keys.result.keys.length, 1);
+    assert.equal(lastUsedAt, `${period}-02T18:45:00.000Z`);
   });
 
   it('exposes the response headers as a non-enumerable meta and through withResponse()', async () => {

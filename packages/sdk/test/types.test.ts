@@ -22,6 +22,7 @@ const WRONG = [
   { call: `await client.documents_docx_to_pdf({ file: new Uint8Array(), page_size: 'A7' });`, code: 'TS2322', message: /Type '"A7"' is not assignable to type/ },
   { call: `await client.invoke('calculators_emi_calculator', { principal: 1, rate: 1 });`, code: 'TS2345', message: /Property 'tenure' is missing/ },
   { call: `await client.mcp.plan_task({ goal: 42 });`, code: 'TS2322', message: /Type 'number' is not assignable to type 'string'/ },
+  { call: `const day: number = (await client.request<RouteAnswer<'usage_get'>>({ method: 'GET', path: '/api/v1/usage' })).result.days[0]!.day;`, code: 'TS2322', message: /Type 'string' is not assignable to type 'number'/ },
   { call: `await client.calculators_emi_calculatorr({ principal: 1, rate: 1, tenure: 1 });`, code: 'TS2551', message: /Property 'calculators_emi_calculatorr' does not exist/ },
 ];
 

@@ -3013,6 +3013,240 @@ export type WebXmlToTxtResult = FileLinkResult;
 export type WebYamlToJsonInput = Record<never, never>;
 
 export type WebYamlToJsonResult = FileLinkResult;
+export type RouteOperationId =
+  | 'accounts_signup'
+  | 'accounts_verify_email'
+  | 'api_keys_create'
+  | 'api_keys_list'
+  | 'api_keys_revoke'
+  | 'api_keys_rotate'
+  | 'plans_list'
+  | 'tools_list'
+  | 'usage_get'
+  | 'webhooks_create'
+  | 'webhooks_delete'
+  | 'webhooks_list'
+  | 'webhooks_test';
+
+/** The REST routes beside the tools (accounts, keys, usage, …): method, path and the success envelope's `result`, e.g. `client.request<RouteAnswer<'usage_get'>>({ method: 'GET', path: '/api/v1/usage' })`. */
+export interface RouteTypes {
+  accounts_signup: { method: 'POST'; path: '/api/v1/accounts'; result: AccountsSignupResult };
+  accounts_verify_email: { method: 'GET'; path: '/api/v1/accounts/verify'; result: AccountsVerifyEmailResult };
+  api_keys_create: { method: 'POST'; path: '/api/v1/api-keys'; result: ApiKeysCreateResult };
+  api_keys_list: { method: 'GET'; path: '/api/v1/api-keys'; result: ApiKeysListResult };
+  api_keys_revoke: { method: 'DELETE'; path: '/api/v1/api-keys/{keyId}'; result: ApiKeysRevokeResult };
+  api_keys_rotate: { method: 'POST'; path: '/api/v1/api-keys/{keyId}/rotate'; result: ApiKeysRotateResult };
+  plans_list: { method: 'GET'; path: '/api/v1/plans'; result: PlansListResult };
+  tools_list: { method: 'GET'; path: '/api/v1/tools'; result: ToolsListResult };
+  usage_get: { method: 'GET'; path: '/api/v1/usage'; result: UsageGetResult };
+  webhooks_create: { method: 'POST'; path: '/api/v1/webhooks'; result: WebhooksCreateResult };
+  webhooks_delete: { method: 'DELETE'; path: '/api/v1/webhooks/{id}'; result: WebhooksDeleteResult };
+  webhooks_list: { method: 'GET'; path: '/api/v1/webhooks'; result: WebhooksListResult };
+  webhooks_test: { method: 'POST'; path: '/api/v1/webhooks/{id}/test'; result: WebhooksTestResult };
+}
+
+/** Create an account: POST /api/v1/accounts */
+export type AccountsSignupResult = {
+  accountId: string;
+  email: string;
+  plan: string;
+  emailVerified: boolean;
+};
+
+/** Verify an e-mail address: GET /api/v1/accounts/verify */
+export type AccountsVerifyEmailResult = {
+  accountId: string;
+  email: string;
+  emailVerified: boolean;
+};
+
+/** Create an API key: POST /api/v1/api-keys */
+export type ApiKeysCreateResult = {
+  keyId: string;
+  name: string;
+  /** The first characters of the secret, to recognise it */
+  prefix: string;
+  tools: string[] | null;
+  canManageKeys: boolean;
+  createdAt: string;
+  revokedAt: string | null;
+  /** The key's latest call (ISO 8601), null if it never made one; written with the usage counts, so another node's calls show within USAGE_FLUSH_MS */
+  lastUsedAt: string | null;
+  /** The secret: shown only in this response */
+  apiKey: string;
+};
+
+/** List API keys: GET /api/v1/api-keys */
+export type ApiKeysListResult = {
+  keys: {
+    keyId: string;
+    name: string;
+    /** The first characters of the secret, to recognise it */
+    prefix: string;
+    tools: string[] | null;
+    canManageKeys: boolean;
+    createdAt: string;
+    revokedAt: string | null;
+    /** The key's latest call (ISO 8601), null if it never made one; written with the usage counts, so another node's calls show within USAGE_FLUSH_MS */
+    lastUsedAt: string | null;
+  }[];
+};
+
+/** Revoke an API key: DELETE /api/v1/api-keys/{keyId} */
+export type ApiKeysRevokeResult = {
+  keyId: string;
+  name: string;
+  /** The first characters of the secret, to recognise it */
+  prefix: string;
+  tools: string[] | null;
+  canManageKeys: boolean;
+  createdAt: string;
+  revokedAt: string | null;
+  /** The key's latest call (ISO 8601), null if it never made one; written with the usage counts, so another node's calls show within USAGE_FLUSH_MS */
+  lastUsedAt: string | null;
+};
+
+/** Rotate an API key: POST /api/v1/api-keys/{keyId}/rotate */
+export type ApiKeysRotateResult = ApiKeysCreateResult;
+
+/** List plans: GET /api/v1/plans */
+export type PlansListResult = {
+  plans: {
+    id: 'free' | 'starter' | 'pro' | 'business';
+    title: string;
+    monthlyCredits: number;
+    requestsPerMinute: number;
+    excludedFamilies: string[];
+    engineJobs: number;
+  }[];
+};
+
+/** List the tool catalog: GET /api/v1/tools */
+export type ToolsListResult = {
+  count: number;
+  tools: {
+    operationId: string;
+    family: string;
+    path: string;
+    method: string;
+    credits: number;
+    summary: string;
+    description: string;
+    aliases: string[];
+  }[];
+};
+
+/** Credit usage this period: GET /api/v1/usage */
+export type UsageGetResult = {
+  period: string;
+  plan: string;
+  quota: number;
+  used: number;
+  remaining: number;
+  resetAt: string;
+  requestsPerMinute: number;
+  byTool: {
+    operationId: string;
+    calls: number;
+    /** calls answered 4xx or 5xx */
+    failures: number;
+    credits: number;
+  }[];
+  byKey: {
+    keyId: string;
+    name: string | null;
+    calls: number;
+    failures: number;
+    credits: number;
+  }[];
+  /** The period's UTC days with at least one call (all keys), oldest first; a day without calls is absent */
+  days: {
+    /** The UTC day, YYYY-MM-DD */
+    day: string;
+    calls: number;
+    /** calls answered 4xx or 5xx */
+    failures: number;
+    credits: number;
+  }[];
+};
+
+/** Register a webhook: POST /api/v1/webhooks */
+export type WebhooksCreateResult = {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  createdAt: string;
+  /** The latest delivery attempt, null before the first */
+  lastDelivery: {
+    eventId: string;
+    type: string;
+    outcome: 'delivered' | 'retrying' | 'failed';
+    /** attempts made for this event so far */
+    attempts: number;
+    /** the receiver's HTTP status on the latest attempt, null when none was received */
+    statusCode: number | null;
+    error: string | null;
+    at: string;
+  } | null;
+  /** The signing secret (whsec_...): shown only in this response; verify each delivery with it */
+  secret: string;
+};
+
+/** Delete a webhook: DELETE /api/v1/webhooks/{id} */
+export type WebhooksDeleteResult = {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  createdAt: string;
+  /** The latest delivery attempt, null before the first */
+  lastDelivery: {
+    eventId: string;
+    type: string;
+    outcome: 'delivered' | 'retrying' | 'failed';
+    /** attempts made for this event so far */
+    attempts: number;
+    /** the receiver's HTTP status on the latest attempt, null when none was received */
+    statusCode: number | null;
+    error: string | null;
+    at: string;
+  } | null;
+};
+
+/** List webhooks: GET /api/v1/webhooks */
+export type WebhooksListResult = {
+  webhooks: {
+    id: string;
+    url: string;
+    events: string[];
+    description: string | null;
+    createdAt: string;
+    /** The latest delivery attempt, null before the first */
+    lastDelivery: {
+      eventId: string;
+      type: string;
+      outcome: 'delivered' | 'retrying' | 'failed';
+      /** attempts made for this event so far */
+      attempts: number;
+      /** the receiver's HTTP status on the latest attempt, null when none was received */
+      statusCode: number | null;
+      error: string | null;
+      at: string;
+    } | null;
+  }[];
+};
+
+/** Send a test event: POST /api/v1/webhooks/{id}/test */
+export type WebhooksTestResult = {
+  /** true when the receiver answered 2xx */
+  delivered: boolean;
+  eventId: string;
+  statusCode: number | null;
+  durationMs: number;
+  /** why the delivery failed: the HTTP status, a refused address, a timeout */
+  error: string | null;
+};
 export type McpToolName =
   | 'capture_feature'
   | 'compare_feature_memory'
