@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
-import autocannon from 'autocannon';
+import { checkedAutocannon, preflightRequest } from './checked-autocannon.ts';
 
 export interface Target {
   label: string;
@@ -105,24 +105,7 @@ export function newTally(target: Target): Tally {
 /** One round of load on one target, added to its tally. */
 export async function load(tally: Tally, seconds: number, serverPid: number | undefined, connections: number): Promise<void> {
   const { target, histogram, badBodies } = tally;
-  const instance = autocannon({
-    url: target.url,
-    method: target.method,
-    headers: target.headers,
-    ...(target.body !== undefined ? { body: target.body } : {}),
-    connections,
-    duration: seconds,
-    timeout: 10,
-    verifyBody: (body) => {
-      const text = String(body);
-      if (target.verify(text)) return true;
-      if (badBodies.length < 3) badBodies.push(text.slice(0, 400));
-      return false;
-    },
-  });
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTimeMs: number) => {
-    histogram.record(Math.max(1, Math.round(responseTimeMs * 1000)));
-  });
+  const instance = checkedAutocannon(target, { connections, seconds, histogram, badBodies });
   const cpu0 = serverPid === undefined ? undefined : processCpuSeconds(serverPid);
   const clientCpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -171,10 +154,6 @@ export function measurement(t: Tally): Measurement {
 }
 
 /** One real request before the load, so a broken setup fails loudly instead of benchmarking errors. */
-export async function preflight(target: Target): Promise<void> {
-  const res = await fetch(target.url, { method: target.method, headers: target.headers, ...(target.body !== undefined ? { body: target.body } : {}) });
-  const text = await res.text();
-  if (res.status !== 200 || !target.verify(text)) {
-    throw new Error(`preflight ${target.label} ${target.method} ${target.url} answered ${res.status}: ${text.slice(0, 500)}`);
-  }
+export function preflight(target: Target): Promise<void> {
+  return preflightRequest(`${target.label} ${target.method} ${target.url}`, target);
 }

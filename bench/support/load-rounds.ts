@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
-import autocannon from 'autocannon';
+import { checkedAutocannon, preflightRequest } from './checked-autocannon.ts';
 import { machineCpu, processTree } from './cpu.ts';
 
 export interface LoadEndpoint {
@@ -112,30 +112,12 @@ export async function loadRound(tally: Tally, seconds: number, measured = true):
   const { target, histogram, badBodies } = tally;
   // Right answers, counted where each body is checked (a wrong body counts as a mismatch whatever its status).
   let ok = 0;
-  const instances = target.endpoints.map((endpoint) => {
-    const instance = autocannon({
-      url: endpoint.url,
-      method: target.method,
-      headers: target.headers,
-      ...(target.body !== undefined ? { body: target.body } : {}),
-      connections: endpoint.connections,
-      duration: seconds,
-      timeout: 10,
-      verifyBody: (body) => {
-        const text = String(body);
-        if (target.verify(text)) {
-          ok++;
-          return true;
-        }
-        if (badBodies.length < 3) badBodies.push(text.slice(0, 400));
-        return false;
-      },
-    });
-    instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTimeMs: number) => {
-      histogram.record(Math.max(1, Math.round(responseTimeMs * 1000)));
-    });
-    return instance;
-  });
+  const instances = target.endpoints.map((endpoint) =>
+    checkedAutocannon(
+      { url: endpoint.url, method: target.method, headers: target.headers, ...(target.body !== undefined ? { body: target.body } : {}), verify: target.verify },
+      { connections: endpoint.connections, seconds, histogram, badBodies, onRight: () => ok++ },
+    ),
+  );
   const watched = Object.entries(target.watch);
   const ticks0 = watched.map(([, pid]) => treeTicks(pid));
   const machine0 = machineCpu();
@@ -180,9 +162,7 @@ export async function loadRound(tally: Tally, seconds: number, measured = true):
 /** One real request per endpoint before any load, so a broken setup fails loudly instead of benchmarking errors. */
 export async function preflight(target: LoadTarget): Promise<void> {
   for (const { url } of target.endpoints) {
-    const res = await fetch(url, { method: target.method, headers: target.headers, ...(target.body !== undefined ? { body: target.body } : {}) });
-    const text = await res.text();
-    if (res.status !== 200 || !target.verify(text)) throw new Error(`preflight of ${target.name} (${url}) answered ${res.status}: ${text.slice(0, 500)}`);
+    await preflightRequest(`of ${target.name} (${url})`, { url, method: target.method, headers: target.headers, ...(target.body !== undefined ? { body: target.body } : {}), verify: target.verify });
   }
 }
 
