@@ -10,7 +10,7 @@ import type { ErrorBody, FileResult } from '../core/define-tool.ts';
 import type { FileStore } from '../files/file-store.ts';
 import { sendFileBody } from './file-routes.ts';
 import { checkDelivery, keptResultPath, openKeptResult, openStoredResult, type ResultBytes } from './binary-delivery.ts';
-import { receiveMultipart } from './upload.ts';
+import { abandonedUpload, receiveMultipart } from './upload.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
 
 export interface ToolRouteOptions {
@@ -208,7 +208,13 @@ function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker:
     let response: HttpAnswer;
     let kept: ResultBytes | undefined;
     try {
-      response = await invokeOverHttp(request, invoker, {
+      // A client gone while its key was checked or its folder made (the awaits above; on PostgreSQL
+      // the key check is a query, and the close often lands before the mkdir's callback) is an
+      // abandoned upload, logged once by upload.ts. Left to the call, it would meet the invoke
+      // path's 'closed before the call started' 499 first, which no reader or log line hears.
+      const gone = abandonedUpload(request);
+      if (gone) response = errorToHttp(gone, request.id, tool.errorBody);
+      else response = await invokeOverHttp(request, invoker, {
         operationId,
         input: query,
         file: {

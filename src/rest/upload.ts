@@ -30,7 +30,8 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
   }
   // A client gone before the body is read (it hung up while the key was checked): its 'aborted'
   // and 'close' have fired already, so the parser below would wait for them forever.
-  if (request.raw.destroyed || request.raw.readableAborted) throw abandoned(request);
+  const gone = abandonedUpload(request);
+  if (gone) throw gone;
   const fields: Record<string, unknown> = {};
   let upload: ReceivedUpload | undefined;
   try {
@@ -71,7 +72,8 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
     if (err instanceof ServiceError) throw err;
     // The client went away (or was cut off by the request timeout) mid-upload: its doing, so a
     // 4xx that nobody reads, never a 500 and an error-level log line.
-    if (request.raw.destroyed || request.raw.readableAborted) throw abandoned(request);
+    const gone = abandonedUpload(request);
+    if (gone) throw gone;
     const code = (err as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(uploadLimitBytes);
     if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
@@ -85,8 +87,18 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
   return { fields, upload };
 }
 
-/** The 4xx of an upload whose client went away, logged: no reply can reach a closed connection, so no access line follows and this is the record. */
-function abandoned(request: FastifyRequest): ServiceError {
+/**
+ * The 4xx of an upload whose client has gone (undefined while it is still there), logged: no reply
+ * can reach a closed connection, so Fastify writes no access line for it and this is the record.
+ * Whoever answers an upload request must ask this once its client may have gone, before anything
+ * else answers for it (tool-routes.ts asks it again just before the call: the call's own 499
+ * client_closed would otherwise answer in silence).
+ */
+export function abandonedUpload(request: FastifyRequest): ServiceError | undefined {
+  // Destroyed before its end: Node destroys a body it has read to the end too (a JSON body sent
+  // to a file tool, parsed before the handler, must still get its 415, not this).
+  const raw = request.raw;
+  if (!raw.readableAborted && !(raw.destroyed && !raw.readableEnded)) return undefined;
   request.log.warn({ method: request.method, route: request.routeOptions.url, receivedBytes: request.raw.socket?.bytesRead }, 'upload abandoned: the connection closed mid-body');
   return uploadAborted();
 }
