@@ -42,12 +42,21 @@ export interface AiToolContext extends ToolContext {
 
 /**
  * A tool's answers kept per account: the same input from the same account within `ttlMs` is
- * answered from the store, not run nor charged again (core/invoke.ts); `served` marks a stored
- * result as such (video-insight's meta.cached).
+ * answered from the store, not run nor charged again (core/invoke.ts); `served` makes a stored
+ * result this call's answer: marked as stored (video-insight's meta.cached, cachedAt) and with
+ * what this call did in place of the stored call's (nothing charged, the `elapsedMs` of its lookup).
  */
 export interface ToolCache {
   ttlMs: number;
-  served(result: unknown, storedAt: string): unknown;
+  served(result: unknown, hit: CacheHit): unknown;
+}
+
+/** What a call answered from a ToolCache knows of itself (core/tool-cache.ts). */
+export interface CacheHit {
+  /** when the stored answer was made (ISO 8601) */
+  storedAt: string;
+  /** what this call's lookup took, in whole milliseconds (the stored answer keeps its own call's time) */
+  elapsedMs: number;
 }
 
 export interface ToolLimits {

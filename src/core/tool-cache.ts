@@ -29,6 +29,8 @@ export function claimStaleMs(tool: AnyTool, toolTimeoutMs: number): number {
  * IDEMPOTENCY_TTL_HOURS, may end it sooner).
  */
 export async function cacheLookup(accounts: ClaimStore, holder: LeaseHolder, toolTimeoutMs: number, tool: AnyTool, accountId: string, input: unknown): Promise<CacheLookup> {
+  // A hit's answer reports this call's time, the lookup's, not the stored call's.
+  const started = performance.now();
   const cache = tool.cache!;
   const hash = idempotencyRequestHash(tool.operationId, input, undefined, undefined);
   const key = `cache ${hash}`;
@@ -36,7 +38,7 @@ export async function cacheLookup(accounts: ClaimStore, holder: LeaseHolder, too
   const claim = await accounts.claimIdempotencyKey(accountId, key, hash, { holder, ttlMs: cache.ttlMs, staleMs });
   if (claim.kind === 'replay') {
     const stored = JSON.parse(claim.body) as { result: unknown; storedAt: string };
-    return { kind: 'hit', result: cache.served(stored.result, stored.storedAt) };
+    return { kind: 'hit', result: cache.served(stored.result, { storedAt: stored.storedAt, elapsedMs: Math.round(performance.now() - started) }) };
   }
   // Another call with the same input is running: this one runs too, and leaves the entry to it.
   return claim.kind === 'claimed' ? { kind: 'claimed', key } : undefined;

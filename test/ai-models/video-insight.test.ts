@@ -30,7 +30,11 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     documented = documentedResponses((await ai.t.app.inject({ method: 'GET', url: '/openapi.json' })).json());
   });
 
+  let firstElapsedMs = 0;
+
   it('passes a platform URL as a file URI with the prompt and the key header, answers the spec envelope, charges by length', async () => {
+    // The model takes its time: the cached answer to this question (next test) must not repeat it.
+    ai.provider.queue({ delayMs: 400 });
     const first = await ai.t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'Summarise this video' }, ai.apiKey);
     const body = first.json();
     assert.equal(first.statusCode, 200, JSON.stringify(body));
@@ -49,6 +53,8 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     assert.deepEqual(body.meta.tokens, { input: 1800, output: 40, total: 1840 });
     assert.equal(body.meta.cached, false);
     assert.ok(Number.isInteger(body.meta.elapsedMs));
+    assert.ok(body.meta.elapsedMs >= 400, String(body.meta.elapsedMs));
+    firstElapsedMs = body.meta.elapsedMs;
     // 1800 prompt tokens ≈ 6 s of video: 2 credits, the rest of the 10 reserved given back.
     assert.equal(body.meta.credits, 2);
     assert.equal(credits(first), 998);
@@ -63,7 +69,9 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
 
   it('answers the same videoUrl and prompt from the cache: no provider call, not charged, meta says so', async () => {
     const before = ai.provider.requests.length;
+    const sent = performance.now();
     const again = await ai.t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'Summarise this video' }, ai.apiKey);
+    const wallMs = performance.now() - sent;
     const body = again.json();
     assert.equal(again.statusCode, 200, JSON.stringify(body));
     assert.equal(body.result, ai.provider.answer);
@@ -73,6 +81,11 @@ describe('video-insight on Gemini (the @google/genai client against a stand-in)'
     assert.equal(credits(again), 998);
     // meta.credits is what this call charged (nothing), not the 2 the first call was charged.
     assert.equal(body.meta.credits, 0);
+    // meta.elapsedMs is this call's (its cache lookup, within the time the request took here), not
+    // the 400 ms and more the first call's model took.
+    assert.ok(Number.isInteger(body.meta.elapsedMs) && body.meta.elapsedMs >= 0, String(body.meta.elapsedMs));
+    assert.ok(body.meta.elapsedMs <= Math.ceil(wallMs), `${body.meta.elapsedMs} ms reported, the request took ${wallMs} ms`);
+    assert.notEqual(body.meta.elapsedMs, firstElapsedMs);
     assertDocumented(documented, again);
     // Another prompt is another question.
     const other = await ai.t.call(PATH, { videoUrl: 'https://youtu.be/dQw4w9WgXcQ', prompt: 'List the people in it' }, ai.apiKey);

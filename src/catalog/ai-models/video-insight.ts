@@ -43,7 +43,7 @@ const meta = z.object({
   frameSize: z.object({ width: z.number().int(), height: z.number().int() }).nullable(),
   tokens: z.object({ input: z.number().nullable(), output: z.number().nullable(), total: z.number().nullable() }),
   credits: z.number().int().min(0).max(10).describe('credits this call charged: by the video length (2 to 10); 0 for an answer from the cache'),
-  elapsedMs: z.number().int(),
+  elapsedMs: z.number().int().describe('milliseconds this call took: the model call with its download and frames; for an answer from the cache, the lookup'),
   cached: z.boolean().describe('true when this answer is the stored one of the same videoUrl and prompt within 24 h (not charged)'),
   cachedAt: z.string().nullable(),
 });
@@ -105,10 +105,11 @@ export const videoInsight = defineTool({
   errorBody: 'insight',
   cache: {
     ttlMs: 24 * 3600_000,
-    // A cached answer is not charged (core/invoke.ts), so its meta.credits is 0, not the stored call's charge.
-    served: (result, storedAt) => {
+    // A cached answer is not charged (core/invoke.ts), so its meta.credits is 0, not the stored
+    // call's charge; its elapsedMs is this call's (the lookup's), not the stored call's.
+    served: (result, { storedAt, elapsedMs }) => {
       const answer = result as Output;
-      return { ...answer, meta: { ...answer.meta, credits: 0, cached: true, cachedAt: storedAt } };
+      return { ...answer, meta: { ...answer.meta, credits: 0, elapsedMs, cached: true, cachedAt: storedAt } };
     },
   },
   creditsFor: (result) => result.meta.credits,

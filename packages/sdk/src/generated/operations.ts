@@ -666,6 +666,7 @@ export type AiModelsVideoInsightResult = {
     };
     /** credits this call charged: by the video length (2 to 10); 0 for an answer from the cache */
     credits: number;
+    /** milliseconds this call took: the model call with its download and frames; for an answer from the cache, the lookup */
     elapsedMs: number;
     /** true when this answer is the stored one of the same videoUrl and prompt within 24 h (not charged) */
     cached: boolean;
