@@ -19,6 +19,9 @@ export type { Account, ApiKey, Caller, ChargeResult, CreateAccountInput, CreateK
 
 const now = (): string => new Date().toISOString();
 
+/** How long a verification link works (the mail says 48 hours). */
+export const VERIFICATION_TTL_MS = 48 * 3600_000;
+
 /** Accounts, keys and credits: everything the invoke path asks of the database. */
 export class AccountStore {
   readonly #db: Db;
@@ -122,13 +125,44 @@ export class AccountStore {
     return (await verifyPassword(password, row.password_hash)) ? rowToAccount(row) : undefined;
   }
 
-  async createVerificationToken(accountId: string, ttlMs = 48 * 3600_000): Promise<string> {
+  async createVerificationToken(accountId: string, ttlMs = VERIFICATION_TTL_MS): Promise<string> {
     const token = newToken();
     await this.#db
       .insertInto('email_verifications')
       .values({ token_hash: hashSecret(token), account_id: accountId, expires_at: new Date(Date.now() + ttlMs).toISOString(), used_at: null })
       .execute();
     return token;
+  }
+
+  /**
+   * A new verification link for the account with `email` when it is active and not verified
+   * yet; undefined otherwise (no such account, verified already, suspended). The account's expired
+   * links are deleted on the way; with no account to mail, the same delete runs on an id matching
+   * nothing, so the answer comes after similar work either way (as createPasswordReset does).
+   *
+   * Earlier unused links stay valid until their own expiry, unlike a password reset's: every
+   * link proves the same thing (the mailbox of that address received it) and verifying twice
+   * changes nothing, so an older one is no weaker. Mail arrives out of order (greylisting holds
+   * a first message for minutes, which is when people ask again), and a replaced link would greet
+   * them with "not valid". The resend limits bound how many are live at once.
+   */
+  async renewVerification(email: string, now = Date.now()): Promise<{ account: Account; token: string } | undefined> {
+    const account = await this.findAccountByEmail(email);
+    const owner = account?.status === 'active' && !account.emailVerified ? account : undefined;
+    const token = newToken();
+    await this.#db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('email_verifications')
+        .where('account_id', '=', owner?.id ?? randomUUID())
+        .where('expires_at', '<=', new Date(now).toISOString())
+        .execute();
+      if (!owner) return;
+      await trx
+        .insertInto('email_verifications')
+        .values({ token_hash: hashSecret(token), account_id: owner.id, expires_at: new Date(now + VERIFICATION_TTL_MS).toISOString(), used_at: null })
+        .execute();
+    });
+    return owner ? { account: owner, token } : undefined;
   }
 
   async verifyEmail(token: string): Promise<Account> {

@@ -110,6 +110,31 @@ export class AttemptLimiter {
     if ('retryAfterSeconds' in account) throw rateLimitedError(account.retryAfterSeconds, `Too many password reset requests for this e-mail: at most ${RESET_REQUESTS.perAccount} an hour`);
   }
 
+  /**
+   * Counts one request for a new verification link (it may send a mail) from `ip` and for
+   * `email`, before any lookup: 429 past VERIFICATION_RESENDS per address an hour, or per e-mail a
+   * minute or an hour. Unknown and verified e-mails are counted like the ones that get a mail, so
+   * a refusal says nothing about whether an account exists or waits for verification. A refused
+   * request gives back what it took of the wider windows: it sends nothing.
+   */
+  async verificationResend(ip: string, email: string): Promise<void> {
+    const { perAddressHour, perAccountMinute, perAccountHour } = VERIFICATION_RESENDS;
+    const subject = normalizeEmail(email);
+    const address = await this.#take(`resend-address:${clientAddressKey(ip)}`, perAddressHour, 3600_000);
+    if ('retryAfterSeconds' in address) throw rateLimitedError(address.retryAfterSeconds, `Too many verification link requests from this address: at most ${perAddressHour} an hour`);
+    const minute = await this.#take(`resend-minute:${subject}`, perAccountMinute, 60_000);
+    if ('retryAfterSeconds' in minute) {
+      await this.#giveBack(address);
+      throw rateLimitedError(minute.retryAfterSeconds, `A new verification link for this e-mail can be asked for once a minute`);
+    }
+    const hour = await this.#take(`resend-hour:${subject}`, perAccountHour, 3600_000);
+    if ('retryAfterSeconds' in hour) {
+      await this.#giveBack(minute);
+      await this.#giveBack(address);
+      throw rateLimitedError(hour.retryAfterSeconds, `Too many verification link requests for this e-mail: at most ${perAccountHour} an hour`);
+    }
+  }
+
   /** Forgets the account's password failures: a completed reset lets a locked-out person back in at once. */
   async clearPasswordFailures(email: string): Promise<void> {
     await this.#db.deleteFrom('attempt_counters').where('key', '=', hashSecret(`password-account:${normalizeEmail(email)}`)).execute();
@@ -162,6 +187,12 @@ export class AttemptLimiter {
 
 /** Password-reset mails an hour: a few per e-mail (its owner's mailbox is not to be flooded), more per address (a shared office). */
 export const RESET_REQUESTS = { perAddress: 10, perAccount: 3 };
+
+/**
+ * New verification links: one a minute and a few an hour per e-mail (its mailbox is not to be
+ * flooded by anyone who knows the address), more per client address (a shared office).
+ */
+export const VERIFICATION_RESENDS = { perAddressHour: 10, perAccountMinute: 1, perAccountHour: 5 };
 
 /** 429 rate_limited with Retry-After, as every limit of this service answers it. */
 export function rateLimitedError(retryAfterSeconds: number, message: string): ServiceError {

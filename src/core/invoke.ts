@@ -134,7 +134,7 @@ export class Invoker {
   authorizeAccount(caller: Caller): Limits {
     const { account } = caller;
     if (!account.emailVerified) {
-      throw new ServiceError(403, 'email_not_verified', 'The account e-mail is not verified', { detail: `Open the verification link sent to ${account.email}` });
+      throw new ServiceError(403, 'email_not_verified', 'The account e-mail is not verified', { detail: `Open the verification link sent to ${account.email}; a new link: sign in on the dashboard, or open /dashboard/verify/resend` });
     }
     if (account.status !== 'active') {
       throw new ServiceError(403, 'account_inactive', 'The account has no active plan', { detail: `Account status is ${account.status}` });

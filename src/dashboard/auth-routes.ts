@@ -32,7 +32,7 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
   app.post(SIGN_IN_PATH, async (request, reply) => {
     const email = field(request, 'email').trim();
     const password = field(request, 'password');
-    const again = (status: number, text: string) => ctx.sendPage(reply, status, signInPage({ email, message: { kind: 'error', text } }));
+    const again = (status: number, text: string, resendFor?: string) => ctx.sendPage(reply, status, signInPage({ email, message: { kind: 'error', text }, resendFor }));
     if (email === '' || password === '' || email.length > 254 || password.length > 200) return again(400, 'Enter your e-mail and password.');
     let account: Account | undefined;
     try {
@@ -43,7 +43,8 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: DashboardContext):
       return again(429, `${error.message}. ${error.detail}.`);
     }
     if (!account) return again(401, 'The e-mail or password is wrong.');
-    if (!account.emailVerified) return again(403, `Verify your e-mail first: open the link we sent to ${account.email} when you signed up.`);
+    // The right password was given, so saying the address waits for verification tells nothing new; the page offers a new link.
+    if (!account.emailVerified) return again(403, `Verify your e-mail first: open the link we sent to ${account.email} when you signed up.`, account.email);
     if (account.status !== 'active') return again(403, 'This account is not active. Contact the operator of this service.');
     // A new id at every sign-in; the one the browser had (if any) is ended, so an id planted
     // before sign-in never becomes a signed-in session.

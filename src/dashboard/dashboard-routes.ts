@@ -5,7 +5,7 @@ import { registerAuthRoutes } from './auth-routes.ts';
 import { STATE_CHANGING, checkOrigin, checkToken } from './csrf.ts';
 import { apiStyle, dashboardContext, type DashboardContext, type DashboardDeps } from './dashboard-context.ts';
 import { frontPage } from './front-page.ts';
-import { FORGOT_PASSWORD_PATH, messagePage, OVERVIEW_PATH, RESET_PASSWORD_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, overviewPage } from './pages.ts';
+import { FORGOT_PASSWORD_PATH, messagePage, OVERVIEW_PATH, RESET_PASSWORD_PATH, SIGN_IN_PATH, SIGN_OUT_PATH, SIGN_UP_PATH, VERIFY_RESEND_PATH, overviewPage } from './pages.ts';
 import { registerPasswordResetRoutes } from './password-reset-routes.ts';
 import { securityHeaders } from './security-headers.ts';
 import { registerKeyRoutes } from './key-routes.ts';
@@ -22,8 +22,12 @@ import { UPLOAD_ROUTE } from './playground-upload.ts';
 
 export type { DashboardDeps } from './dashboard-context.ts';
 
-/** Routes whose state change is guarded by the Origin check alone: sign-in, sign-up and the password reset have no session yet, sign-out checks the token itself when there is one. */
-const ORIGIN_ONLY = new Set([SIGN_IN_PATH, SIGN_UP_PATH, SIGN_OUT_PATH, FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH]);
+/**
+ * Routes whose state change is guarded by the Origin check alone: sign-in, sign-up, the password
+ * reset and a new verification link have no session yet (an unverified account cannot sign in),
+ * sign-out checks the token itself when there is one.
+ */
+const ORIGIN_ONLY = new Set([SIGN_IN_PATH, SIGN_UP_PATH, SIGN_OUT_PATH, FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH, VERIFY_RESEND_PATH]);
 
 /** Form posts are small: an e-mail, a password, a token, or a key's name and its tool scopes (the catalog's operationIds). */
 const FORM_BODY_LIMIT = 64 * 1024;

@@ -9,6 +9,7 @@ export const SIGN_UP_PATH = '/dashboard/sign-up';
 export const FORGOT_PASSWORD_PATH = '/dashboard/forgot-password';
 export const RESET_PASSWORD_PATH = '/dashboard/reset-password';
 export const VERIFY_PATH = '/dashboard/verify';
+export const VERIFY_RESEND_PATH = '/dashboard/verify/resend';
 export const OVERVIEW_PATH = '/dashboard';
 export const KEYS_PATH = '/dashboard/keys';
 export const WEBHOOKS_PATH = '/dashboard/webhooks';
@@ -88,6 +89,19 @@ export interface SignInView {
   email?: string | undefined;
   /** an error or a notice above the form */
   message?: { kind: 'error' | 'info'; text: string } | undefined;
+  /** the e-mail of an account that proved its password but is not verified: offer a new link */
+  resendFor?: string | undefined;
+}
+
+/**
+ * The button that asks for a new verification link for `email` (verify-routes.ts), where a person
+ * waiting for one lands: the sign-in page after the right password, the page after sign-up.
+ */
+export function resendVerificationForm(email: string): Html {
+  return html`<form method="post" action="${VERIFY_RESEND_PATH}">
+<input type="hidden" name="email" value="${email}">
+<button type="submit">Send a new verification link</button>
+</form>`;
 }
 
 export function signInPage(view: SignInView = {}): string {
@@ -97,6 +111,8 @@ export function signInPage(view: SignInView = {}): string {
     html`<main class="narrow">
 <h1>Sign in</h1>
 ${message && html`<p class="notice ${message.kind === 'error' ? 'error' : ''}" role="${message.kind === 'error' ? 'alert' : 'status'}">${message.text}</p>`}
+${view.resendFor !== undefined && html`<p>No mail, or the link expired?</p>
+${resendVerificationForm(view.resendFor)}`}
 <form class="stack" method="post" action="${SIGN_IN_PATH}">
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${view.email ?? ''}">
@@ -136,6 +152,8 @@ export function signUpDonePage(email: string): string {
     html`<main class="narrow">
 <h1>Check your e-mail</h1>
 <p class="notice" role="status">We sent a verification link to <strong>${email}</strong>. Open it, then sign in.</p>
+<p>No mail after a few minutes? Check the spam folder, or ask for another.</p>
+${resendVerificationForm(email)}
 <p><a href="${SIGN_IN_PATH}">Go to sign-in</a></p>
 </main>`,
   );

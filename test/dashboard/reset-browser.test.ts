@@ -1,8 +1,10 @@
 // The password reset and the verification landing page in a real browser (playwright-core driving
 // the Chromium the service's own engine uses) against the app on a loopback port: "Forgot your
 // password?" from the sign-in page, the link from the outbox, the new password, sign-in with it;
-// a used link refused; the landing page of a verification link, then reopened. axe-core checks
-// every page (no critical or serious violations); screenshots go to a temp folder, printed.
+// a used link refused; the landing page of a verification link, then reopened; a new verification
+// link asked for from the sign-in page and from a dead link's page (the second ask refused within
+// its minute), the mailed one verifying. axe-core checks every page (no critical or serious
+// violations); screenshots go to a temp folder, printed.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,7 +15,7 @@ import type { Browser, Page } from 'playwright-core';
 import { findProgram } from '../../src/engines/process.ts';
 import { listen } from '../support/http.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { resetPathIn, waitForMails } from './support/mail-wait.ts';
+import { mailsTo, resetPathIn, waitForMails } from './support/mail-wait.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -45,11 +47,16 @@ describe('password reset and verification landing in Chromium', () => {
     browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
     page = await browser.newPage({ viewport: { width: 1000, height: 720 } });
     page.on('console', (message) => {
-      // A refused link is a 400 page on purpose, which Chromium reports as a failed load. Every
-      // other error counts (a CSP refusal among them).
+      // A refused link is a 400 page on purpose, as are an unverified sign-in (403) and an ask for a
+      // new link within its minute (429); Chromium reports each as a failed load. Every other error
+      // counts (a CSP refusal among them).
       const url = message.location().url;
-      const refusedLink = /status of 400/.test(message.text()) && /\/dashboard\/(reset-password|verify)\b/.test(url);
-      if (message.type() === 'error' && !refusedLink) consoleErrors.push(`${message.text()} at ${url}`);
+      const text = message.text();
+      const onPurpose =
+        (/status of 400/.test(text) && /\/dashboard\/(reset-password|verify)\b/.test(url)) ||
+        (/status of 403/.test(text) && /\/dashboard\/sign-in\b/.test(url)) ||
+        (/status of 429/.test(text) && /\/dashboard\/verify\/resend\b/.test(url));
+      if (message.type() === 'error' && !onPurpose) consoleErrors.push(`${text} at ${url}`);
     });
     page.on('pageerror', (error) => consoleErrors.push(error.message));
     page.on('request', (request) => requests.push(request.url()));
@@ -146,6 +153,50 @@ describe('password reset and verification landing in Chromium', () => {
     // A GET form with no field: the URL may end in a bare '?'.
     await page.waitForURL(/\/dashboard\/sign-in\??$/);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    assert.deepEqual(consoleErrors, [], 'no CSP violation or script error');
+  });
+
+  it('asks for a new verification link from the sign-in page and from a dead link; the mailed link verifies', { timeout: 90_000 }, async () => {
+    await page.context().clearCookies();
+    const email = `resend-browser-${Date.now()}@example.com`;
+    const { accountId } = await t.account({ email, password: PASSWORD, verified: false });
+    await page.goto(`${base}/dashboard/sign-in`);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Verify your e-mail first').waitFor();
+    await check('9-sign-in-unverified');
+    await page.getByRole('button', { name: 'Send a new verification link' }).click();
+    await page.waitForURL(`${base}/dashboard/verify/resend`);
+    await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+    assert.match((await page.textContent('main')) ?? '', /If an account with .+ is waiting for verification, a new link is on its way/);
+    await check('10-new-link-sent');
+    const [mail] = await waitForMails(t.dataDir, email, /\/dashboard\/verify\?token=/);
+    const path = /http:\/\/localhost:8080(\/dashboard\/verify\?token=[A-Za-z0-9_%-]+)/.exec(mail ?? '')?.[1];
+    assert.ok(path, mail);
+
+    // From a dead link's page to the form; asked again within the minute, it says when to retry.
+    await page.goto(`${base}/dashboard/verify?token=not-a-token-of-ours`);
+    await page.getByRole('link', { name: 'Ask for a new verification link' }).click();
+    await page.waitForURL(`${base}/dashboard/verify/resend`);
+    await page.getByRole('heading', { name: 'Get a new verification link' }).waitFor();
+    await check('11-new-link-form');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByRole('button', { name: 'Send a new verification link' }).click();
+    await page.getByRole('alert').getByText(/can be asked for once a minute\. Retry after \d+ seconds/).waitFor();
+    await check('12-new-link-limited');
+    assert.equal(mailsTo(t.dataDir, email, /\/dashboard\/verify\?token=/).length, 1, 'no second mail');
+
+    const landing = await page.goto(`${base}${path}`);
+    assert.equal(landing?.status(), 200);
+    await page.getByRole('heading', { name: 'Your e-mail is verified' }).waitFor();
+    assert.equal((await t.services.accounts.getAccount(accountId))?.emailVerified, true);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    assert.deepEqual(requests.filter((url) => new URL(url).origin !== base), [], 'every request went to the service itself');
     assert.deepEqual(consoleErrors, [], 'no CSP violation or script error');
   });
 });

@@ -62,7 +62,7 @@ describe('the e-mail verification landing page', () => {
       assert.equal(res.status, 400, path);
       const text = await res.text();
       assert.match(text, /<h1>This link is not valid or has expired<\/h1>/);
-      assert.match(text, /<a href="\/dashboard\/forgot-password">Ask for a password reset link<\/a>/);
+      assert.match(text, /Not verified yet\? <a href="\/dashboard\/verify\/resend">Ask for a new verification link<\/a>/);
     }
   });
 
