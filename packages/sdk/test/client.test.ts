@@ -126,7 +126,8 @@ describe('ToolServiceClient over REST', () => {
   });
 
   it('exposes the response headers as a non-enumerable meta and through withResponse()', async () => {
-    const before = await client.request<{ result: { credits: { remaining: number } } }>({ method: 'GET', path: '/api/v1/usage' });
+    // Typed by the service's own schema (RouteAnswer), so a field the service renames fails the type check here.
+    const before = await client.request<RouteAnswer<'usage_get'>>({ method: 'GET', path: '/api/v1/usage' });
     const answer = await client.calculators_emi_calculator({ principal: 5000, rate: 8, tenure: 6 });
     const { meta } = answer;
     assert.match(meta.requestId ?? '', /\S+/);
@@ -138,6 +139,9 @@ describe('ToolServiceClient over REST', () => {
     assert.equal(meta.quota?.limit, 1000);
     assert.equal(typeof meta.creditsRemaining, 'number');
     assert.equal(meta.quota?.remaining, meta.creditsRemaining);
+    // The headers and the usage route read the same standing: one credit less than the route's figure just before.
+    assert.equal(before.result.quota, meta.quota?.limit);
+    assert.equal(meta.creditsRemaining, before.result.remaining - OPERATIONS.calculators_emi_calculator.credits);
     assert.equal(meta.headers.get('x-request-id'), meta.requestId);
     // meta is not part of the answer's own fields
     assert.equal(Object.keys(answer).includes('meta'), false);

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AuthenticationError, PermissionDeniedError, QuotaExceededError, ToolServiceClient, ToolServiceError, ValidationError } from '../src/index.ts';
-import { MCP_TOOL_NAMES } from '../src/generated/operations.ts';
+import { MCP_TOOL_NAMES, type OperationTypes } from '../src/generated/operations.ts';
 import { listen } from '../../../test/support/http.ts';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.ts';
 
@@ -92,7 +92,8 @@ describe('client.mcp', () => {
     const { client } = counted(apiKey);
     const answer = await client.mcp.invoke_tool({ operationId: 'calculators_emi_calculator', input: { principal: 100000, rate: 10, tenure: 12 } });
     assert.equal(answer.status, 'ok');
-    assert.equal((answer['result'] as { emi?: unknown }).emi, 8791.59);
+    // invoke_tool's result is the tool's own REST result, so it is read by the generated type.
+    assert.equal((answer['result'] as OperationTypes['calculators_emi_calculator']['result']).emi, 8791.59);
     assert.equal((answer['credits'] as { charged?: unknown }).charged, 1);
   });
 

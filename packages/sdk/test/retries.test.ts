@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { APIConnectionError, APITimeoutError, APIUserAbortError, ConflictError, InternalServerError, QuotaExceededError, ToolServiceClient, ValidationError } from '../src/index.ts';
+import { APIConnectionError, APITimeoutError, APIUserAbortError, ConflictError, InternalServerError, QuotaExceededError, ToolServiceClient, ValidationError, type RouteAnswer } from '../src/index.ts';
 import { retryDelayMs } from '../src/http.ts';
 import { startSdkTestApp, type SdkTestApp } from './support/rest-app.ts';
 
@@ -51,7 +51,7 @@ describe('retries, idempotency, timeout and abort', () => {
       check();
     });
   const creditsUsed = async (apiKey: string): Promise<number> => {
-    const usage = await new ToolServiceClient({ apiKey, baseUrl: app.baseUrl }).request<{ result: { used: number } }>({ method: 'GET', path: '/api/v1/usage' });
+    const usage = await new ToolServiceClient({ apiKey, baseUrl: app.baseUrl }).request<RouteAnswer<'usage_get'>>({ method: 'GET', path: '/api/v1/usage' });
     return usage.result.used;
   };
 

@@ -1,7 +1,8 @@
 // The SDK's types as a consumer meets them: test/fixtures/typed-consumer.ts compiles with
 // tsc --strict against the source, and a copy with wrong calls added fails, each wrong call at its
 // own line with the error a user would read (a wrong field type, a value outside an enum, a
-// missing field, an MCP argument of the wrong type, a method that does not exist).
+// missing field, an MCP argument of the wrong type, a route answer read as a shape the service does not
+// answer, a method that does not exist).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,8 @@ const WRONG = [
   { call: `await client.invoke('calculators_emi_calculator', { principal: 1, rate: 1 });`, code: 'TS2345', message: /Property 'tenure' is missing/ },
   { call: `await client.mcp.plan_task({ goal: 42 });`, code: 'TS2322', message: /Type 'number' is not assignable to type 'string'/ },
   { call: `const day: number = (await client.request<RouteAnswer<'usage_get'>>({ method: 'GET', path: '/api/v1/usage' })).result.days[0]!.day;`, code: 'TS2322', message: /Type 'string' is not assignable to type 'number'/ },
+  // The usage answer's remaining credits are result.remaining; a read of a shape the service does not answer fails.
+  { call: `const left: number = (await client.request<RouteAnswer<'usage_get'>>({ method: 'GET', path: '/api/v1/usage' })).result.credits.remaining;`, code: 'TS2339', message: /Property 'credits' does not exist on type 'UsageGetResult'/ },
   { call: `await client.calculators_emi_calculatorr({ principal: 1, rate: 1, tenure: 1 });`, code: 'TS2551', message: /Property 'calculators_emi_calculatorr' does not exist/ },
 ];
 
