@@ -1,51 +1,34 @@
 // The dashboard in a real browser (playwright-core driving the Chromium the service's own engine
-// uses) against the app on a loopback port: the front page, sign-up, the verification link from
-// the outbox, sign-in by the labelled fields, the overview with the e-mail and credits, usage (the call per tool), API keys
-// (create, the secret used over REST, rotate, revoke), webhooks (add one to a loopback receiver,
-// its secret once, a test event it receives and verifies, delete), sign-out. axe-core checks every page (no critical or
-// serious violations); screenshots go to a temp folder, printed for a person to look at.
+// uses; support/chromium-dashboard.ts) against the app on a loopback port: the front page, sign-up,
+// the verification link from the outbox, sign-in by the labelled fields, the overview with the
+// e-mail and credits, usage (the call per tool), API keys (create, the secret used over REST,
+// rotate, revoke), webhooks (add one to a loopback receiver, its secret once, a test event it
+// receives and verifies, delete), sign-out. axe-core checks every page (no critical or serious
+// violations); screenshots go to a temp folder, printed for a person to look at.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { verifyWebhookSignature } from '../../src/runs/webhook-signature.ts';
 import { startHttpSite, type TestSite } from '../analysis/support/test-sites.ts';
-import { findProgram } from '../../src/engines/process.ts';
-import { listen } from '../support/http.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { closeAll, openDashboardInChromium, PASSWORD, type DashboardInChromium } from './support/chromium-dashboard.ts';
 import { verificationPath } from './support/outbox.ts';
 
-const PASSWORD = 'correct horse battery staple';
 // The webhook receiver: a test name pinned to loopback and opened for http, as test/mcp/runs.test.ts does.
 const EGRESS = { EGRESS_ALLOW: 'hooks.test', EGRESS_RESOLVE: 'hooks.test:127.0.0.1' };
-// Evaluated in the page rather than added as a <script> tag: the pages' CSP (script-src 'self')
-// rightly refuses an inline script, and turning the CSP off would hide a violation of our own.
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 describe('the dashboard in Chromium', () => {
+  let dashboard: DashboardInChromium;
   let t: TestApp;
   let base: string;
-  let browser: Browser;
   let page: Page;
-  const shots = mkdtempSync(join(tmpdir(), 'dashboard-screens-'));
+  let check: DashboardInChromium['check'];
   const email = `browser-${Date.now()}@example.com`;
-  const cspViolations: string[] = [];
   let hook: TestSite;
   const received: { headers: IncomingHttpHeaders; body: string }[] = [];
 
   before(async () => {
-    t = await startTestApp({ env: EGRESS });
     // Recorded before it is answered: once the test event's page is in, the receiver has it.
     hook = await startHttpSite((req, res) => {
       const chunks: Buffer[] = [];
@@ -55,43 +38,17 @@ describe('the dashboard in Chromium', () => {
         res.writeHead(204).end();
       });
     });
-    base = await listen(t);
-    // The program the chromium engine is configured with (CHROMIUM_PROGRAM), found as it finds it.
-    const executablePath = await findProgram(t.config.engines.chromium.CHROMIUM_PROGRAM);
-    assert.ok(executablePath, `Chromium at ${t.config.engines.chromium.CHROMIUM_PROGRAM}`);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-    page.on('console', (message) => {
+    dashboard = await openDashboardInChromium({
+      screens: 'dashboard-screens',
+      app: { env: EGRESS },
       // The verification link answers JSON, which links no icon: the browser then asks for
       // /favicon.ico, which the service does not serve. Every other error counts.
-      if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) cspViolations.push(`${message.text()} at ${message.location().url}`);
+      expectedError: (_text, url) => url.endsWith('/favicon.ico'),
     });
+    ({ t, base, page, check } = dashboard);
   });
 
-  after(async () => {
-    await browser?.close();
-    await hook?.close();
-    await t?.close();
-  });
-
-  async function axeViolations(): Promise<AxeViolation[]> {
-    await page.evaluate(AXE_SOURCE);
-    // Page-side code as text: the project's TypeScript has no DOM types.
-    return (await page.evaluate(
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-    )) as AxeViolation[];
-  }
-
-  async function check(name: string): Promise<void> {
-    const path = join(shots, `${name}.png`);
-    await page.screenshot({ path, fullPage: true });
-    console.log(`screenshot: ${path}`);
-    const violations = await axeViolations();
-    const serious = violations.filter((v) => v.impact === 'critical' || v.impact === 'serious');
-    assert.deepEqual(serious, [], `${name}: ${JSON.stringify(serious, null, 1)}`);
-    if (violations.length > 0) console.log(`${name}: minor axe findings: ${violations.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
-  }
+  after(() => closeAll([() => dashboard?.close(), () => hook?.close()]));
 
   async function restStatus(secret: string): Promise<number> {
     const res = await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': secret } });
@@ -232,9 +189,7 @@ describe('the dashboard in Chromium', () => {
     await page.waitForURL(`${base}/dashboard/sign-in`);
     await check('4-sign-in');
 
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await dashboard.submitSignIn(email, PASSWORD);
     await page.waitForURL(`${base}/dashboard`);
     const overview = (await page.textContent('main')) ?? '';
     assert.ok(overview.includes(email), overview);
@@ -268,7 +223,7 @@ describe('the dashboard in Chromium', () => {
     assert.equal(new URL(page.url()).pathname, '/dashboard/sign-in', 'the session ended: the overview sends to sign-in');
     assert.equal(again?.status(), 200);
 
-    assert.deepEqual(cspViolations, [], 'no console errors (a CSP refusal logs one)');
+    assert.deepEqual(dashboard.consoleErrors, [], 'no console errors (a CSP refusal logs one)');
   });
 
   it('shows the usage notices at 80% and at 100% of the quota, each passing axe', async () => {
@@ -278,11 +233,7 @@ describe('the dashboard in Chromium', () => {
     for (let i = 0; i < 4; i++) await spend();
     // Independent of the first test's end: no session carried over.
     await page.context().clearCookies();
-    await page.goto(`${base}/dashboard/sign-in`);
-    await page.getByLabel('E-mail').fill(noticeEmail);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await dashboard.signIn(noticeEmail, PASSWORD);
     await page.goto(`${base}/dashboard/usage`);
     await page.getByRole('status').filter({ hasText: '80% of the monthly quota is used.' }).waitFor();
     await check('19-usage-80-percent');
@@ -296,7 +247,7 @@ describe('the dashboard in Chromium', () => {
 
   it('has an axe check that can fail: an unlabelled field is a critical violation', async () => {
     await page.setContent('<!doctype html><html lang="en"><title>probe</title><main><input type="text"></main></html>');
-    const violations = await axeViolations();
+    const violations = await dashboard.axeViolations();
     assert.ok(violations.some((v) => v.id === 'label' && v.impact === 'critical'), JSON.stringify(violations));
   });
 });

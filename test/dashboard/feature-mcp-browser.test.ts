@@ -1,74 +1,35 @@
 // The Feature memory and MCP setup pages in a real browser (playwright-core driving the Chromium
-// the service's engine uses) against the app on a loopback port, as browser.test.ts does: sign-in
-// by the labelled fields, the feature memory page, the nav's "1 improved" badge after an improving
-// pass (recorded through FeatureStore, the MCP tools' store) and gone after the visit, a feature's
-// own page, MCP setup with a picked key and a key created there, its configuration copied by the
-// button. axe-core on every page (no critical or serious violations); screenshots go to a temp
-// folder, printed for a person to look at.
+// the service's engine uses; support/chromium-dashboard.ts) against the app on a loopback port:
+// sign-in by the labelled fields, the feature memory page, the nav's "1 improved" badge after an
+// improving pass (recorded through FeatureStore, the MCP tools' store) and gone after the visit, a
+// feature's own page, MCP setup with a picked key and a key created there, its configuration
+// copied by the button. axe-core on every page (no critical or serious violations); screenshots go
+// to a temp folder, printed for a person to look at.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { FeatureSeenStore } from '../../src/dashboard/feature-seen.ts';
-import { findProgram } from '../../src/engines/process.ts';
-import { listen } from '../support/http.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import type { TestApp } from '../support/test-app.ts';
+import { openDashboardInChromium, PASSWORD, type DashboardInChromium } from './support/chromium-dashboard.ts';
 
-const PASSWORD = 'correct horse battery staple';
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SCOPE = 'https://shop.example.com';
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
-
 describe('feature memory and MCP setup in Chromium', () => {
+  let dashboard: DashboardInChromium;
   let t: TestApp;
   let base: string;
-  let browser: Browser;
   let page: Page;
-  const shots = mkdtempSync(join(tmpdir(), 'dashboard-feature-mcp-screens-'));
+  let check: DashboardInChromium['check'];
   const email = `feature-browser-${Date.now()}@example.com`;
-  const consoleErrors: string[] = [];
   let accountId: string;
 
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
+    dashboard = await openDashboardInChromium({ screens: 'dashboard-feature-mcp-screens' });
+    ({ t, base, page, check } = dashboard);
     accountId = (await t.account({ email, password: PASSWORD })).accountId;
-    const executablePath = await findProgram(t.config.engines.chromium.CHROMIUM_PROGRAM);
-    assert.ok(executablePath, `Chromium at ${t.config.engines.chromium.CHROMIUM_PROGRAM}`);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(`${message.text()} at ${message.location().url}`);
-    });
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  async function check(name: string): Promise<void> {
-    const path = join(shots, `${name}.png`);
-    await page.screenshot({ path, fullPage: true });
-    console.log(`screenshot: ${path}`);
-    await page.evaluate(AXE_SOURCE);
-    const violations = (await page.evaluate(
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-    )) as AxeViolation[];
-    const serious = violations.filter((v) => v.impact === 'critical' || v.impact === 'serious');
-    assert.deepEqual(serious, [], `${name}: ${JSON.stringify(serious, null, 1)}`);
-    if (violations.length > 0) console.log(`${name}: minor axe findings: ${violations.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
-  }
+  after(() => dashboard?.close());
 
   it('shows the feature memory, the improved badge until the visit, and a feature’s history', async () => {
     const features = t.services.featureMemory.features;
@@ -82,11 +43,7 @@ describe('feature memory and MCP setup in Chromium', () => {
     });
     assert.equal(captured.kind, 'captured');
 
-    await page.goto(`${base}/dashboard/sign-in`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await dashboard.signIn(email, PASSWORD);
     await page.getByRole('link', { name: 'Feature memory', exact: true }).click();
     await page.waitForURL(`${base}/dashboard/features`);
     await page.getByRole('heading', { name: 'Matrix over time' }).waitFor();
@@ -153,6 +110,6 @@ describe('feature memory and MCP setup in Chromium', () => {
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), await field.inputValue());
     assert.equal(new URL(page.url()).pathname, '/dashboard/mcp/keys', 'the secret came on the POST’s own answer');
     await check('6-mcp-key-created');
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(dashboard.consoleErrors, []);
   });
 });

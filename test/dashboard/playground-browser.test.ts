@@ -1,83 +1,39 @@
 // The Playground in a real browser (playwright-core driving the Chromium the service's own engine
-// uses) against the app on a loopback port: sign in, open the Playground from the nav, search,
-// run a JSON tool by its labelled fields (the envelope, the credits, the snippets), see the API's
-// refusal next to the form, run a file conversion with a file chosen in the file input, and
-// download its result by the page's link. axe-core on the picker, the forms and the results (no
-// critical or serious violations); screenshots go to a temp folder, printed for a person.
+// uses; support/chromium-dashboard.ts) against the app on a loopback port: sign in, open the
+// Playground from the nav, search, run a JSON tool by its labelled fields (the envelope, the
+// credits, the snippets), see the API's refusal next to the form, run a file conversion with a
+// file chosen in the file input, and download its result by the page's link. axe-core on the
+// picker, the forms and the results (no critical or serious violations); screenshots go to a temp
+// folder, printed for a person.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { findProgram } from '../../src/engines/process.ts';
-import { listen } from '../support/http.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-
-const PASSWORD = 'correct horse battery staple';
-// Evaluated in the page, not added as a <script>: the pages' CSP (script-src 'self') refuses inline script.
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
+import type { Page } from 'playwright-core';
+import { openDashboardInChromium, PASSWORD, type DashboardInChromium } from './support/chromium-dashboard.ts';
 
 describe('the Playground in Chromium', () => {
-  let t: TestApp;
+  let dashboard: DashboardInChromium;
   let base: string;
-  let browser: Browser;
   let page: Page;
+  let check: DashboardInChromium['check'];
   let apiKey: string;
-  const shots = mkdtempSync(join(tmpdir(), 'playground-screens-'));
   const email = `playground-browser-${Date.now()}@example.com`;
-  const consoleErrors: string[] = [];
 
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-    ({ apiKey } = await t.account({ email, password: PASSWORD }));
-    const executablePath = await findProgram(t.config.engines.chromium.CHROMIUM_PROGRAM);
-    assert.ok(executablePath, `Chromium at ${t.config.engines.chromium.CHROMIUM_PROGRAM}`);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
-    page.on('console', (message) => {
+    dashboard = await openDashboardInChromium({
+      screens: 'playground-screens',
       // The refusal's page comes with the API's status (400), which Chromium logs as a failed load; any other error counts (a CSP refusal first).
-      if (message.type() === 'error' && !/status of 400 .* at .*\/dashboard\/playground\/calculators_emi_calculator$/.test(`${message.text()} at ${message.location().url}`)) consoleErrors.push(`${message.text()} at ${message.location().url}`);
+      expectedError: (text, url) => /status of 400 .* at .*\/dashboard\/playground\/calculators_emi_calculator$/.test(`${text} at ${url}`),
     });
+    ({ base, page, check } = dashboard);
+    ({ apiKey } = await dashboard.t.account({ email, password: PASSWORD }));
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  async function check(name: string): Promise<void> {
-    const path = join(shots, `${name}.png`);
-    await page.screenshot({ path, fullPage: true });
-    console.log(`screenshot: ${path}`);
-    await page.evaluate(AXE_SOURCE);
-    // Page-side code as text: the project's TypeScript has no DOM types.
-    const violations = (await page.evaluate(
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-    )) as AxeViolation[];
-    const serious = violations.filter((v) => v.impact === 'critical' || v.impact === 'serious');
-    assert.deepEqual(serious, [], `${name}: ${JSON.stringify(serious, null, 1)}`);
-    if (violations.length > 0) console.log(`${name}: minor axe findings: ${violations.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
-  }
+  after(() => dashboard?.close());
 
   const text = async (selector: string): Promise<string> => (await page.locator(selector).textContent()) ?? '';
 
   it('signs in, searches, runs a JSON tool and a file conversion, and shows the envelope and snippets', async () => {
-    await page.goto(`${base}/dashboard/sign-in`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await dashboard.signIn(email, PASSWORD);
 
     await page.getByRole('link', { name: 'Playground' }).click();
     await page.waitForURL(`${base}/dashboard/playground`);
@@ -141,6 +97,6 @@ describe('the Playground in Chromium', () => {
       (usage as { result: { byTool: { operationId: string; calls: number }[] } }).result.byTool.map((row) => [row.operationId, row.calls]).sort(),
       [['calculators_emi_calculator', 2], ['web_json_to_csv', 1]],
     );
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(dashboard.consoleErrors, []);
   });
 });

@@ -1,85 +1,44 @@
 // The password reset and the verification landing page in a real browser (playwright-core driving
-// the Chromium the service's own engine uses) against the app on a loopback port: "Forgot your
-// password?" from the sign-in page, the link from the outbox, the new password, sign-in with it;
-// a used link refused; the landing page of a verification link, then reopened; a new verification
-// link asked for from the sign-in page and from a dead link's page (the second ask refused within
-// its minute), the mailed one verifying. axe-core checks every page (no critical or serious
-// violations); screenshots go to a temp folder, printed.
+// the Chromium the service's own engine uses; support/chromium-dashboard.ts) against the app on a
+// loopback port: "Forgot your password?" from the sign-in page, the link from the outbox, the new
+// password, sign-in with it; a used link refused; the landing page of a verification link, then
+// reopened; a new verification link asked for from the sign-in page and from a dead link's page
+// (the second ask refused within its minute), the mailed one verifying. axe-core checks every page
+// (no critical or serious violations); screenshots go to a temp folder, printed.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { findProgram } from '../../src/engines/process.ts';
-import { listen } from '../support/http.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import type { Page } from 'playwright-core';
+import type { TestApp } from '../support/test-app.ts';
+import { openDashboardInChromium, PASSWORD, type DashboardInChromium } from './support/chromium-dashboard.ts';
 import { mailsTo, resetPathIn, waitForMails } from './support/mail-wait.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
-// Evaluated in the page, not added as a <script>: the CSP (script-src 'self') refuses inline script.
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 describe('password reset and verification landing in Chromium', () => {
+  let dashboard: DashboardInChromium;
   let t: TestApp;
   let base: string;
-  let browser: Browser;
   let page: Page;
-  const shots = mkdtempSync(join(tmpdir(), 'reset-screens-'));
-  const consoleErrors: string[] = [];
-  const requests: string[] = [];
+  let check: DashboardInChromium['check'];
+  let consoleErrors: string[];
+  let requests: string[];
 
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-    const executablePath = await findProgram(t.config.engines.chromium.CHROMIUM_PROGRAM);
-    assert.ok(executablePath, `Chromium at ${t.config.engines.chromium.CHROMIUM_PROGRAM}`);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'], timeout: 60_000 });
-    page = await browser.newPage({ viewport: { width: 1000, height: 720 } });
-    page.on('console', (message) => {
+    dashboard = await openDashboardInChromium({
+      screens: 'reset-screens',
+      viewport: { width: 1000, height: 720 },
       // A refused link is a 400 page on purpose, as are an unverified sign-in (403) and an ask for a
       // new link within its minute (429); Chromium reports each as a failed load. Every other error
       // counts (a CSP refusal among them).
-      const url = message.location().url;
-      const text = message.text();
-      const onPurpose =
+      expectedError: (text, url) =>
         (/status of 400/.test(text) && /\/dashboard\/(reset-password|verify)\b/.test(url)) ||
         (/status of 403/.test(text) && /\/dashboard\/sign-in\b/.test(url)) ||
-        (/status of 429/.test(text) && /\/dashboard\/verify\/resend\b/.test(url));
-      if (message.type() === 'error' && !onPurpose) consoleErrors.push(`${text} at ${url}`);
+        (/status of 429/.test(text) && /\/dashboard\/verify\/resend\b/.test(url)),
     });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
-    page.on('request', (request) => requests.push(request.url()));
+    ({ t, base, page, check, consoleErrors, requests } = dashboard);
   });
 
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  async function check(name: string): Promise<void> {
-    const path = join(shots, `${name}.png`);
-    await page.screenshot({ path, fullPage: true });
-    console.log(`screenshot: ${path}`);
-    await page.evaluate(AXE_SOURCE);
-    // Page-side code as text: the project's TypeScript has no DOM types.
-    const violations = (await page.evaluate(
-      `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-    )) as AxeViolation[];
-    const serious = violations.filter((v) => v.impact === 'critical' || v.impact === 'serious');
-    assert.deepEqual(serious, [], `${name}: ${JSON.stringify(serious, null, 1)}`);
-    if (violations.length > 0) console.log(`${name}: minor axe findings: ${violations.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
-  }
+  after(() => dashboard?.close());
 
   it('resets a forgotten password by the mailed link, then signs in with the new one', { timeout: 120_000 }, async () => {
     const email = `reset-browser-${Date.now()}@example.com`;
@@ -114,9 +73,7 @@ describe('password reset and verification landing in Chromium', () => {
     await page.getByText('Your password is changed').waitFor();
     await check('5-password-changed');
 
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(NEW_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await dashboard.submitSignIn(email, NEW_PASSWORD);
     await page.waitForURL(`${base}/dashboard`);
     assert.ok(((await page.textContent('main')) ?? '').includes(email));
 
@@ -161,9 +118,7 @@ describe('password reset and verification landing in Chromium', () => {
     const email = `resend-browser-${Date.now()}@example.com`;
     const { accountId } = await t.account({ email, password: PASSWORD, verified: false });
     await page.goto(`${base}/dashboard/sign-in`);
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await dashboard.submitSignIn(email, PASSWORD);
     await page.getByText('Verify your e-mail first').waitFor();
     await check('9-sign-in-unverified');
     await page.getByRole('button', { name: 'Send a new verification link' }).click();
@@ -192,9 +147,7 @@ describe('password reset and verification landing in Chromium', () => {
     await page.getByRole('heading', { name: 'Your e-mail is verified' }).waitFor();
     assert.equal((await t.services.accounts.getAccount(accountId))?.emailVerified, true);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByLabel('E-mail').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await dashboard.submitSignIn(email, PASSWORD);
     await page.waitForURL(`${base}/dashboard`);
     assert.deepEqual(requests.filter((url) => new URL(url).origin !== base), [], 'every request went to the service itself');
     assert.deepEqual(consoleErrors, [], 'no CSP violation or script error');
