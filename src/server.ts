@@ -45,6 +45,7 @@ const READYZ_STORAGE_TIMEOUT_MS = 2000;
  */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config, log, catalog, invoker, accounts, ledger, usage, metrics, store, signer, engines, fetcher, db } = services;
+  const observer = new RequestObserver(metrics);
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -57,8 +58,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_CHARS },
-    // One log line and the metrics per finished request, without an onResponse hook.
-    logController: new RequestObserver(metrics),
+    // One log line and the metrics per request, without an onResponse hook.
+    logController: observer,
     // A caller's own X-Request-Id is kept when it is sane, so it can follow one call through logs.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -68,8 +69,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // A callback-style hook: on every request, an async hook's promise is measurable overhead.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    // Kept on its connection until it finishes: a client that leaves first still gets its line.
+    observer.opened(reply);
     done();
   });
+  observer.watch(app.server);
   watchBodyPace(app.server, config.slowClients, (request, bytes) => {
     app.log.warn({ method: request.method, url: redactUrl(request.url ?? ''), bytesInWindow: bytes }, 'request body too slow; connection closed');
   });

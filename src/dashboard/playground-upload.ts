@@ -11,7 +11,7 @@ import type { MultipartFile, Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { AnyTool } from '../core/define-tool.ts';
 import { ServiceError } from '../core/errors.ts';
-import { receiveMultipart } from '../rest/upload.ts';
+import { abandonedUpload, receiveMultipart } from '../rest/upload.ts';
 import { checkTokenValue, type CsrfRefusal } from './csrf.ts';
 
 export const UPLOAD_ROUTE = '/dashboard/playground/:operationId/upload';
@@ -33,18 +33,27 @@ export async function readLeadingFields(request: FastifyRequest, uploadLimitByte
   if (!request.isMultipart()) {
     throw new ServiceError(415, 'multipart_required', 'Send the form as multipart/form-data', { detail: 'The Playground sends a file tool’s form with its file as multipart/form-data' });
   }
+  // A person gone before the body is read (while the session was looked up) or while its fields
+  // came: the 4xx REST's reader gives, not the parser's 'aborted' as a 500 and an error line (the
+  // request's line is the request observer's), nor a parser left waiting for an end already missed.
+  const gone = abandonedUpload(request);
+  if (gone) throw gone;
   const rest = request.parts({ limits: { fileSize: uploadLimitBytes, files: 1, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES, parts: MAX_FIELDS + 1 } })[Symbol.asyncIterator]();
   const fields: Record<string, string> = {};
   let file: MultipartFile | undefined;
-  for (;;) {
-    const next = await rest.next();
-    if (next.done) break;
-    const part = next.value;
-    if (part.type === 'file') {
-      file = part;
-      break;
+  try {
+    for (;;) {
+      const next = await rest.next();
+      if (next.done) break;
+      const part = next.value;
+      if (part.type === 'file') {
+        file = part;
+        break;
+      }
+      if (typeof part.value === 'string') fields[part.fieldname] = part.value;
     }
-    if (typeof part.value === 'string') fields[part.fieldname] = part.value;
+  } catch (err) {
+    throw abandonedUpload(request) ?? err;
   }
   // The token must come before the file: a body that sends the file first is refused unread.
   const header = request.headers['x-csrf-token'];

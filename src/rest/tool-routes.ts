@@ -210,8 +210,8 @@ function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker:
     try {
       // A client gone while its key was checked or its folder made (the awaits above; on PostgreSQL
       // the key check is a query, and the close often lands before the mkdir's callback) is an
-      // abandoned upload, logged once by upload.ts. Left to the call, it would meet the invoke
-      // path's 'closed before the call started' 499 first, which no reader or log line hears.
+      // abandoned upload: nothing is run for it (its line comes from the request observer when
+      // the connection closes).
       const gone = abandonedUpload(request);
       if (gone) response = errorToHttp(gone, request.id, tool.errorBody);
       else response = await invokeOverHttp(request, invoker, {

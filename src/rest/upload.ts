@@ -88,18 +88,18 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
 }
 
 /**
- * The 4xx of an upload whose client has gone (undefined while it is still there), logged: no reply
- * can reach a closed connection, so Fastify writes no access line for it and this is the record.
- * Whoever answers an upload request must ask this once its client may have gone, before anything
- * else answers for it (tool-routes.ts asks it again just before the call: the call's own 499
- * client_closed would otherwise answer in silence).
+ * The 4xx of an upload whose client has gone (undefined while it is still there). Nothing reads
+ * it: the request's one line ('upload abandoned: the connection closed mid-body', counted as 499)
+ * is written by the request observer when the connection closes (rest/request-observer.ts). It
+ * ends the handler's work for a client that is gone: the reader would otherwise wait forever for
+ * a body whose end it already missed, and tool-routes.ts asks it again before the call rather
+ * than run the call for nobody.
  */
 export function abandonedUpload(request: FastifyRequest): ServiceError | undefined {
   // Destroyed before its end: Node destroys a body it has read to the end too (a JSON body sent
   // to a file tool, parsed before the handler, must still get its 415, not this).
   const raw = request.raw;
   if (!raw.readableAborted && !(raw.destroyed && !raw.readableEnded)) return undefined;
-  request.log.warn({ method: request.method, route: request.routeOptions.url, receivedBytes: request.raw.socket?.bytesRead }, 'upload abandoned: the connection closed mid-body');
   return uploadAborted();
 }
 

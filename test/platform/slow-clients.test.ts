@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AccountStore } from '../../src/accounts/account-store.ts';
 import { migrateToLatest, openDatabase } from '../../src/db/database.ts';
-import { startServer, type Server, testDatabaseUrl } from '../support/server-process.ts';
+import { requestLines, startServer, type Server, testDatabaseUrl } from '../support/server-process.ts';
 
 const BOUNDARY = 'slow-client-boundary';
 const MULTIPART_HEAD = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\n`;
@@ -91,17 +91,8 @@ describe('slow clients are cut off (raw sockets, a real server process)', () => 
     return server.output().split('\n').filter((line) => line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 50);
   }
 
-  /**
-   * The log lines of request `reqId`, once the server has logged everything it will for it: a
-   * request made after that one's end (its work folder gone) is logged after them, on the same
-   * stdout, so waiting for its line waits for theirs.
-   */
-  async function linesOf(reqId: string): Promise<{ level: number; msg: string }[]> {
-    const marker = `${reqId}-after`;
-    assert.equal((await fetch(`${server.base}/healthz`, { headers: { 'x-request-id': marker } })).status, 200);
-    await server.logged(`"reqId":"${marker}"`);
-    return server.output().split('\n').filter((line) => line.includes(`"reqId":"${reqId}"`)).map((line) => JSON.parse(line) as { level: number; msg: string });
-  }
+  /** The log lines of request `reqId` (see requestLines), once its work folder is gone. */
+  const linesOf = (reqId: string) => requestLines(server, reqId);
 
   /**
    * A client walks away from an upload to a file tool: at once (`ready` undefined: the head is

@@ -164,3 +164,22 @@ export async function usageOf(base: string, apiKey: string): Promise<Usage> {
   if (res.status !== 200) throw new Error(`GET /api/v1/usage answered ${res.status}`);
   return ((await res.json()) as { result: Usage }).result;
 }
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/**
+ * The log lines of request `reqId`, once the server has logged what it had to log for it so far:
+ * a request made now (with its own id) is logged after them, on the same stdout, so waiting for
+ * its line waits for theirs. The caller waits first for whatever ends that request's work.
+ */
+export async function requestLines(server: Server, reqId: string): Promise<LogLine[]> {
+  const marker = `${reqId}-after`;
+  const res = await fetch(`${server.base}/healthz`, { headers: { 'x-request-id': marker } });
+  if (res.status !== 200) throw new Error(`GET /healthz answered ${res.status}`);
+  await server.logged(`"reqId":"${marker}"`);
+  return server.output().split('\n').filter((line) => line.includes(`"reqId":"${reqId}"`)).map((line) => JSON.parse(line) as LogLine);
+}
