@@ -110,7 +110,7 @@ function headerOf(headers: IncomingHttpHeaders, name: string): string | undefine
  * then the SDK's transport takes the request and answers it (or refuses it) itself.
  */
 export function acceptableToolCall(headers: IncomingHttpHeaders, body: unknown): JSONRPCRequest | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || (body as { method?: unknown }).method !== 'tools/call') return undefined;
+  if (!isPlainObject(body) || body['method'] !== 'tools/call') return undefined;
   // A message with a result or an error the SDK's router would take for a response.
   if ('result' in body || 'error' in body) return undefined;
   const accept = headerOf(headers, 'accept');
@@ -118,10 +118,29 @@ export function acceptableToolCall(headers: IncomingHttpHeaders, body: unknown):
   if (!isJsonContentType(headerOf(headers, 'content-type'))) return undefined;
   const version = headerOf(headers, 'mcp-protocol-version');
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  if (plainToolCall(body)) return body;
   // The SDK parses with its message union, whose first member is this schema: a request it takes is
   // parsed as this schema alone would, and anything else goes to the SDK to be answered.
   const parsed = JSONRPCRequestSchema.safeParse(body);
   return parsed.success ? parsed.data : undefined;
+}
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The common request, checked by hand: a subset of what JSONRPCRequestSchema (strict: these four
+ * keys; an id that is a string or a safe integer; params an object, loose) accepts, so whatever
+ * passes here the schema takes unchanged. Anything else (a _meta, an odd id) is left to the
+ * schema itself. The schema's parse costs ~3.5 µs of every MCP call's server CPU; this, well
+ * under one.
+ */
+function plainToolCall(body: Record<string, unknown>): body is JSONRPCRequest {
+  for (const key in body) if (!REQUEST_KEYS.has(key)) return false;
+  const { jsonrpc, id, method, params } = body;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return false;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return false;
+  return params === undefined || (isPlainObject(params) && params['_meta'] === undefined);
 }
 
 /** A server kept between lone calls, with the transport it stays connected to. */
