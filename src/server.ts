@@ -54,9 +54,10 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     requestTimeout: config.slowClients.requestTimeoutMs,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
-    // Router and HTTP-parser failures answer the JSON error envelope with an X-Request-Id too.
-    frameworkErrors: frameworkErrorHandler,
-    clientErrorHandler,
+    // Router and HTTP-parser failures answer the JSON error envelope with an X-Request-Id too,
+    // and the observer gives each its access line and count (Fastify records neither).
+    frameworkErrors: frameworkErrorHandler(observer),
+    clientErrorHandler: clientErrorHandler(observer),
     routerOptions: { maxParamLength: MAX_PATH_SEGMENT_CHARS },
     // One log line and the metrics per request, without an onResponse hook.
     logController: observer,

@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, maxHeaderSize } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorEnvelope } from '../core/envelope.ts';
 import { ServiceError } from '../core/errors.ts';
 import { toServiceError } from '../core/call-failures.ts';
+import { CLIENT_CLOSED_STATUS, type RequestObserver } from './request-observer.ts';
 
 /**
  * The longest path segment the router takes (Fastify's maxParamLength). Result file names are
@@ -49,20 +49,26 @@ export function fromFastifyError(err: FastifyError, request: FastifyRequest, bod
   return toServiceError(err, request.log);
 }
 
-/** Failures of the router itself, before any route or hook runs (Fastify's frameworkErrors option). */
-export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const path = request.url.split('?')[0] ?? '/';
-  switch (err.code) {
-    case 'FST_ERR_BAD_URL':
-      return sendError(reply, new ServiceError(400, 'invalid_url', 'The URL path is not valid percent-encoding', {
-        detail: `${shorten(path)} holds a % not followed by two hex digits (or an invalid UTF-8 sequence); write a literal % as %25`,
-      }));
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return sendError(reply, new ServiceError(414, 'uri_too_long', 'A path segment is too long', {
-        detail: `A path segment may hold at most ${MAX_PATH_SEGMENT_CHARS} characters (percent-encoded); use the links exactly as the service returns them`,
-      }));
-  }
-  return sendError(reply, new ServiceError(err.statusCode ?? 400, 'bad_request', err.message));
+/**
+ * Failures of the router itself, before any route or hook runs (Fastify's frameworkErrors option).
+ * `observer` records each (its line and count): Fastify's own recording never sees these.
+ */
+export function frameworkErrorHandler(observer: RequestObserver): (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  return (err, request, reply) => {
+    observer.routerFailed(reply);
+    const path = request.url.split('?')[0] ?? '/';
+    switch (err.code) {
+      case 'FST_ERR_BAD_URL':
+        return sendError(reply, new ServiceError(400, 'invalid_url', 'The URL path is not valid percent-encoding', {
+          detail: `${shorten(path)} holds a % not followed by two hex digits (or an invalid UTF-8 sequence); write a literal % as %25`,
+        }));
+      case 'FST_ERR_MAX_PARAM_LENGTH':
+        return sendError(reply, new ServiceError(414, 'uri_too_long', 'A path segment is too long', {
+          detail: `A path segment may hold at most ${MAX_PATH_SEGMENT_CHARS} characters (percent-encoded); use the links exactly as the service returns them`,
+        }));
+    }
+    return sendError(reply, new ServiceError(err.statusCode ?? 400, 'bad_request', err.message));
+  };
 }
 
 /**
@@ -70,27 +76,35 @@ export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest
  * syntax, a header timeout), answered with the same JSON envelope and an X-Request-Id rather than
  * Fastify's bare default. The parser's header limit (Node's 16 KB default, kept: it bounds memory
  * per connection) covers the request line, so a URL with a huge query string lands here as 431.
+ * Each is one info line and one count (`observer.refused`): a client spraying junk is visible in
+ * the access log and http_requests_total, but is never an error.
  */
-export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const requestId = randomUUID();
-  const serviceError = fromClientError(err);
-  // Not the error object: Node puts the raw request bytes on it (rawPacket), headers and keys included.
-  this.log.debug({ code: err.code, requestId, status: serviceError.status }, 'client error');
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const body = JSON.stringify(errorEnvelope(serviceError, requestId));
-  const head = [
-    `HTTP/1.1 ${serviceError.status} ${STATUS_CODES[serviceError.status] ?? 'Error'}`,
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    `X-Request-Id: ${requestId}`,
-    'Connection: close',
-  ].join('\r\n');
-  // The socket's parser state is broken: the answer is the last thing on this connection.
-  socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
+export function clientErrorHandler(observer: RequestObserver): (this: FastifyInstance, err: ConnectionError, socket: Socket) => void {
+  return function onClientError(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
+    // A connection reset or already gone: no request to answer (an idle keep-alive connection's reset is routine).
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const serviceError = fromClientError(err);
+    // Not the error object: Node puts the raw request bytes on it (rawPacket), headers and keys
+    // included. The observer reads only the request line from them.
+    // (Fastify's type says { type, data }; Node's parser errors carry the Buffer, timeouts none.)
+    const raw: unknown = err.rawPacket;
+    const refusal = { code: err.code, rawPacket: Buffer.isBuffer(raw) ? raw : undefined };
+    const requestId = observer.refused(this.log, socket, refusal, socket.writable ? serviceError.status : CLIENT_CLOSED_STATUS);
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify(errorEnvelope(serviceError, requestId));
+    const head = [
+      `HTTP/1.1 ${serviceError.status} ${STATUS_CODES[serviceError.status] ?? 'Error'}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `X-Request-Id: ${requestId}`,
+      'Connection: close',
+    ].join('\r\n');
+    // The socket's parser state is broken: the answer is the last thing on this connection.
+    socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
+  };
 }
 
 function fromClientError(err: ConnectionError): ServiceError {
