@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import type { RouteAnswer } from '../../packages/sdk/src/index.ts';
 import { openDashboardInChromium, PASSWORD, type DashboardInChromium } from './support/chromium-dashboard.ts';
 
 describe('the Playground in Chromium', () => {
@@ -92,9 +93,10 @@ describe('the Playground in Chromium', () => {
     await check('7-playground-file-result');
 
     // Both runs were the key's calls, as over REST.
-    const usage = await (await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } })).json();
+    // Read by the service's own schema (the SDK's generated type): a renamed field fails the type check.
+    const usage = (await (await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } })).json()) as RouteAnswer<'usage_get'>;
     assert.deepEqual(
-      (usage as { result: { byTool: { operationId: string; calls: number }[] } }).result.byTool.map((row) => [row.operationId, row.calls]).sort(),
+      usage.result.byTool.map((row) => [row.operationId, row.calls]).sort(),
       [['calculators_emi_calculator', 2], ['web_json_to_csv', 1]],
     );
     assert.deepEqual(dashboard.consoleErrors, []);
