@@ -221,7 +221,13 @@ export class Invoker {
     } catch (err) {
       return this.#fail('input', err, req, await meterNow(this.#deps.ledger, accountId, limits, rate));
     }
-    return this.#idempotent({ tool, caller, limits, rate, req, input, received, workDir });
+    try {
+      return await this.#idempotent({ tool, caller, limits, rate, req, input, received, workDir });
+    } finally {
+      // A small upload's bytes may be held in memory for its checks (files/upload-bytes.ts);
+      // whichever way the call ended, they are not read again.
+      this.#files().doneWith(received);
+    }
   }
 
   #files(): FilePipeline {

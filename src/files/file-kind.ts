@@ -3,9 +3,9 @@
 // file and the structures it needs, never the whole file: uploads can be 100 MB. Each container
 // format's detector lives in kinds/ and is listed in kinds/file-kind-registry.ts; this file tries
 // them in order.
-import { open } from 'node:fs/promises';
 import { readAt } from './zip-inspect.ts';
 import { FILE_CONTAINERS, detectedKind, type FileDetection, type FileKind } from './kinds/file-kind-registry.ts';
+import { openForReading } from './file-reader.ts';
 
 export { kindMatches, isAcceptedKind, acceptedKind, acceptedKinds, detectedKind, type AcceptedKind, type FileDetection, type FileKind } from './kinds/file-kind-registry.ts';
 export type { OleType } from './kinds/container-definition.ts';
@@ -22,7 +22,7 @@ function bare(kind: 'empty' | 'unknown'): FileDetection {
 
 /** Types the file at `path` by its content. */
 export async function detectFileKind(path: string): Promise<FileDetection> {
-  const handle = await open(path, 'r');
+  const handle = await openForReading(path);
   try {
     const size = (await handle.stat()).size;
     if (size === 0) return bare('empty');

@@ -10,6 +10,7 @@ import { ownerIsDead, sweepDeadEngineTempDirs, sweepDeadProcessFolders, taggedNa
 import type { LinkSigner } from './signed-links.ts';
 import type { ZipSafetyLimits } from './zip-limits.ts';
 import type { ImageHeaderLimits } from './kinds/image-header.ts';
+import { forgetUploadBytes, forgetUploadBytesUnder } from './upload-bytes.ts';
 
 /** The file tool an upload is for, as far as the pipeline needs to know it. */
 export interface UploadTarget {
@@ -62,6 +63,8 @@ export class FilePipeline {
   }
 
   async removeWorkDir(dir: string): Promise<void> {
+    // An upload's held bytes go with its folder, whatever path the call took out.
+    forgetUploadBytesUnder(dir);
     await rm(dir, { recursive: true, force: true });
   }
 
@@ -86,9 +89,19 @@ export class FilePipeline {
 
   /**
    * Types the upload by its content and checks it is what the tool takes. These checks run
-   * before any charge: a missing, empty or mistyped file costs nothing.
+   * before any charge: a missing, empty or mistyped file costs nothing. A refused upload's held
+   * bytes (upload-bytes.ts) are forgotten: its call ends here.
    */
   async inspect(tool: UploadTarget, received: ReceivedUpload | undefined): Promise<UploadedFile> {
+    try {
+      return await this.#inspect(tool, received);
+    } catch (err) {
+      if (received) forgetUploadBytes(received.path);
+      throw err;
+    }
+  }
+
+  async #inspect(tool: UploadTarget, received: ReceivedUpload | undefined): Promise<UploadedFile> {
     const upload = tool.upload;
     if (!upload) throw new Error(`${tool.operationId} is not a file tool`);
     if (!received) {
@@ -107,9 +120,26 @@ export class FilePipeline {
     return { ...received, kind: detected.kind, mimeType: detected.mimeType };
   }
 
-  /** Bombs, external entities, encryption and truncation: the user's file is at fault, so this runs after the charge. */
+  /**
+   * Bombs, external entities, encryption and truncation: the user's file is at fault, so this runs
+   * after the charge. The last read of the upload's held bytes (upload-bytes.ts): the engine and
+   * the tool read the file on disk.
+   */
   async assertSafe(upload: UploadedFile): Promise<void> {
-    await assertSafeDocument(upload.path, upload.kind, { ...this.#o.zipLimits, ...(this.#o.imageLimits === undefined ? {} : { image: this.#o.imageLimits }) });
+    try {
+      await assertSafeDocument(upload.path, upload.kind, { ...this.#o.zipLimits, ...(this.#o.imageLimits === undefined ? {} : { image: this.#o.imageLimits }) });
+    } finally {
+      forgetUploadBytes(upload.path);
+    }
+  }
+
+  /**
+   * The call is over for its upload, checked or not: forgets its held bytes. For the calls that
+   * end before the safety checks (a replayed Idempotency-Key, a refused charge, a missing engine);
+   * the usual ones have forgotten them in assertSafe already.
+   */
+  doneWith(received: ReceivedUpload | undefined): void {
+    if (received) forgetUploadBytes(received.path);
   }
 
   /**

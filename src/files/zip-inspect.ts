@@ -1,10 +1,10 @@
 // A minimal, defensive ZIP reader for inspecting uploads before any engine sees them. It reads
 // only the End Of Central Directory record, the central directory and the entries asked for,
 // never the whole archive, and it never trusts a declared size: inflated output is counted and
-// cut off at the caller's cap. Every failure is a ZipError the caller maps to a 422.
-import { createReadStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+// cut off at the caller's cap. Every failure is a ZipError the caller maps to a 422. Files are
+// read through file-reader.ts: a small upload's bytes held in memory, or the disk.
 import { createInflateRaw, crc32 } from 'node:zlib';
+import { createRangeStream, openForReading, type ReadableFile } from './file-reader.ts';
 
 export type ZipErrorCode =
   /** the archive ends early or has no (readable) central directory */
@@ -74,7 +74,7 @@ const EOCD_SIZE = 22;
 const EOCD_SEARCH = EOCD_SIZE + 0xffff;
 
 /** Reads `length` bytes at `position`, fewer only at the end of the file. */
-export async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+export async function readAt(handle: ReadableFile, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.alloc(length);
   let filled = 0;
   while (filled < length) {
@@ -85,7 +85,7 @@ export async function readAt(handle: FileHandle, position: number, length: numbe
   return filled === length ? buffer : buffer.subarray(0, filled);
 }
 
-async function readExactly(handle: FileHandle, position: number, length: number, what: string): Promise<Buffer> {
+async function readExactly(handle: ReadableFile, position: number, length: number, what: string): Promise<Buffer> {
   const buffer = await readAt(handle, position, length);
   if (buffer.length < length) throw new ZipError('truncated', `The archive ends inside ${what}`);
   return buffer;
@@ -99,7 +99,7 @@ function u64(buffer: Buffer, offset: number, what: string): number {
 
 /** Lists the entries of the ZIP archive at `path` from its central directory. */
 export async function listZipEntries(path: string, options: ListOptions = {}): Promise<ZipDirectory> {
-  const handle = await open(path, 'r');
+  const handle = await openForReading(path);
   try {
     return await listFromHandle(handle, options);
   } finally {
@@ -107,7 +107,7 @@ export async function listZipEntries(path: string, options: ListOptions = {}): P
   }
 }
 
-async function listFromHandle(handle: FileHandle, options: ListOptions): Promise<ZipDirectory> {
+async function listFromHandle(handle: ReadableFile, options: ListOptions): Promise<ZipDirectory> {
   const maxEntries = options.maxEntries ?? 0x10_0000;
   const maxCd = options.maxCentralDirectoryBytes ?? 64 * 1024 * 1024;
   const fileSize = (await handle.stat()).size;
@@ -240,7 +240,7 @@ async function listFromHandle(handle: FileHandle, options: ListOptions): Promise
 }
 
 /** Where an entry's data starts and how long it is, checked against the archive's size. */
-async function locateData(handle: FileHandle, entry: ZipEntryInfo, fileSize: number): Promise<{ start: number; length: number }> {
+async function locateData(handle: ReadableFile, entry: ZipEntryInfo, fileSize: number): Promise<{ start: number; length: number }> {
   if (entry.localHeaderOffset + 30 > fileSize) throw new ZipError('truncated', `The archive ends before the header of "${entry.name}"`);
   const header = await readExactly(handle, entry.localHeaderOffset, 30, `the header of "${entry.name}"`);
   if (header.readUInt32LE(0) !== SIG_LOCAL) throw new ZipError('corrupt', `"${entry.name}" has no local header where the directory says`);
@@ -263,7 +263,7 @@ function checkReadable(entry: ZipEntryInfo): void {
  */
 export async function streamEntry(path: string, entry: ZipEntryInfo, maxBytes: number, onChunk: (chunk: Buffer) => void = () => {}): Promise<number> {
   checkReadable(entry);
-  const handle = await open(path, 'r');
+  const handle = await openForReading(path);
   let data: { start: number; length: number };
   try {
     data = await locateData(handle, entry, (await handle.stat()).size);
@@ -288,7 +288,7 @@ export async function streamEntry(path: string, entry: ZipEntryInfo, maxBytes: n
   };
 
   if (data.length > 0) {
-    const source = createReadStream(path, { start: data.start, end: data.start + data.length - 1, highWaterMark: 64 * 1024 });
+    const source = createRangeStream(path, { start: data.start, end: data.start + data.length - 1, highWaterMark: 64 * 1024 });
     if (entry.method === 0) {
       try {
         for await (const chunk of source) take(chunk as Buffer);
@@ -334,7 +334,7 @@ export async function readEntry(path: string, entry: ZipEntryInfo, maxBytes: num
  * The entries found are only good for guessing what the archive was.
  */
 export async function scanLocalHeaders(path: string, scanBytes = 4 * 1024 * 1024): Promise<ZipEntryInfo[]> {
-  const handle = await open(path, 'r');
+  const handle = await openForReading(path);
   try {
     const head = await readAt(handle, 0, scanBytes);
     const entries: ZipEntryInfo[] = [];

@@ -5,6 +5,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { noteUploadedBytes } from '../files/buffer-reclaim.ts';
+import { HELD_UPLOAD_MAX_BYTES, forgetUploadBytes, holdUploadBytes } from '../files/upload-bytes.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { UploadWants } from '../core/file-sources.ts';
 import type { ReceivedUpload } from '../files/file-pipeline.ts';
@@ -54,21 +55,32 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
       const sink = createWriteStream(path, { mode: 0o600, highWaterMark: WRITE_BUFFER_BYTES });
       const hash = wants.digest ? createHash('sha256') : undefined;
       // Every chunk passes here on its way to disk: counted (the file's size, and so that its dead
-      // Buffers are reclaimed young: files/buffer-reclaim.ts) and hashed when a key asks for it.
+      // Buffers are reclaimed young: files/buffer-reclaim.ts), hashed when a key asks for it, and
+      // kept while the file is small enough for its bytes to be held (files/upload-bytes.ts).
       let sizeBytes = 0;
+      let kept: Buffer[] | undefined = [];
       const tap = new Transform({
         transform(chunk: Buffer, _encoding, done) {
           hash?.update(chunk);
           sizeBytes += chunk.length;
           noteUploadedBytes(chunk.length);
+          if (kept !== undefined) {
+            if (sizeBytes <= HELD_UPLOAD_MAX_BYTES) kept.push(chunk);
+            else kept = undefined;
+          }
           done(null, chunk);
         },
       });
       await pipeline(part.file, tap, sink);
       if (part.file.truncated) throw tooLarge(uploadLimitBytes);
       upload = { path, sizeBytes, originalName: part.filename || 'upload', ...(hash === undefined ? {} : { sha256: hash.digest('hex') }) };
+      // The file is whole on disk: its typing and safety checks read these bytes instead, until
+      // the file pipeline is done with them (FilePipeline.assertSafe, or the call's refusal).
+      if (kept !== undefined) holdUploadBytes(path, Buffer.concat(kept, sizeBytes));
     }
   } catch (err) {
+    // A part after the file went wrong: the call ends here, its held bytes with it.
+    if (upload) forgetUploadBytes(upload.path);
     if (err instanceof ServiceError) throw err;
     // The client went away (or was cut off by the request timeout) mid-upload: its doing, so a
     // 4xx that nobody reads, never a 500 and an error-level log line.

@@ -6,10 +6,10 @@
 // a concat list or an AVI is never read as anything but what it is.
 // The safety check refuses files cut short where the container says how long it should be (the
 // WAV data chunk, the Ogg end-of-stream page); ffmpeg would decode what is left without a word.
-import { open } from 'node:fs/promises';
 import { readAt } from '../zip-inspect.ts';
 import { defineContainer, sameKind, startsWith, type HeadProbe } from './container-definition.ts';
 import { corrupt } from './safety-errors.ts';
+import { openForReading } from '../file-reader.ts';
 
 export type AudioKind = 'mp3' | 'wav' | 'ogg' | 'opus' | 'flac' | 'm4a';
 
@@ -95,7 +95,7 @@ async function detectAudio({ handle, head, size }: HeadProbe): Promise<AudioKind
 /** Why a WAV or Ogg file looks cut short, or null (other kinds declare nothing to check here). */
 export async function audioTruncation(path: string, kind: AudioKind): Promise<string | null> {
   if (kind !== 'wav' && kind !== 'ogg' && kind !== 'opus') return null;
-  const handle = await open(path, 'r');
+  const handle = await openForReading(path);
   try {
     const size = (await handle.stat()).size;
     if (kind === 'wav') return wavTruncation(await readAt(handle, 0, Math.min(size, 64 * 1024)), size);

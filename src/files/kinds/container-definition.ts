@@ -3,9 +3,9 @@
 // the file's head, and the safety check its files meet before an engine opens them. One file per
 // container format (pdf.ts, zip-based.ts, ole2.ts, images.ts, text-like.ts); a new format is a
 // new file (or a new entry in one) and a line in the registry.
-import type { FileHandle } from 'node:fs/promises';
 import type { ZipSafetyLimits } from '../zip-limits.ts';
 import type { ImageHeaderLimits } from './image-header.ts';
+import type { ReadableFile } from '../file-reader.ts';
 
 /** The limits the safety checks hold files to: the zip set, and the image set (IMAGE_MAX_*; the defaults when absent). */
 export interface SafetyLimits extends ZipSafetyLimits {
@@ -34,7 +34,7 @@ export interface Detection<K extends string = string> {
 /** The start of the file, read once and shown to every detector in turn. */
 export interface HeadProbe {
   path: string;
-  handle: FileHandle;
+  handle: ReadableFile;
   /** the first 64 KB (or the whole file when smaller) */
   head: Buffer;
   size: number;

@@ -4,10 +4,10 @@
 // Safety: a Palm database whose record list points past the end of the file was cut short, and so
 // was an FB2 that does not end with its root's end tag (calibre reads both leniently and would
 // convert what is left). FB2 never needs a DOCTYPE: one is refused, so no entity is ever expanded.
-import { open } from 'node:fs/promises';
 import { readAt } from '../zip-inspect.ts';
 import { defineContainer, sameKind, type HeadProbe } from './container-definition.ts';
 import { corrupt, unsafe } from './safety-errors.ts';
+import { openForReading } from '../file-reader.ts';
 
 export type EbookKind = 'mobi' | 'azw3' | 'fb2';
 
@@ -37,7 +37,7 @@ function isFb2(head: Buffer): boolean {
 
 /** Why a MOBI/AZW3 file looks cut short, or null. */
 export async function palmDatabaseTruncation(path: string): Promise<string | null> {
-  const handle = await open(path, 'r');
+  const handle = await openForReading(path);
   try {
     const size = (await handle.stat()).size;
     const header = await readAt(handle, 0, Math.min(size, PALM_HEADER));
@@ -57,7 +57,7 @@ export async function palmDatabaseTruncation(path: string): Promise<string | nul
 
 /** Why an FB2 document is refused (cut short, or a DOCTYPE), or null. */
 export async function fb2Problem(path: string): Promise<{ cut: boolean; detail: string } | null> {
-  const handle = await open(path, 'r');
+  const handle = await openForReading(path);
   try {
     const size = (await handle.stat()).size;
     const head = await readAt(handle, 0, Math.min(size, 64 * 1024));

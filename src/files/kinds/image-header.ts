@@ -2,8 +2,8 @@
 // the file: a PNG declaring 100,000 x 100,000 pixels or a GIF of 10,000 frames is refused here,
 // in the server, without libvips. Every reader walks structures by their declared lengths with
 // bounded steps and reads the file in small chunks (a 100 MB GIF is never held in memory).
-import { open, type FileHandle } from 'node:fs/promises';
 import { ServiceError } from '../../core/errors.ts';
+import { openForReading, type ReadableFile } from '../file-reader.ts';
 
 export interface ImageHeader {
   width: number;
@@ -38,12 +38,12 @@ const MAX_STEPS = 200_000;
 
 /** Positional reads through a small window. */
 class Reader {
-  readonly #file: FileHandle;
+  readonly #file: ReadableFile;
   readonly size: number;
   #buf = Buffer.alloc(0);
   #at = 0;
 
-  constructor(file: FileHandle, size: number) {
+  constructor(file: ReadableFile, size: number) {
     this.#file = file;
     this.size = size;
   }
@@ -262,7 +262,7 @@ const READERS: Record<string, (r: Reader) => Promise<ImageHeader>> = { png, gif,
 export async function readImageHeader(path: string, kind: string): Promise<ImageHeader | undefined> {
   const read = READERS[kind];
   if (read === undefined) return undefined;
-  const file = await open(path, 'r');
+  const file = await openForReading(path);
   try {
     return await read(new Reader(file, (await file.stat()).size));
   } catch (error) {

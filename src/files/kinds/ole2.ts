@@ -2,10 +2,10 @@
 // password-protected docx/xlsx/pptx travels in (an EncryptedPackage stream). The directory is read
 // to say which application wrote the file and whether it is encrypted; a damaged directory falls
 // back to a byte scan and is refused as corrupt by the safety check.
-import { open, type FileHandle } from 'node:fs/promises';
 import { readAt } from '../zip-inspect.ts';
 import { defineContainer, startsWith, type Detection, type OleType } from './container-definition.ts';
 import { corrupt, encrypted } from './safety-errors.ts';
+import { openForReading, type ReadableFile } from '../file-reader.ts';
 
 export const OLE_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 
@@ -60,7 +60,7 @@ function rootChildren(entries: readonly (OleEntry | undefined)[]): OleEntry[] {
 }
 
 class OleReader {
-  readonly #h: FileHandle;
+  readonly #h: ReadableFile;
   readonly #size: number;
   readonly sectorSize: number;
   readonly miniSectorSize: number;
@@ -71,7 +71,7 @@ class OleReader {
   #miniFat: number[] | undefined;
   #root: OleEntry | undefined;
 
-  constructor(handle: FileHandle, size: number, header: Buffer) {
+  constructor(handle: ReadableFile, size: number, header: Buffer) {
     this.#h = handle;
     this.#size = size;
     this.#header = header;
@@ -227,7 +227,7 @@ class OleReader {
 const UTF16_ENCRYPTED_PACKAGE = Buffer.from('EncryptedPackage', 'utf16le');
 
 /** Reads the OLE2 directory: which application wrote the file and whether it is password protected. */
-export async function inspectOle(handle: FileHandle, size: number): Promise<OleInspection> {
+export async function inspectOle(handle: ReadableFile, size: number): Promise<OleInspection> {
   try {
     const header = await readAt(handle, 0, 512);
     if (header.length < 512 || !header.subarray(0, 8).equals(OLE_SIGNATURE)) throw new Error('no OLE2 header');
@@ -283,7 +283,7 @@ export async function inspectOle(handle: FileHandle, size: number): Promise<OleI
 
 /** `inspectOle` for a path. */
 export async function inspectOleFile(path: string): Promise<OleInspection> {
-  const handle = await open(path, 'r');
+  const handle = await openForReading(path);
   try {
     return await inspectOle(handle, (await handle.stat()).size);
   } finally {

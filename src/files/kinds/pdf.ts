@@ -1,17 +1,17 @@
 // PDF: recognised by its %PDF- signature; an /Encrypt entry anywhere in the head or the tail
 // (the trailer or an xref-stream dictionary) makes it a password-protected one, refused before
 // an engine opens it.
-import { open, type FileHandle } from 'node:fs/promises';
 import { readAt } from '../zip-inspect.ts';
 import { defineContainer, sameKind, startsWith } from './container-definition.ts';
 import { encrypted } from './safety-errors.ts';
+import { openForReading, type ReadableFile } from '../file-reader.ts';
 
 const HEAD_BYTES = 64 * 1024;
 
 /** An `/Encrypt` entry (a reference or an inline dictionary) in the trailer or xref-stream dictionary. */
 const PDF_ENCRYPT = /\/Encrypt\s*(?:\d+\s+\d+\s+R|<<)/;
 
-export async function pdfIsEncrypted(handle: FileHandle, head: Buffer, size: number): Promise<boolean> {
+export async function pdfIsEncrypted(handle: ReadableFile, head: Buffer, size: number): Promise<boolean> {
   if (PDF_ENCRYPT.test(head.toString('latin1'))) return true;
   if (size <= head.length) return false;
   const tailStart = Math.max(head.length, size - HEAD_BYTES);
@@ -32,7 +32,7 @@ export const pdfFiles = defineContainer({
     return (await pdfIsEncrypted(handle, head, size)) ? { kind: 'pdf', mimeType: 'application/pdf', encrypted: true } : { kind: 'pdf', mimeType: 'application/pdf' };
   },
   async assertSafe(path) {
-    const handle = await open(path, 'r');
+    const handle = await openForReading(path);
     try {
       const size = (await handle.stat()).size;
       const head = await readAt(handle, 0, Math.min(size, HEAD_BYTES));
