@@ -4,15 +4,11 @@
 // a page per feature with its history; another account's features are never shown; the nav's
 // "improved" badge appears after an improving pass and clears once the page is visited.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { FeatureSeenStore } from '../../src/dashboard/feature-seen.ts';
-import { listen } from '../support/http.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { getPage, signIn } from './support/dashboard-client.ts';
+import { dashboardApp, getPage, signedInAccount } from './support/dashboard-client.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const SCOPE = 'https://shop.example.com';
-let seq = 0;
 
 const text = (fragment: string): string =>
   fragment
@@ -46,25 +42,16 @@ function navLink(page: string): string {
 const DAY = 86_400_000;
 
 describe('dashboard feature memory', () => {
-  let t: TestApp;
-  let base: string;
+  const app = dashboardApp();
   let seen: FeatureSeenStore;
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-    seen = new FeatureSeenStore(t.services.db);
+    seen = new FeatureSeenStore(app.t.services.db);
   });
-  after(() => t.close());
 
-  async function signedIn() {
-    const email = `features${++seq}-${Date.now()}@example.com`;
-    const account = await t.account({ email, password: PASSWORD });
-    const { cookie } = await signIn(base, email, PASSWORD);
-    return { cookie, ...account };
-  }
+  const signedIn = () => signedInAccount(app, 'features');
 
   async function page(cookie: string, path = '/dashboard/features'): Promise<string> {
-    const res = await getPage(base, path, cookie);
+    const res = await getPage(app.base, path, cookie);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-store');
     return res.text();
@@ -72,7 +59,7 @@ describe('dashboard feature memory', () => {
 
   /** A failing check of the shop's SEO two days ago, captured by hand with its report (capture_feature). */
   async function failingCapture(accountId: string, now: Date) {
-    const captured = await t.services.featureMemory.features.capture({
+    const captured = await app.t.services.featureMemory.features.capture({
       accountId,
       title: 'Shop SEO',
       requirements: ['Every page has a title and a description'],
@@ -90,7 +77,7 @@ describe('dashboard feature memory', () => {
 
   /** verify_task's record on a gate pass of the same playbook in the same scope. */
   async function pass(accountId: string, report: { scores: Record<string, number>; statuses: Record<string, string>; findings: { findingId: string }[] }, now: Date, playbookId = 'seo-audit') {
-    const recorded = await t.services.featureMemory.features.recordPass({ accountId, projectScope: SCOPE, playbookId, goal: playbookId, acceptance: ['No high-severity finding remains'], report, now });
+    const recorded = await app.t.services.featureMemory.features.recordPass({ accountId, projectScope: SCOPE, playbookId, goal: playbookId, acceptance: ['No high-severity finding remains'], report, now });
     assert.ok(recorded.recorded);
     return recorded.featureId;
   }
@@ -103,7 +90,7 @@ describe('dashboard feature memory', () => {
   }
 
   it('needs a session; an empty memory says how features get there', async () => {
-    const anonymous = await getPage(base, '/dashboard/features');
+    const anonymous = await getPage(app.base, '/dashboard/features');
     assert.equal(anonymous.status, 303);
     assert.equal(anonymous.headers.get('location'), '/dashboard/sign-in');
     const s = await signedIn();
@@ -193,7 +180,7 @@ describe('dashboard feature memory', () => {
     const bPage = await page(b.cookie);
     assert.ok(!bPage.includes('Shop SEO'));
     assert.ok(!bPage.includes(aFeature.featureId));
-    const res = await getPage(base, `/dashboard/features/${aFeature.featureId}`, b.cookie);
+    const res = await getPage(app.base, `/dashboard/features/${aFeature.featureId}`, b.cookie);
     assert.equal(res.status, 404);
     assert.match(await res.text(), /This account has no feature with that id\./);
     // A's improvements are not B's badge.

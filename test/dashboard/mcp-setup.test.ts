@@ -9,10 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { onFreePort } from '../support/child-server.ts';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { csrfTokenOf, getPage, postForm, signIn } from './support/dashboard-client.ts';
-
-const PASSWORD = 'correct horse battery staple';
-let seq = 0;
+import { getPage, postForm, signedInWithToken } from './support/dashboard-client.ts';
 
 const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
 const decode = (s: string): string => s.replace(/&(lt|gt|quot|#39|amp);/g, (e) => ENTITIES[e] ?? e);
@@ -47,12 +44,7 @@ describe('dashboard MCP setup', () => {
   });
   after(() => t.close());
 
-  async function signedIn() {
-    const email = `mcp${++seq}-${Date.now()}@example.com`;
-    const account = await t.account({ email, password: PASSWORD });
-    const { cookie } = await signIn(base, email, PASSWORD);
-    return { cookie, ...account, csrf: await csrfTokenOf(base, cookie) };
-  }
+  const signedIn = () => signedInWithToken({ t, base }, 'mcp', '/dashboard');
 
   it('needs a session and is linked from the nav and the front page', async () => {
     const anonymous = await getPage(base, '/dashboard/mcp');
@@ -90,7 +82,7 @@ describe('dashboard MCP setup', () => {
   it('creates a key for MCP whose secret is in the 201 answer only, and works with the configuration as written', async () => {
     const s = await signedIn();
     const before = await t.services.accounts.listKeys(s.accountId);
-    const res = await postForm(base, '/dashboard/mcp/keys', { _csrf: s.csrf, name: 'Laptop agent' }, { cookie: s.cookie });
+    const res = await postForm(base, '/dashboard/mcp/keys', { _csrf: s.token, name: 'Laptop agent' }, { cookie: s.cookie });
     assert.equal(res.status, 201);
     assert.equal(res.headers.get('cache-control'), 'no-store');
     assert.equal(res.headers.get('location'), null);
@@ -130,7 +122,7 @@ describe('dashboard MCP setup', () => {
   it('refuses a cross-site post and one without the token, creating no key', async () => {
     const s = await signedIn();
     const before = (await t.services.accounts.listKeys(s.accountId)).length;
-    const cross = await postForm(base, '/dashboard/mcp/keys', { _csrf: s.csrf, name: 'evil' }, { cookie: s.cookie, origin: 'https://evil.example' });
+    const cross = await postForm(base, '/dashboard/mcp/keys', { _csrf: s.token, name: 'evil' }, { cookie: s.cookie, origin: 'https://evil.example' });
     assert.equal(cross.status, 403);
     const noToken = await postForm(base, '/dashboard/mcp/keys', { name: 'evil' }, { cookie: s.cookie });
     assert.equal(noToken.status, 403);

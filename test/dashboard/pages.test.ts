@@ -2,17 +2,14 @@
 // dashboard answer, the stylesheet's caching, escaping, the security grade and the page weight.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { analyze } from '../../src/analysis/analyzers/security-headers.ts';
 import { prefersHtml } from '../../src/dashboard/front-page.ts';
 import { html } from '../../src/dashboard/html.ts';
 import { VERSION } from '../../src/server.ts';
 import { factsFor } from '../analysis/analyzers/report-helpers.ts';
-import { listen } from '../support/http.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { getPage, signIn } from './support/dashboard-client.ts';
+import { PASSWORD, dashboardApp, getPage, signIn, signedInAccount } from './support/dashboard-client.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
@@ -31,17 +28,11 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
 }
 
 describe('dashboard pages', () => {
-  let t: TestApp;
-  let base: string;
+  const app = dashboardApp();
   let cookie: string;
-  const email = `pages-${Date.now()}@example.com`;
   before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-    await t.account({ email, password: PASSWORD });
-    cookie = (await signIn(base, email, PASSWORD)).cookie;
+    ({ cookie } = await signedInAccount(app, 'pages'));
   });
-  after(() => t.close());
 
   it('answers API clients at / with the same JSON as before, whatever they accept short of preferring HTML', async () => {
     const expected = {
@@ -53,7 +44,7 @@ describe('dashboard pages', () => {
       mcp: 'http://localhost:8080/mcp',
     };
     for (const accept of [undefined, '*/*', 'application/json', 'application/json, text/html;q=0.5', 'text/html;q=0.8, application/json']) {
-      const res = await fetch(`${base}/`, { headers: accept === undefined ? {} : { accept } });
+      const res = await fetch(`${app.base}/`, { headers: accept === undefined ? {} : { accept } });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/, `Accept ${accept}`);
       assert.deepEqual(await res.json(), expected);
@@ -62,7 +53,7 @@ describe('dashboard pages', () => {
   });
 
   it('answers a browser at / with the product page: sign-in, docs and the MCP URL, under the CSP', async () => {
-    const res = await fetch(`${base}/`, { headers: { accept: BROWSER_ACCEPT } });
+    const res = await fetch(`${app.base}/`, { headers: { accept: BROWSER_ACCEPT } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
     assert.equal(res.headers.get('content-security-policy'), CSP);
@@ -84,7 +75,7 @@ describe('dashboard pages', () => {
 
   it('sends the security headers on every dashboard answer, and no-store on pages', async () => {
     for (const [path, withCookie] of [['/dashboard/sign-in', false], ['/dashboard', true], ['/dashboard', false], ['/dashboard/keys', true]] as const) {
-      const res = await getPage(base, path, withCookie ? cookie : undefined);
+      const res = await getPage(app.base, path, withCookie ? cookie : undefined);
       assert.equal(res.headers.get('content-security-policy'), CSP, path);
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
       assert.equal(res.headers.get('referrer-policy'), 'strict-origin-when-cross-origin');
@@ -96,15 +87,15 @@ describe('dashboard pages', () => {
   });
 
   it('serves the stylesheet under a content-hashed name, cached for good, and a stale name not at all', async () => {
-    const page = await (await getPage(base, '/dashboard', cookie)).text();
+    const page = await (await getPage(app.base, '/dashboard', cookie)).text();
     const href = /<link rel="stylesheet" href="([^"]+)">/.exec(page)?.[1];
     assert.match(href ?? '', /^\/dashboard\/assets\/dashboard\.[0-9a-f]{12}\.css$/);
-    const css = await fetch(`${base}${href}`);
+    const css = await fetch(`${app.base}${href}`);
     assert.equal(css.status, 200);
     assert.equal(css.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
     assert.match(await css.text(), /font: 16px\/1\.5 system-ui/);
-    assert.equal((await fetch(`${base}/dashboard/assets/dashboard.000000000000.css`)).status, 404);
+    assert.equal((await fetch(`${app.base}/dashboard/assets/dashboard.000000000000.css`)).status, 404);
   });
 
   it('escapes every interpolated value', () => {
@@ -115,9 +106,9 @@ describe('dashboard pages', () => {
   });
 
   it('keeps a typed e-mail escaped when the sign-in form is shown again', async () => {
-    const res = await fetch(`${base}/dashboard/sign-in`, {
+    const res = await fetch(`${app.base}/dashboard/sign-in`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base, accept: 'text/html' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: app.base, accept: 'text/html' },
       body: new URLSearchParams({ email: '"><script>alert(1)</script>', password: 'whatever it is' }).toString(),
     });
     assert.equal(res.status, 401);
@@ -127,9 +118,9 @@ describe('dashboard pages', () => {
   });
 
   it('weighs far under 200 KB compressed at first load (overview HTML, stylesheet and icon; no script)', async () => {
-    const page = await rawGet(base, '/dashboard', { cookie, accept: BROWSER_ACCEPT, 'accept-encoding': 'br, gzip' });
+    const page = await rawGet(app.base, '/dashboard', { cookie, accept: BROWSER_ACCEPT, 'accept-encoding': 'br, gzip' });
     assert.equal(page.status, 200);
-    const text = await (await getPage(base, '/dashboard', cookie)).text();
+    const text = await (await getPage(app.base, '/dashboard', cookie)).text();
     assert.ok(!text.includes('<script'), 'the overview loads no script');
     // Everything the page links: the stylesheet and the icon.
     const links = [...text.matchAll(/<link rel="[^"]+"(?: type="[^"]+")? href="([^"]+)">/g)].map((m) => m[1] ?? '');
@@ -137,7 +128,7 @@ describe('dashboard pages', () => {
     let total = page.bytes;
     const parts = [`HTML ${page.bytes} B (${String(page.headers['content-encoding'] ?? 'identity')})`];
     for (const href of links) {
-      const asset = await rawGet(base, href, { 'accept-encoding': 'br, gzip' });
+      const asset = await rawGet(app.base, href, { 'accept-encoding': 'br, gzip' });
       assert.equal(asset.status, 200, href);
       total += asset.bytes;
       parts.push(`${href} ${asset.bytes} B (${String(asset.headers['content-encoding'] ?? 'identity')})`);
@@ -148,19 +139,13 @@ describe('dashboard pages', () => {
 });
 
 describe('the security grade of the dashboard (our analyzer, the Observatory rules)', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    t = await startTestApp({ env: { PUBLIC_BASE_URL: 'https://tools.example' } });
-    base = await listen(t);
-  });
-  after(() => t.close());
+  const app = dashboardApp({ env: { PUBLIC_BASE_URL: 'https://tools.example' } });
 
   it('grades the signed-in overview A or better over https', async () => {
     const email = `grade-${Date.now()}@example.com`;
-    await t.account({ email, password: PASSWORD });
-    const { cookie, setCookie } = await signIn(base, email, PASSWORD, { origin: 'https://tools.example' });
-    const res = await getPage(base, '/dashboard', cookie);
+    await app.t.account({ email, password: PASSWORD });
+    const { cookie, setCookie } = await signIn(app.base, email, PASSWORD, { origin: 'https://tools.example' });
+    const res = await getPage(app.base, '/dashboard', cookie);
     assert.equal(res.status, 200);
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => (headers[name] = value));

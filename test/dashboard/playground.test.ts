@@ -5,18 +5,16 @@
 // key, a revoked key, a key scoped to another tool), a file conversion whose signed link downloads,
 // and the multipart form's CSRF token.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ToolServiceClient } from '../../packages/sdk/src/index.ts';
 import { searchTools } from '../../src/mcp/tool-search.ts';
 import { json, listen, upload as restUpload } from '../support/http.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { getPage, signIn } from './support/dashboard-client.ts';
+import { startTestApp } from '../support/test-app.ts';
+import { dashboardApp, getPage, postFields, signedInWithToken } from './support/dashboard-client.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const EMI = 'calculators_emi_calculator';
 const CSV = 'web_json_to_csv';
 const ORDERS = '[{"id":1,"item":"Tea"},{"id":2,"item":"Milk"}]';
-let seq = 0;
 
 interface Session {
   cookie: string;
@@ -40,32 +38,12 @@ function codeOf(page: string, id: string): string {
 const envelopeOf = (page: string): any => JSON.parse(codeOf(page, 'envelope'));
 
 describe('dashboard Playground', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-  });
-  after(() => t.close());
+  const app = dashboardApp();
 
-  async function session(): Promise<Session> {
-    const email = `playground${++seq}-${Date.now()}@example.com`;
-    const { accountId, apiKey, keyId } = await t.account({ email, password: PASSWORD });
-    const { cookie } = await signIn(base, email, PASSWORD);
-    const res = await getPage(base, '/dashboard/playground', cookie);
-    assert.equal(res.status, 200);
-    const token = /name="_csrf" value="([^"]+)"/.exec(await res.text())?.[1];
-    assert.ok(token);
-    return { cookie, token, accountId, apiKey, keyId };
-  }
+  const session = (): Promise<Session> => signedInWithToken(app, 'playground', '/dashboard/playground');
 
   function run(s: Session, operationId: string, entries: [string, string][], keyId = s.keyId): Promise<Response> {
-    return fetch(`${base}/dashboard/playground/${operationId}`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', origin: base, cookie: s.cookie },
-      body: new URLSearchParams([['_csrf', s.token], ['keyId', keyId], ...entries]).toString(),
-    });
+    return postFields(app.base, `/dashboard/playground/${operationId}`, [['_csrf', s.token], ['keyId', keyId], ...entries], s.cookie);
   }
 
   /** A multipart post as the browser sends the file form: its fields in order, the file where it is placed. */
@@ -75,48 +53,48 @@ describe('dashboard Playground', () => {
       if (typeof value === 'string') form.append(name, value);
       else form.append(name, new Blob([value.content], { type: 'application/json' }), value.name);
     }
-    return fetch(`${base}/dashboard/playground/${operationId}/upload`, { method: 'POST', redirect: 'manual', headers: { accept: 'text/html', origin: base, cookie: s.cookie }, body: form });
+    return fetch(`${app.base}/dashboard/playground/${operationId}/upload`, { method: 'POST', redirect: 'manual', headers: { accept: 'text/html', origin: app.base, cookie: s.cookie }, body: form });
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   async function usage(apiKey: string): Promise<any> {
-    const res = await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } });
+    const res = await fetch(`${app.base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } });
     assert.equal(res.status, 200);
     return (await json(res)).result;
   }
 
   it('needs a session', async () => {
-    const res = await getPage(base, '/dashboard/playground');
+    const res = await getPage(app.base, '/dashboard/playground');
     assert.equal(res.status, 303);
     assert.equal(res.headers.get('location'), '/dashboard/sign-in');
   });
 
   it('lists the tools the catalog search finds, in its order, and marks Playground current', async () => {
     const s = await session();
-    const res = await getPage(base, '/dashboard/playground?q=loan%20emi', s.cookie);
+    const res = await getPage(app.base, '/dashboard/playground?q=loan%20emi', s.cookie);
     assert.equal(res.status, 200);
     const page = await res.text();
     assert.match(page, /<a href="\/dashboard\/playground" aria-current="page">Playground<\/a>/);
-    const expected = searchTools(t.services.catalog.tools, { query: 'loan emi', pageSize: 25 });
+    const expected = searchTools(app.t.services.catalog.tools, { query: 'loan emi', pageSize: 25 });
     const listed = [...page.matchAll(/<li><a href="\/dashboard\/playground\/([a-z0-9_]+)">/g)].map((m) => m[1]);
     assert.deepEqual(listed, expected.tools.map((tool) => tool.operationId));
     assert.equal(listed[0], EMI);
     assert.match(page, new RegExp(`${expected.total} tools? match “loan emi”`));
     // Found by a word of its description only ("formulas" is in neither title nor name).
-    const byDescription = await (await getPage(base, '/dashboard/playground?q=formulas', s.cookie)).text();
+    const byDescription = await (await getPage(app.base, '/dashboard/playground?q=formulas', s.cookie)).text();
     assert.match(byDescription, /href="\/dashboard\/playground\/web_json_to_csv"/);
     assert.match(byDescription, /2 tools match “formulas”/);
-    const none = await (await getPage(base, '/dashboard/playground?q=zzqqxx', s.cookie)).text();
+    const none = await (await getPage(app.base, '/dashboard/playground?q=zzqqxx', s.cookie)).text();
     assert.match(none, /0 tools match “zzqqxx”/);
     // No query: the whole catalog, a page at a time.
-    const all = await (await getPage(base, '/dashboard/playground', s.cookie)).text();
-    assert.match(all, new RegExp(`${t.services.catalog.tools.length} tools in the catalog`));
+    const all = await (await getPage(app.base, '/dashboard/playground', s.cookie)).text();
+    assert.match(all, new RegExp(`${app.t.services.catalog.tools.length} tools in the catalog`));
     assert.match(all, /href="\/dashboard\/playground\?page=2">Next page<\/a>/);
   });
 
   it('generates a JSON tool’s form from its input schema', async () => {
     const s = await session();
-    const page = await (await getPage(base, `/dashboard/playground/${EMI}`, s.cookie)).text();
+    const page = await (await getPage(app.base, `/dashboard/playground/${EMI}`, s.cookie)).text();
     assert.match(page, /<form class="stack wide" method="post" action="\/dashboard\/playground\/calculators_emi_calculator">/);
     assert.match(page, /<label for="field-principal"><code>principal<\/code> <span class="required">\(required\)<\/span><\/label>/);
     assert.match(page, /<input type="number" id="field-principal" name="in.principal" required aria-describedby="field-principal-hint" step="any" max="1000000000000" value="">/);
@@ -126,13 +104,13 @@ describe('dashboard Playground', () => {
     assert.match(page, new RegExp(`<option value="${s.keyId}" selected>`));
     assert.match(page, /<textarea class="field" id="raw" name="raw"[^>]*>\{\n {2}&quot;principal&quot;/);
     // Defaults prefilled; an enum as a select.
-    const counter = await (await getPage(base, '/dashboard/playground/text_utilities_word_counter', s.cookie)).text();
+    const counter = await (await getPage(app.base, '/dashboard/playground/text_utilities_word_counter', s.cookie)).text();
     assert.match(counter, /name="in.readingWordsPerMinute" aria-describedby="field-readingWordsPerMinute-hint" step="1" min="50" max="1000" value="200">/);
   });
 
   it('gives a file tool a file input in a multipart form, its options from the schema', async () => {
     const s = await session();
-    const page = await (await getPage(base, `/dashboard/playground/${CSV}`, s.cookie)).text();
+    const page = await (await getPage(app.base, `/dashboard/playground/${CSV}`, s.cookie)).text();
     assert.match(page, /action="\/dashboard\/playground\/web_json_to_csv\/upload" enctype="multipart\/form-data">/);
     assert.match(page, /<input id="field-file" type="file" name="file" required aria-describedby="field-file-hint">/);
     assert.match(page, /<select id="field-delimiter" name="in.delimiter" aria-describedby="field-delimiter-hint">\n<option value="" selected>\(not set: the tool's default\)<\/option>\n<option value="comma">comma<\/option>/);
@@ -144,7 +122,7 @@ describe('dashboard Playground', () => {
 
   it('runs a JSON tool as the chosen key, charged exactly as the same call over REST; the curl body gives the same result', async () => {
     const s = await session();
-    const credits = t.services.catalog.get(EMI)!.credits;
+    const credits = app.t.services.catalog.get(EMI)!.credits;
     const before = await usage(s.apiKey);
     const res = await run(s, EMI, [['in.principal', '100000'], ['in.rate', '10'], ['in.tenure', '12'], ['mode', 'fields']]);
     assert.equal(res.status, 200);
@@ -169,7 +147,7 @@ describe('dashboard Playground', () => {
     assert.match(sdk, /const answer = await client\.calculators_emi_calculator\(\{\n {2}"principal": 100000,\n {2}"rate": 10,\n {2}"tenure": 12\n\}\);/);
     assert.doesNotMatch(page, new RegExp(s.apiKey), 'the secret is never on the page');
 
-    const rest = await fetch(`${base}/api/v1/calculators/emi-calculator`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': s.apiKey }, body });
+    const rest = await fetch(`${app.base}/api/v1/calculators/emi-calculator`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': s.apiKey }, body });
     assert.equal(rest.status, 200);
     const restBody = await json(rest);
     assert.deepEqual(restBody.result, envelope.result);
@@ -179,7 +157,7 @@ describe('dashboard Playground', () => {
 
     // The SDK snippet's call, made with the SDK itself: the same result.
     const [, method, args] = /client\.(\w+)\((\{[\s\S]*\})\);/.exec(sdk)!;
-    const client = new ToolServiceClient({ apiKey: s.apiKey, baseUrl: base, maxRetries: 0 });
+    const client = new ToolServiceClient({ apiKey: s.apiKey, baseUrl: app.base, maxRetries: 0 });
     const answer = (await (client as unknown as Record<string, (input: unknown) => Promise<{ result: unknown }>>)[method!]!(JSON.parse(args!))).result;
     assert.deepEqual(answer, envelope.result);
   });
@@ -202,7 +180,7 @@ describe('dashboard Playground', () => {
     assert.match(page, /name="in.tenure" required aria-describedby="field-tenure-hint" aria-invalid="true" aria-errormessage="run-error" step="1" min="1" max="600" value="0">/);
     assert.match(page, /name="in.principal"[^>]*value="100000">/);
     // The envelope is REST's for the same body.
-    const rest = await fetch(`${base}/api/v1/calculators/emi-calculator`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': s.apiKey }, body: JSON.stringify({ principal: 100000, rate: 10, tenure: 0 }) });
+    const rest = await fetch(`${app.base}/api/v1/calculators/emi-calculator`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': s.apiKey }, body: JSON.stringify({ principal: 100000, rate: 10, tenure: 0 }) });
     const restBody = await json(rest);
     const { requestId: _a, ...shown } = envelopeOf(page);
     const { requestId: _b, ...expected } = restBody;
@@ -225,8 +203,8 @@ describe('dashboard Playground', () => {
     assert.match(await foreign.text(), /<code>key_not_found<\/code>/);
     assert.equal((await usage(other.apiKey)).used, before.used);
 
-    const { key } = await t.services.accounts.createKey({ accountId: s.accountId, name: 'soon revoked' });
-    await t.services.accounts.revokeKey(key.id, s.accountId);
+    const { key } = await app.t.services.accounts.createKey({ accountId: s.accountId, name: 'soon revoked' });
+    await app.t.services.accounts.revokeKey(key.id, s.accountId);
     const revoked = await run(s, EMI, [['in.principal', '1000'], ['in.rate', '1'], ['in.tenure', '1']], key.id);
     assert.equal(revoked.status, 401);
     const page = await revoked.text();
@@ -235,19 +213,19 @@ describe('dashboard Playground', () => {
     assert.doesNotMatch(page, new RegExp(`<option value="${key.id}"`));
 
     // No active key at all: no form, a link to create one.
-    await t.services.accounts.revokeKey(s.keyId, s.accountId);
-    const none = await (await getPage(base, `/dashboard/playground/${EMI}`, s.cookie)).text();
+    await app.t.services.accounts.revokeKey(s.keyId, s.accountId);
+    const none = await (await getPage(app.base, `/dashboard/playground/${EMI}`, s.cookie)).text();
     assert.match(none, /This account has no active API key\. A call runs as one of your keys: <a href="\/dashboard\/keys#create">create a key<\/a> first\./);
     assert.doesNotMatch(none, /<form class="stack wide"/);
   });
 
   it('refuses a key scoped to another tool with the API’s 403', async () => {
     const s = await session();
-    const { key, secret } = await t.services.accounts.createKey({ accountId: s.accountId, name: 'slugs only', tools: ['text_utilities_slugify'] });
+    const { key, secret } = await app.t.services.accounts.createKey({ accountId: s.accountId, name: 'slugs only', tools: ['text_utilities_slugify'] });
     const res = await run(s, EMI, [['in.principal', '1000'], ['in.rate', '1'], ['in.tenure', '1']], key.id);
     assert.equal(res.status, 403);
     const page = await res.text();
-    const rest = await json(await fetch(`${base}/api/v1/calculators/emi-calculator`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret }, body: JSON.stringify({ principal: 1000, rate: 1, tenure: 1 }) }));
+    const rest = await json(await fetch(`${app.base}/api/v1/calculators/emi-calculator`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': secret }, body: JSON.stringify({ principal: 1000, rate: 1, tenure: 1 }) }));
     assert.equal(rest.error, 'tool_not_allowed');
     assert.match(page, new RegExp(`<strong>403 <code>tool_not_allowed</code></strong>: ${rest.message}`));
     assert.match(page, new RegExp(`<option value="${key.id}" selected>slugs only`));
@@ -266,7 +244,7 @@ describe('dashboard Playground', () => {
 
   it('runs a file conversion: the upload through REST’s reader, a signed link that downloads, charged', async () => {
     const s = await session();
-    const credits = t.services.catalog.get(CSV)!.credits;
+    const credits = app.t.services.catalog.get(CSV)!.credits;
     const before = await usage(s.apiKey);
     const res = await upload(s, CSV, [['_csrf', s.token], ['keyId', s.keyId], ['in.delimiter', 'semicolon'], ['in.header', ''], ['file', { name: 'orders.json', content: ORDERS }], ['mode', 'fields'], ['raw', '{}']]);
     const page = await res.text();
@@ -277,7 +255,7 @@ describe('dashboard Playground', () => {
     assert.ok(link);
     assert.equal(unescape(link), envelope.result.downloadUrl);
     const url = new URL(unescape(link));
-    const download = await fetch(`${base}${url.pathname}${url.search}`);
+    const download = await fetch(`${app.base}${url.pathname}${url.search}`);
     assert.equal(download.status, 200);
     assert.equal(await download.text(), 'id;item\r\n1;Tea\r\n2;Milk\r\n');
     assert.equal((await usage(s.apiKey)).used, before.used + credits);
@@ -299,7 +277,7 @@ describe('dashboard Playground', () => {
     assert.equal(envelope.status, false);
     assert.match(page, new RegExp(`<strong>${res.status} <code>${envelope.error}</code></strong>`));
     const afterPlayground = (await usage(s.apiKey)).used;
-    const rest = await restUpload(base, '/api/v1/web/json-to-csv', s.apiKey, { name: 'notes.json', content: 'not json at all' });
+    const rest = await restUpload(app.base, '/api/v1/web/json-to-csv', s.apiKey, { name: 'notes.json', content: 'not json at all' });
     const restBody = await json(rest);
     assert.equal(rest.status, res.status);
     assert.equal(restBody.error, envelope.error);
@@ -325,7 +303,7 @@ describe('dashboard Playground', () => {
     form.append('_csrf', s.token);
     form.append('keyId', s.keyId);
     form.append('file', new Blob([ORDERS]), 'orders.json');
-    const foreign = await fetch(`${base}/dashboard/playground/${CSV}/upload`, { method: 'POST', redirect: 'manual', headers: { accept: 'text/html', origin: 'https://evil.example', cookie: s.cookie }, body: form });
+    const foreign = await fetch(`${app.base}/dashboard/playground/${CSV}/upload`, { method: 'POST', redirect: 'manual', headers: { accept: 'text/html', origin: 'https://evil.example', cookie: s.cookie }, body: form });
     assert.equal(foreign.status, 403);
     await foreign.arrayBuffer();
     assert.equal((await usage(s.apiKey)).used, before.used);
@@ -341,7 +319,7 @@ describe('dashboard Playground', () => {
     const page = await res.text();
     assert.equal(res.status, 200, page);
     const url = new URL(envelopeOf(page).result.downloadUrl);
-    const csv = await (await fetch(`${base}${url.pathname}${url.search}`)).text();
+    const csv = await (await fetch(`${app.base}${url.pathname}${url.search}`)).text();
     assert.equal(csv.split('\r\n').length, 4002, 'a header, 4000 rows and the last line end');
   });
 
@@ -349,10 +327,7 @@ describe('dashboard Playground', () => {
     const small = await startTestApp({ env: { UPLOAD_LIMIT_BYTES: '2048' } });
     try {
       const smallBase = await listen(small);
-      const email = `playground-limit-${Date.now()}@example.com`;
-      const { apiKey, keyId } = await small.account({ email, password: PASSWORD });
-      const { cookie } = await signIn(smallBase, email, PASSWORD);
-      const token = /name="_csrf" value="([^"]+)"/.exec(await (await getPage(smallBase, '/dashboard/playground', cookie)).text())![1]!;
+      const { apiKey, keyId, cookie, token } = await signedInWithToken({ t: small, base: smallBase }, 'playground-limit', '/dashboard/playground');
       const form = new FormData();
       form.append('_csrf', token);
       form.append('keyId', keyId);
@@ -370,7 +345,7 @@ describe('dashboard Playground', () => {
 
   it('answers an unknown tool with 404', async () => {
     const s = await session();
-    const res = await getPage(base, '/dashboard/playground/no_such_tool', s.cookie);
+    const res = await getPage(app.base, '/dashboard/playground/no_such_tool', s.cookie);
     assert.equal(res.status, 404);
     assert.match(await res.text(), /Tool not found/);
   });

@@ -4,14 +4,10 @@
 // read from the page's cells and compared with the REST answer for the same account; the notice
 // at 80% and at 100% of the quota, walked call by call on a small quota.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { listen } from '../support/http.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { getPage, signIn } from './support/dashboard-client.ts';
+import { describe, it } from 'node:test';
+import { dashboardApp, getPage, signedInAccount } from './support/dashboard-client.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const CONVERT = '/api/v1/unit-conversions/mass-converter';
-let seq = 0;
 
 interface RestUsage {
   period: string;
@@ -50,40 +46,29 @@ function rows(page: string, h2: string): string[][] {
 }
 
 describe('dashboard usage', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-  });
-  after(() => t.close());
+  const app = dashboardApp();
 
-  async function signedIn(quota?: number): Promise<{ cookie: string; apiKey: string; keyId: string; accountId: string }> {
-    const email = `usage${++seq}-${Date.now()}@example.com`;
-    const account = await t.account({ email, password: PASSWORD, ...(quota === undefined ? {} : { quota }) });
-    const { cookie } = await signIn(base, email, PASSWORD);
-    return { cookie, ...account };
-  }
+  const signedIn = (quota?: number) => signedInAccount(app, 'usage', quota === undefined ? {} : { quota });
 
   async function restUsage(apiKey: string): Promise<RestUsage> {
-    const res = await fetch(`${base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } });
+    const res = await fetch(`${app.base}/api/v1/usage`, { headers: { 'x-api-key': apiKey } });
     assert.equal(res.status, 200);
     return ((await res.json()) as { result: RestUsage }).result;
   }
 
   async function usagePage(cookie: string): Promise<string> {
-    const res = await getPage(base, '/dashboard/usage', cookie);
+    const res = await getPage(app.base, '/dashboard/usage', cookie);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('cache-control'), 'no-store');
     return res.text();
   }
 
   it('needs a session, and is linked from the nav and the overview', async () => {
-    const anonymous = await getPage(base, '/dashboard/usage');
+    const anonymous = await getPage(app.base, '/dashboard/usage');
     assert.equal(anonymous.status, 303);
     assert.equal(anonymous.headers.get('location'), '/dashboard/sign-in');
     const s = await signedIn();
-    const overview = await (await getPage(base, '/dashboard', s.cookie)).text();
+    const overview = await (await getPage(app.base, '/dashboard', s.cookie)).text();
     assert.match(overview, /<a href="\/dashboard\/usage">Usage<\/a>/);
     assert.match(overview, /<a href="\/dashboard\/usage">Usage per tool and per key<\/a>/);
     const page = await usagePage(s.cookie);
@@ -94,13 +79,13 @@ describe('dashboard usage', () => {
 
   it('shows the same figures as GET /api/v1/usage: credits, reset, plan limits, per tool (most credits first) and per key', async () => {
     const s = await signedIn();
-    const second = await t.services.accounts.createKey({ accountId: s.accountId, name: 'second <key>' });
+    const second = await app.t.services.accounts.createKey({ accountId: s.accountId, name: 'second <key>' });
     for (const [apiKey, n] of [[s.apiKey, 3], [second.secret, 1]] as const) {
-      for (let i = 0; i < n; i++) assert.equal((await t.call(CONVERT, { value: i + 1, from: 'kg', to: 'lb' }, apiKey)).statusCode, 200);
+      for (let i = 0; i < n; i++) assert.equal((await app.t.call(CONVERT, { value: i + 1, from: 'kg', to: 'lb' }, apiKey)).statusCode, 200);
     }
     // A refused call (bad unit) counts as a failure of the tool.
-    assert.equal((await t.call(CONVERT, { value: 1, from: 'kg', to: 'parsec' }, s.apiKey)).statusCode, 400);
-    assert.equal((await t.call('/api/v1/unit-conversions/length-converter', { value: 1, from: 'm', to: 'ft' }, second.secret)).statusCode, 200);
+    assert.equal((await app.t.call(CONVERT, { value: 1, from: 'kg', to: 'parsec' }, s.apiKey)).statusCode, 400);
+    assert.equal((await app.t.call('/api/v1/unit-conversions/length-converter', { value: 1, from: 'm', to: 'ft' }, second.secret)).statusCode, 200);
 
     const page = await usagePage(s.cookie);
     const rest = await restUsage(s.apiKey);
@@ -126,18 +111,18 @@ describe('dashboard usage', () => {
 
   it('charts calls and credits per day of this month (inline SVG with accessible names) over a table of the same figures, which add up to the REST usage', async () => {
     const s = await signedIn();
-    const second = await t.services.accounts.createKey({ accountId: s.accountId, name: 'second' });
+    const second = await app.t.services.accounts.createKey({ accountId: s.accountId, name: 'second' });
     const { period } = await restUsage(s.apiKey);
     /** `n` calls over the API counted at `at` (the recorder's clock), or now without it. */
     async function calls(at: Date | undefined, apiKey: string, n: number, refused = false): Promise<void> {
-      if (at) t.services.usage.clock = () => at;
+      if (at) app.t.services.usage.clock = () => at;
       try {
         for (let i = 0; i < n; i++) {
-          const res = await t.call(CONVERT, { value: i + 1, from: 'kg', to: refused ? 'parsec' : 'lb' }, apiKey);
+          const res = await app.t.call(CONVERT, { value: i + 1, from: 'kg', to: refused ? 'parsec' : 'lb' }, apiKey);
           assert.equal(res.statusCode, refused ? 400 : 200);
         }
       } finally {
-        t.services.usage.clock = () => new Date();
+        app.t.services.usage.clock = () => new Date();
       }
     }
     const first = `${period}-01`;
@@ -222,7 +207,7 @@ describe('dashboard usage', () => {
         assert.ok(!warning && !alert, `at ${rest.used}/${rest.quota}: no notice`);
         seen.add('none');
       }
-      await t.call(CONVERT, { value: 1, from: 'kg', to: 'lb' }, s.apiKey);
+      await app.t.call(CONVERT, { value: 1, from: 'kg', to: 'lb' }, s.apiKey);
     }
     assert.deepEqual([...seen].sort(), ['alert', 'none', 'warning'], 'the walk passed through all three states');
   });

@@ -5,27 +5,17 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { listen } from '../support/http.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { getPage, postForm } from './support/dashboard-client.ts';
+import { describe, it } from 'node:test';
+import { PASSWORD, dashboardApp, getPage, newEmail as uniqueEmail, postForm } from './support/dashboard-client.ts';
 import { verificationPath } from './support/outbox.ts';
 
-const PASSWORD = 'correct horse battery staple';
-let seq = 0;
-const newEmail = () => `verify${++seq}-${Date.now()}@example.com`;
+const newEmail = () => uniqueEmail('verify');
 
 describe('the e-mail verification landing page', () => {
-  let t: TestApp;
-  let base: string;
-  before(async () => {
-    t = await startTestApp();
-    base = await listen(t);
-  });
-  after(() => t.close());
+  const app = dashboardApp();
 
   function mailTo(email: string): string {
-    const outbox = join(t.dataDir, 'outbox');
+    const outbox = join(app.t.dataDir, 'outbox');
     const file = readdirSync(outbox).filter((f) => f.endsWith(`-${email}.eml`)).sort().at(-1);
     assert.ok(file, `a mail to ${email}`);
     return readFileSync(join(outbox, file), 'utf8');
@@ -33,12 +23,12 @@ describe('the e-mail verification landing page', () => {
 
   it("opens from the dashboard sign-up's mail, verifies, and says so; reopened, it says the link was used", async () => {
     const email = newEmail();
-    const signUp = await postForm(base, '/dashboard/sign-up', { email, password: PASSWORD });
+    const signUp = await postForm(app.base, '/dashboard/sign-up', { email, password: PASSWORD });
     assert.equal(signUp.status, 201);
-    const path = verificationPath(t.dataDir, email);
+    const path = verificationPath(app.t.dataDir, email);
     assert.match(mailTo(email), new RegExp(`^http://localhost:8080${path.replace(/[?]/g, '\\?')}$`, 'm'), 'the link is PUBLIC_BASE_URL/dashboard/verify');
 
-    const landing = await getPage(base, path);
+    const landing = await getPage(app.base, path);
     assert.equal(landing.status, 200);
     assert.equal(landing.headers.get('cache-control'), 'no-store');
     assert.match(landing.headers.get('content-security-policy') ?? '', /script-src 'self'/);
@@ -46,10 +36,10 @@ describe('the e-mail verification landing page', () => {
     assert.match(text, /<h1>Your e-mail is verified<\/h1>/);
     assert.ok(text.includes(`<strong>${email}</strong> is verified`));
     assert.match(text, /<form method="get" action="\/dashboard\/sign-in"><button type="submit">Sign in<\/button><\/form>/);
-    assert.equal((await t.services.accounts.findAccountByEmail(email))?.emailVerified, true);
-    assert.equal((await postForm(base, '/dashboard/sign-in', { email, password: PASSWORD })).status, 303, 'the account signs in now');
+    assert.equal((await app.t.services.accounts.findAccountByEmail(email))?.emailVerified, true);
+    assert.equal((await postForm(app.base, '/dashboard/sign-in', { email, password: PASSWORD })).status, 303, 'the account signs in now');
 
-    const reopened = await getPage(base, path);
+    const reopened = await getPage(app.base, path);
     assert.equal(reopened.status, 400);
     const again = await reopened.text();
     assert.match(again, /This link is not valid or has expired/);
@@ -58,7 +48,7 @@ describe('the e-mail verification landing page', () => {
 
   it('answers a bad or missing token with the page saying how to get verified', async () => {
     for (const path of ['/dashboard/verify?token=not-a-token-of-ours', '/dashboard/verify', `/dashboard/verify?token=${'x'.repeat(300)}`]) {
-      const res = await getPage(base, path);
+      const res = await getPage(app.base, path);
       assert.equal(res.status, 400, path);
       const text = await res.text();
       assert.match(text, /<h1>This link is not valid or has expired<\/h1>/);
@@ -68,22 +58,22 @@ describe('the e-mail verification landing page', () => {
 
   it("keeps the API's endpoint answering JSON for the same token, named in the mail for scripts", async () => {
     const email = newEmail();
-    const signUp = await fetch(`${base}/api/v1/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    const signUp = await fetch(`${app.base}/api/v1/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
     assert.equal(signUp.status, 201);
     const mail = mailTo(email);
-    const dashboardPath = verificationPath(t.dataDir, email);
+    const dashboardPath = verificationPath(app.t.dataDir, email);
     const apiPath = /http:\/\/localhost:8080(\/api\/v1\/accounts\/verify\?token=[A-Za-z0-9_%-]+)/.exec(mail)?.[1];
     assert.ok(apiPath, mail);
-    assert.equal(new URL(apiPath, base).searchParams.get('token'), new URL(dashboardPath, base).searchParams.get('token'), 'one token, two doors');
+    assert.equal(new URL(apiPath, app.base).searchParams.get('token'), new URL(dashboardPath, app.base).searchParams.get('token'), 'one token, two doors');
     assert.ok(mail.indexOf(dashboardPath) < mail.indexOf(apiPath), 'the landing page is the link a person opens first');
 
-    const verified = await fetch(`${base}${apiPath}`);
+    const verified = await fetch(`${app.base}${apiPath}`);
     assert.equal(verified.status, 200);
     assert.match(verified.headers.get('content-type') ?? '', /^application\/json/);
-    assert.deepEqual(((await verified.json()) as { result: unknown }).result, { accountId: (await t.services.accounts.findAccountByEmail(email))?.id, email, emailVerified: true });
-    const reused = await fetch(`${base}${apiPath}`);
+    assert.deepEqual(((await verified.json()) as { result: unknown }).result, { accountId: (await app.t.services.accounts.findAccountByEmail(email))?.id, email, emailVerified: true });
+    const reused = await fetch(`${app.base}${apiPath}`);
     assert.equal(reused.status, 400);
     assert.equal(((await reused.json()) as { error: string }).error, 'invalid_token');
-    assert.equal((await getPage(base, dashboardPath)).status, 400, 'used through the API, the landing page says so too');
+    assert.equal((await getPage(app.base, dashboardPath)).status, 400, 'used through the API, the landing page says so too');
   });
 });
