@@ -5,22 +5,13 @@
 // at 80% and at 100% of the quota, walked call by call on a small quota.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { RouteAnswer } from '../../packages/sdk/src/index.ts';
 import { dashboardApp, getPage, signedInAccount } from './support/dashboard-client.ts';
 
 const CONVERT = '/api/v1/unit-conversions/mass-converter';
 
-interface RestUsage {
-  period: string;
-  plan: string;
-  quota: number;
-  used: number;
-  remaining: number;
-  resetAt: string;
-  requestsPerMinute: number;
-  byTool: { operationId: string; calls: number; failures: number; credits: number }[];
-  byKey: { keyId: string; name: string | null; calls: number; failures: number; credits: number }[];
-  days: { day: string; calls: number; failures: number; credits: number }[];
-}
+/** GET /api/v1/usage's result, by the service's own schema (the SDK's generated type): a renamed field fails tsc. */
+type RestUsage = RouteAnswer<'usage_get'>['result'];
 
 const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
 /** A cell's text as a person reads it: tags dropped, entities decoded. */
