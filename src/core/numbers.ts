@@ -4,11 +4,12 @@ const POWERS = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
 /**
  * Rounds half away from zero to `digits` decimals as decimal arithmetic would on the number as
- * written (its shortest decimal form): 1.005 (stored as 1.00499999999999989…) → 1.01, and
- * 483513104872.11475 → 483513104872.11. A plain Math.round of the scaled value is right unless
- * a half lies within the value's representation error; a nudge of two units in the last place
- * finds those cases cheaply, and only they are decided on the decimal digits (a nudge alone is
- * too coarse for large values, where it can step over a half that is not there).
+ * written (its shortest decimal form): 1.005 (stored as 1.00499999999999989…) → 1.01,
+ * 483513104872.11475 → 483513104872.11 and 453514759198.33496 → 453514759198.33. A plain
+ * Math.round of the scaled value is right unless a half lies within the value's representation
+ * error; nudges of two units in the last place, up and down, find those cases cheaply, and only
+ * they are decided on the decimal digits (a nudge alone is too coarse for large values, where it
+ * can step over a half that is not there).
  */
 export function roundTo(value: number, digits: number): number {
   const factor = POWERS[digits] ?? 10 ** digits;
@@ -17,7 +18,11 @@ export function roundTo(value: number, digits: number): number {
   // From 2^52 up a double has no fraction left at this scale: nothing to round.
   if (shifted >= 2 ** 52) return value;
   const plain = Math.round(shifted);
-  const rounded = Math.round(shifted * (1 + 2 * Number.EPSILON)) === plain ? plain : decimalHalfUp(magnitude, digits, plain);
+  // A half within the representation error either way: the scaling itself can land a value
+  // written just below a half exactly on it (453514759198.33496 × 100 is ...833.5), and one just
+  // above it below. Both nudges must agree with the plain rounding, else the digits decide.
+  const sure = Math.round(shifted * (1 + 2 * Number.EPSILON)) === plain && Math.round(shifted * (1 - 2 * Number.EPSILON)) === plain;
+  const rounded = sure ? plain : decimalHalfUp(magnitude, digits, plain);
   return Math.sign(value) * (rounded / factor) || 0;
 }
 

@@ -22,8 +22,23 @@ async function emi(principal: number, rate: number, tenure: number): Promise<Emi
   return (await runTool(emiCalculator, { principal, rate, tenure })).result as EmiResult;
 }
 
-/** A 2-decimal figure as integer cents, so sums over hundreds of rows are exact. */
-const cents = (x: number): number => Math.round(x * 100);
+/**
+ * A figure as integer cents, so sums over hundreds of rows are exact, read from its shortest
+ * decimal form (its JSON) and rounded half up there, as the tool rounds a principal "on its
+ * written digits" (core/numbers.ts roundTo): 602,710,163,341.325 is ...341.33 although its double
+ * lies just below the half. Not as x·100: past ~10^15 cents (a 10^12 loan at 100% over 50 years
+ * pays ~3.5·10^15) that product can land half a cent off and round to the wrong cent (a fuzz
+ * find: 35,210,023,197,258.09 read as ...58.10), while the figure itself, and its JSON, are exact.
+ */
+const cents = (x: number): number => {
+  const text = String(Math.abs(x));
+  // Exponent form (below 10^-6 or past 10^21): no cents to read from the digits.
+  if (text.includes('e')) return Math.sign(x) * Math.round(Math.abs(x) * 100);
+  const [whole = '0', fraction = ''] = text.split('.');
+  const kept = Number(whole) * 100 + Number(fraction.slice(0, 2).padEnd(2, '0'));
+  const value = (fraction.charCodeAt(2) || 0) >= 53 /* '5' */ ? kept + 1 : kept;
+  return x < 0 ? -value : value;
+};
 
 /** The exact value of a double as a fraction: doubling is exact, so this ends with an integer numerator. */
 function fraction(x: number): { num: bigint; den: bigint } {
@@ -173,6 +188,17 @@ describe('emi-calculator schedule (issue 8, item 7)', () => {
     await assertAmortizes(483513104872.11475, 0, 1);
     const r = await emi(483513104872.11475, 0, 1);
     assert.deepEqual(r.schedule, [{ month: 1, payment: 483513104872.11, principal: 483513104872.11, interest: 0, balance: 0 }]);
+  });
+
+  it('reads totals past 10^15 cents to the cent: 838,334,404,676.1204 at 99.99993808829555% over 504 months (a fuzz find)', async () => {
+    await assertAmortizes(838334404676.1204, 99.99993808829555, 504);
+    const r = await emi(838334404676.1204, 99.99993808829555, 504);
+    // The payments' exact sum in cents, and the total the JSON answer carries.
+    assert.equal(JSON.stringify(r.totalPayment), '35210023197258.09');
+  });
+
+  it("reads a principal's half cent on its written digits: 602,710,163,341.325 at 0% over 1 month (a fuzz find)", async () => {
+    await assertAmortizes(602710163341.325, 0, 1);
   });
 
   it('the corners amortize exactly too: the largest loan, the highest rate, the longest and shortest tenure, subnormal rates', async () => {
