@@ -11,17 +11,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
-import { checkedAutocannon, preflightRequest } from './checked-autocannon.ts';
+import { checkedAutocannon, preflightRequest, type CheckedRequest } from './checked-autocannon.ts';
 
-export interface Target {
+/** A request the bench loads (checked-autocannon.ts's), with the label and name its table prints. */
+export interface Target extends CheckedRequest {
   label: string;
   name: string;
-  url: string;
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-  /** Is this response body the right answer? */
-  verify: (body: string) => boolean;
 }
 
 export interface Measurement {

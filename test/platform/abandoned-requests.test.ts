@@ -13,11 +13,9 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AccountStore } from '../../src/accounts/account-store.ts';
-import { migrateToLatest, openDatabase } from '../../src/db/database.ts';
 import { startHttpSite, type TestSite } from '../analysis/support/test-sites.ts';
 import { getPage, signIn } from '../dashboard/support/dashboard-client.ts';
-import { EMI, EMI_BODY, requestLines, startServer, testDatabaseUrl, usageOf, type LogLine, type Server } from '../support/server-process.ts';
+import { EMI, EMI_BODY, countsAdded, requestLines, routeCounts, seedAccount, startServer, usageOf, type LogLine, type Server } from '../support/server-process.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const META_TAGS = '/api/v1/seo-apis/meta-tags-analyzer';
@@ -38,15 +36,7 @@ describe('a request whose client leaves before its answer is logged and counted 
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'abandoned-requests-'));
-    const db = openDatabase(await testDatabaseUrl(dataDir));
-    await migrateToLatest(db);
-    const accounts = new AccountStore(db);
-    email = `abandoned-${Date.now()}@example.com`;
-    const account = await accounts.createAccount({ email, password: PASSWORD, verified: true, plan: 'business', quota: 1000, rateLimit: 1_000_000 });
-    const created = await accounts.createKey({ accountId: account.id, canManageKeys: true });
-    apiKey = created.secret;
-    keyId = created.key.id;
-    await db.destroy();
+    ({ email, apiKey, keyId } = await seedAccount(dataDir, 'abandoned', { password: PASSWORD, canManageKeys: true }));
     site = await startHttpSite((req, res) => {
       if (req.url?.startsWith('/held')) held.push(res);
       else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<html><head><title>A page</title></head><body>Hi</body></html>');
@@ -100,24 +90,8 @@ describe('a request whose client leaves before its answer is logged and counted 
     return `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${reqId}\r\n\r\n`;
   }
 
-  /** http_requests_total for one route, by status. */
-  async function counted(method: string, route: string): Promise<Map<number, number>> {
-    const text = await (await fetch(`${server.base}/metrics`)).text();
-    const byStatus = new Map<number, number>();
-    const prefix = `http_requests_total{method="${method}",route="${route}",status="`;
-    for (const line of text.split('\n')) {
-      if (!line.startsWith(prefix)) continue;
-      const [status, value] = line.slice(prefix.length).split('"} ');
-      byStatus.set(Number(status), Number(value));
-    }
-    return byStatus;
-  }
-
-  function added(before: Map<number, number>, now: Map<number, number>): Record<number, number> {
-    const diff: Record<number, number> = {};
-    for (const [status, value] of now) if (value !== (before.get(status) ?? 0)) diff[status] = value - (before.get(status) ?? 0);
-    return diff;
-  }
+  const counted = (method: string, route: string) => routeCounts(server, method, route);
+  const added = countsAdded;
 
   /** The calls of `operationId` the account's usage shows (the server records a call as it answers it). */
   async function callsOf(operationId: string): Promise<number> {

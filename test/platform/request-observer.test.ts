@@ -18,11 +18,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { AccountStore } from '../../src/accounts/account-store.ts';
 import { Metrics } from '../../src/core/metrics.ts';
-import { migrateToLatest, openDatabase } from '../../src/db/database.ts';
 import { RequestObserver } from '../../src/rest/request-observer.ts';
-import { EMI, requestLines, startServer, testDatabaseUrl, type LogLine, type Server } from '../support/server-process.ts';
+import { EMI, countsAdded, requestLines, routeCounts, seedAccount, startServer, type LogLine, type Server } from '../support/server-process.ts';
 
 interface Line {
   level: number;
@@ -129,12 +127,7 @@ describe('requests the router fails or the HTTP parser refuses: one line and one
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'refused-requests-'));
-    const db = openDatabase(await testDatabaseUrl(dataDir));
-    await migrateToLatest(db);
-    const accounts = new AccountStore(db);
-    const account = await accounts.createAccount({ email: `refused-${Date.now()}@example.com`, verified: true, plan: 'business', quota: 1000, rateLimit: 1_000_000 });
-    apiKey = (await accounts.createKey({ accountId: account.id })).secret;
-    await db.destroy();
+    ({ apiKey } = await seedAccount(dataDir, 'refused'));
     // Timeouts a fraction of a second (checked every 60 ms), and no body pace check: a body that
     // stops is then cut by the request timeout alone.
     server = await startServer(dataDir, { LOG_LEVEL: 'info', HEADERS_TIMEOUT_MS: '600', REQUEST_TIMEOUT_MS: '1500', BODY_MIN_BYTES_PER_SECOND: '0' });
@@ -164,24 +157,8 @@ describe('requests the router fails or the HTTP parser refuses: one line and one
     return { status, requestId, body: received.slice(received.indexOf('\r\n\r\n') + 4) };
   }
 
-  /** http_requests_total of `method` and `route`, by status. */
-  async function counted(method: string, route: string): Promise<Map<number, number>> {
-    const text = await (await fetch(`${server.base}/metrics`)).text();
-    const byStatus = new Map<number, number>();
-    const prefix = `http_requests_total{method="${method}",route="${route}",status="`;
-    for (const line of text.split('\n')) {
-      if (!line.startsWith(prefix)) continue;
-      const [status, value] = line.slice(prefix.length).split('"} ');
-      byStatus.set(Number(status), Number(value));
-    }
-    return byStatus;
-  }
-
-  function added(before: Map<number, number>, now: Map<number, number>): Record<number, number> {
-    const diff: Record<number, number> = {};
-    for (const [status, value] of now) if (value !== (before.get(status) ?? 0)) diff[status] = value - (before.get(status) ?? 0);
-    return diff;
-  }
+  const counted = (method: string, route: string) => routeCounts(server, method, route);
+  const added = countsAdded;
 
   /** The request's one line, its fields but ms (asserted to be a time). */
   async function onlyLine(requestId: string): Promise<Record<string, unknown>> {

@@ -11,9 +11,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AccountStore } from '../../src/accounts/account-store.ts';
-import { migrateToLatest, openDatabase } from '../../src/db/database.ts';
-import { requestLines, startServer, type Server, testDatabaseUrl } from '../support/server-process.ts';
+import { requestLines, seedAccount, startServer, type Server } from '../support/server-process.ts';
 
 const BOUNDARY = 'slow-client-boundary';
 const MULTIPART_HEAD = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="notes.txt"\r\nContent-Type: text/plain\r\n\r\n`;
@@ -66,12 +64,7 @@ describe('slow clients are cut off (raw sockets, a real server process)', () => 
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'slow-clients-'));
-    const db = openDatabase(await testDatabaseUrl(dataDir));
-    await migrateToLatest(db);
-    const accounts = new AccountStore(db);
-    const account = await accounts.createAccount({ email: `slow-${Date.now()}@example.com`, verified: true, plan: 'business', quota: 1000, rateLimit: 1_000_000 });
-    apiKey = (await accounts.createKey({ accountId: account.id })).secret;
-    await db.destroy();
+    ({ apiKey } = await seedAccount(dataDir, 'slow'));
     server = await startServer(dataDir, {
       LOG_LEVEL: 'info',
       HEADERS_TIMEOUT_MS: '500',

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AccountStore } from '../../src/accounts/account-store.ts';
+import { migrateToLatest, openDatabase } from '../../src/db/database.ts';
 import { freePort, onFreePort } from './child-server.ts';
 import { testPostgresCluster, testsUsePostgres } from './postgres-cluster.ts';
 
@@ -182,4 +184,42 @@ export async function requestLines(server: Server, reqId: string): Promise<LogLi
   if (res.status !== 200) throw new Error(`GET /healthz answered ${res.status}`);
   await server.logged(`"reqId":"${marker}"`);
   return server.output().split('\n').filter((line) => line.includes(`"reqId":"${reqId}"`)).map((line) => JSON.parse(line) as LogLine);
+}
+
+/**
+ * A verified business account with one key in the database under `dataDir`, made before the
+ * server process starts on it (which migrates it too): what the raw-socket tests call with.
+ */
+export async function seedAccount(dataDir: string, emailPrefix: string, options: { password?: string; canManageKeys?: boolean } = {}): Promise<{ email: string; apiKey: string; keyId: string }> {
+  const db = openDatabase(await testDatabaseUrl(dataDir));
+  try {
+    await migrateToLatest(db);
+    const accounts = new AccountStore(db);
+    const email = `${emailPrefix}-${Date.now()}@example.com`;
+    const account = await accounts.createAccount({ email, ...(options.password === undefined ? {} : { password: options.password }), verified: true, plan: 'business', quota: 1000, rateLimit: 1_000_000 });
+    const created = await accounts.createKey({ accountId: account.id, ...(options.canManageKeys ? { canManageKeys: true } : {}) });
+    return { email, apiKey: created.secret, keyId: created.key.id };
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** The server's http_requests_total for one method and route, by status (read from /metrics). */
+export async function routeCounts(server: Server, method: string, route: string): Promise<Map<number, number>> {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  const byStatus = new Map<number, number>();
+  const prefix = `http_requests_total{method="${method}",route="${route}",status="`;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(prefix)) continue;
+    const [status, value] = line.slice(prefix.length).split('"} ');
+    byStatus.set(Number(status), Number(value));
+  }
+  return byStatus;
+}
+
+/** What `now` counts beyond `before`, by status: only the statuses that moved. */
+export function countsAdded(before: Map<number, number>, now: Map<number, number>): Record<number, number> {
+  const diff: Record<number, number> = {};
+  for (const [status, value] of now) if (value !== (before.get(status) ?? 0)) diff[status] = value - (before.get(status) ?? 0);
+  return diff;
 }
