@@ -33,6 +33,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { APP_HOST, serveApp, startAppChild } from './support/app-child.ts';
 import { runBench } from './support/run-bench.ts';
 import { askChild, stopServer } from './support/server-child.ts';
+import { withCallSignal } from './support/call-signal.ts';
 import { envInt, envNumber } from './support/env.ts';
 import { checkedRatio, refusalLine, reportFigure } from './support/report.ts';
 import { fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
@@ -81,7 +82,8 @@ function restCaller(base: string, apiKey: string, expected: unknown, signal: Abo
   const body = JSON.stringify(INPUT);
   return async () => {
     const started = performance.now();
-    const res = await fetch(`${base}${REST_PATH}`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body, signal });
+    // Each side gets a call's own signal the same way (support/call-signal.ts), so neither pays for it alone.
+    const res = await withCallSignal(signal, (own) => fetch(`${base}${REST_PATH}`, { method: 'POST', headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body, signal: own }));
     const json = (await res.json()) as { status?: boolean; result?: unknown };
     const elapsed = performance.now() - started;
     if (res.status !== 200 || json.status !== true || !isDeepStrictEqual(json.result, expected)) {
@@ -100,7 +102,7 @@ async function mcpClient(base: string, apiKey: string): Promise<Client> {
 function mcpCaller(client: Client, expected: unknown, signal: AbortSignal): Caller {
   return async () => {
     const started = performance.now();
-    const answer = await client.callTool({ name: 'invoke_tool', arguments: { operationId: OPERATION, input: INPUT } }, undefined, { signal });
+    const answer = await withCallSignal(signal, (own) => client.callTool({ name: 'invoke_tool', arguments: { operationId: OPERATION, input: INPUT } }, undefined, { signal: own }));
     const elapsed = performance.now() - started;
     const structured = answer.structuredContent as { status?: string; result?: unknown } | undefined;
     if (answer.isError || structured?.status !== 'ok' || !isDeepStrictEqual(structured.result, expected)) {

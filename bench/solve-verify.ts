@@ -51,6 +51,7 @@ import { listingPage } from '../test/mcp/support/shop-page.ts';
 import { askChild, stopServer } from './support/server-child.ts';
 import { checkedRatio, refusalLine, reportFigure, roundMedians } from './support/report.ts';
 import { fmtRatio, loadAverage, median, percentile, table, verdict } from './support/stats.ts';
+import { withCallSignal } from './support/call-signal.ts';
 
 const GOAL = 'audit the seo of my page';
 const PLAYBOOK = 'seo-audit';
@@ -135,7 +136,8 @@ async function stepAnalyzers(): Promise<{ stepId: string; analyzers: readonly An
 const sizes = new Map<string, { args: number[]; answer: number[] }>();
 
 async function call(client: Client, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Answer> {
-  const answer = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: 60_000 });
+  // A call's own signal: the SDK leaves a listener on the signal it is given (support/call-signal.ts).
+  const answer = await withCallSignal(signal, (own) => client.callTool({ name, arguments: args }, undefined, { signal: own, timeout: 60_000 }));
   if (answer.isError) throw new Error(`${name} answered an error: ${JSON.stringify(answer).slice(0, 400)}`);
   const seen = sizes.get(name) ?? { args: [], answer: [] };
   seen.args.push(Buffer.byteLength(JSON.stringify(args)));
