@@ -14,3 +14,10 @@ export function result(structured: Record<string, unknown>, isError = false): Ca
 export function errorResult(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {
   return result({ status: 'error', error: code, message, ...extra }, true);
 }
+
+/** The characters of an answer's text blocks: at least its structured result's JSON, which the text repeats. */
+export function textChars(answer: CallToolResult): number {
+  let chars = 0;
+  for (const block of answer.content) if (block.type === 'text') chars += block.text.length;
+  return chars;
+}

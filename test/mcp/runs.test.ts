@@ -239,6 +239,26 @@ describe('MCP async runs and payloads', () => {
     assert.deepEqual(JSON.parse(text), rest);
   });
 
+  it('a result just within the size bound is sent whole, though the answer around it is over the bound', async () => {
+    const { apiKey } = await t.account();
+    const c = await client(apiKey);
+    // The result's JSON grows one character per character of text: sized to 50 under the bound.
+    const jsonChars = async (text: string) => JSON.stringify((await t.call('/api/v1/text-utilities/reverse-text', { text, mode: 'characters' }, apiKey)).json().result).length;
+    const probe = 'abc'.repeat(1000);
+    const text = probe + 'd'.repeat(100_000 - 50 - (await jsonChars(probe)));
+    const rest = (await t.call('/api/v1/text-utilities/reverse-text', { text, mode: 'characters' }, apiKey)).json().result;
+    assert.equal(JSON.stringify(rest).length, 100_000 - 50, 'the fixture is within the bound');
+
+    const answer = await c.callTool({ name: 'invoke_tool', arguments: { operationId: 'text_utilities_reverse_text', input: { text, mode: 'characters' } } });
+    const [block] = answer.content as { type: string; text: string }[];
+    assert.ok(block !== undefined && block.text.length > 100_000, 'the answer text is over the bound');
+    const body = answer.structuredContent as Record<string, unknown>;
+    assert.deepEqual(body['result'], rest, 'sent whole');
+    assert.equal(body['truncated'], undefined);
+    assert.equal(body['dataRefId'], undefined);
+    assert.deepEqual(JSON.parse(block.text), body);
+  });
+
   it('sends notifications/progress at the start and the end of a call that passes a progress token', async () => {
     const { apiKey } = await t.account();
     const c = await client(apiKey);
