@@ -9,6 +9,9 @@
  * (initialize) before the clock starts, as an agent's session does once; after that the stateless
  * Streamable HTTP transport costs one POST per call on a kept-alive connection, as REST does.
  * Every answer is checked (status and the exact result). The whole run is bounded by DEADLINE_MS.
+ * A third row, without a target, makes the same calls one at a time from a plain HTTP client
+ * (plainCallers): what the server and the wire cost, apart from the SDK Client's and fetch's own
+ * per-call work, which the first row's latencies include.
  *
  * How the rounds are taken (the ratio is refused when REST's per-round medians spread more than
  * BENCH_MAX_SPREAD): BENCH_WARMUP_SECONDS (6) of both sides, one client then all 20, before the
@@ -26,6 +29,7 @@
  *   npm run bench:mcp            (about a minute)
  */
 import type { ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -54,6 +58,8 @@ const DEADLINE_MS = 5 * 60_000;
 /** Issue 24: MCP's p50 (and, one at a time, its p99) within 1.5x REST's; the server's CPU per call within 2x. */
 const TARGET_RATIO = 1.5;
 const TARGET_CPU_RATIO = 2;
+/** The row without a target: one client at a time, without the SDK's Client or fetch (plainCallers). */
+const REFERENCE_MODE = 'reference: 1 plain HTTP client';
 
 // ---- the server child -------------------------------------------------------------------------
 
@@ -109,6 +115,46 @@ function mcpCaller(client: Client, expected: unknown, signal: AbortSignal): Call
       throw new Error(`MCP answered: ${JSON.stringify(answer).slice(0, 300)}`);
     }
     return elapsed;
+  };
+}
+
+/**
+ * The same two calls from a plain HTTP client (node:http, one kept-alive connection, the JSON-RPC
+ * body written by hand): the reference row, what the server and the wire cost without the SDK
+ * Client's own per-call work (its schema parses of request and answer) or fetch's. Not a target:
+ * an agent meets the server through the SDK, as the rows above measure it.
+ */
+function plainCallers(base: string, apiKey: string, expected: unknown): { rest: Caller; mcp: Caller } {
+  const url = new URL(base);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (path: string, body: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request({ host: url.hostname, port: url.port, path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...headers } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const restBody = JSON.stringify(INPUT);
+  let id = 0;
+  const timed = (call: () => Promise<{ status: number; text: string }>, result: (text: string) => unknown, side: string): Caller => async () => {
+    const started = performance.now();
+    const { status, text } = await call();
+    const elapsed = performance.now() - started;
+    if (status !== 200 || !isDeepStrictEqual(result(text), expected)) throw new Error(`${side} (plain client) answered ${status}: ${text.slice(0, 300)}`);
+    return elapsed;
+  };
+  return {
+    rest: timed(() => post(REST_PATH, restBody, {}), (text) => (JSON.parse(text) as { result?: unknown }).result, 'REST'),
+    mcp: timed(
+      () => post('/mcp', JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'invoke_tool', arguments: { operationId: OPERATION, input: INPUT } } }), { accept: 'application/json, text/event-stream' }),
+      (text) => (JSON.parse(text) as { result?: { structuredContent?: { result?: unknown } } }).result?.structuredContent?.result,
+      'MCP',
+    ),
   };
 }
 
@@ -226,13 +272,16 @@ async function main(): Promise<void> {
     rows.push({ mode: 'sequential (1 client)', ...sequential });
     const concurrent = await measure(child, rest, mcp, CONCURRENT_TURN_PER_CLIENT);
     rows.push({ mode: `${CONCURRENT_CLIENTS} concurrent clients`, ...concurrent });
+    const plain = plainCallers(base, ready.apiKey, expected);
+    rows.push({ mode: REFERENCE_MODE, ...(await measure(child, [plain.rest], [plain.mcp], SEQUENTIAL_TURN)) });
 
     const ms = (v: number) => v.toFixed(2);
     const lines: string[][] = [['mode', 'calls', 'REST p50', 'MCP p50', 'ratio p50', 'REST p99', 'MCP p99', 'ratio p99', `MCP <= ${TARGET_RATIO}x REST`, 'server CPU/call REST', 'MCP', 'client CPU/call REST', 'MCP']];
     const notes: string[] = [];
     for (const row of rows) {
       const [r50, m50, r99, m99] = [percentile(row.rest, 50), percentile(row.mcp, 50), percentile(row.rest, 99), percentile(row.mcp, 99)];
-      report(row, notes);
+      const reference = row.mode === REFERENCE_MODE;
+      if (!reference) report(row, notes);
       const perCall = (total: number, calls: number) => `${(total / calls).toFixed(0)} µs`;
       lines.push([
         row.mode,
@@ -243,7 +292,7 @@ async function main(): Promise<void> {
         ms(r99),
         ms(m99),
         fmtRatio(m99 / r99),
-        verdict(m50 / r50 <= TARGET_RATIO && (!row.mode.startsWith('sequential') || m99 / r99 <= TARGET_RATIO)),
+        reference ? 'reference' : verdict(m50 / r50 <= TARGET_RATIO && (!row.mode.startsWith('sequential') || m99 / r99 <= TARGET_RATIO)),
         perCall(row.cpu.rest, row.rest.length),
         perCall(row.cpu.mcp, row.mcp.length),
         perCall(row.clientCpu.rest, row.rest.length),
