@@ -1,4 +1,4 @@
-import { STATUS_CODES, maxHeaderSize } from 'node:http';
+import { STATUS_CODES, maxHeaderSize, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorEnvelope } from '../core/envelope.ts';
@@ -77,7 +77,10 @@ export function frameworkErrorHandler(observer: RequestObserver): (err: FastifyE
  * Fastify's bare default. The parser's header limit (Node's 16 KB default, kept: it bounds memory
  * per connection) covers the request line, so a URL with a huge query string lands here as 431.
  * Each is one info line and one count (`observer.refused`): a client spraying junk is visible in
- * the access log and http_requests_total, but is never an error.
+ * the access log and http_requests_total, but is never an error. A refusal that cannot be answered
+ * (the connection is closing, or a response is already under way on it) is not written at all:
+ * the connection is closed, and the refusal recorded as CLIENT_CLOSED_STATUS, the status of a
+ * request that got no answer of its own.
  */
 export function clientErrorHandler(observer: RequestObserver): (this: FastifyInstance, err: ConnectionError, socket: Socket) => void {
   return function onClientError(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
@@ -89,8 +92,13 @@ export function clientErrorHandler(observer: RequestObserver): (this: FastifyIns
     // (Fastify's type says { type, data }; Node's parser errors carry the Buffer, timeouts none.)
     const raw: unknown = err.rawPacket;
     const refusal = { code: err.code, rawPacket: Buffer.isBuffer(raw) ? raw : undefined };
-    const requestId = observer.refused(this.log, socket, refusal, socket.writable ? serviceError.status : CLIENT_CLOSED_STATUS);
-    if (!socket.writable) {
+    // Answered only when the answer can be the next thing the client reads: not when a response
+    // is already on its way on this connection (an SSE stream, a download, a long answer, with
+    // junk or a bad pipelined request after it, or a bad chunk in its own body): a status line
+    // written into that response's body would corrupt it. Node's default handler holds back too.
+    const answerable = socket.writable && !responseUnderWay(socket);
+    const requestId = observer.refused(this.log, socket, refusal, answerable ? serviceError.status : CLIENT_CLOSED_STATUS);
+    if (!answerable) {
       socket.destroy();
       return;
     }
@@ -105,6 +113,24 @@ export function clientErrorHandler(observer: RequestObserver): (this: FastifyIns
     // The socket's parser state is broken: the answer is the last thing on this connection.
     socket.end(`${head}\r\n\r\n${body}`, () => socket.destroy());
   };
+}
+
+/** Node's fields on a server connection and its response, absent from @types/node. */
+interface HttpConnection extends Socket {
+  /** The response being written on the connection now (null between responses); pipelined ones wait their turn. */
+  _httpMessage?: (ServerResponse & { _headerSent?: boolean }) | null;
+}
+
+/**
+ * Whether bytes of a response are already on the connection: its head has gone out (Node's
+ * _headerSent, the check its own default handler makes). headersSent, which turns true when the
+ * head is only rendered, stands in should the private field ever go (it errs on the side of
+ * writing nothing).
+ */
+function responseUnderWay(socket: Socket): boolean {
+  const current = (socket as HttpConnection)._httpMessage;
+  if (current === undefined || current === null) return false;
+  return current._headerSent ?? current.headersSent;
 }
 
 function fromClientError(err: ConnectionError): ServiceError {

@@ -6,7 +6,10 @@ import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyR
 import { redactUrl } from '../core/log-redaction.ts';
 import type { Metrics } from '../core/metrics.ts';
 
-/** The status an abandoned request is counted under: nginx's 'client closed request'. */
+/**
+ * The status of a request that got no answer of its own: one its client abandoned (nginx's 'client
+ * closed request'), and one the HTTP parser refused when no answer could be written (see refused).
+ */
 export const CLIENT_CLOSED_STATUS = 499;
 
 /** The replies begun on a connection that requestCompleted has not seen: one at a time, several when pipelined. */
@@ -109,13 +112,15 @@ export class RequestObserver extends LogController {
 
   /**
    * A request Node's HTTP parser refused, answered `status` by rest/http-errors.ts's
-   * clientErrorHandler (or CLIENT_CLOSED_STATUS when nothing can be written any more): its one
+   * clientErrorHandler (or CLIENT_CLOSED_STATUS when no answer could be written: the connection
+   * was closing, or a response was already under way on it, and it was closed instead): its one
    * line, at info like every answered request (a client spraying junk shows as these lines and
    * their counts, never as errors), and its count. Returns the request id to answer with.
    *
    * The parser may fail in the body of a request the service has begun (a request timeout, a bad
    * chunk): that request is the refused one, so the line carries its id, method, URL, route and
-   * receivedBytes (with answerStatusCode when the service's answer had begun), and neither the
+   * receivedBytes (with answerStatusCode when the service's answer had begun; once its head was
+   * on the wire no refusal could follow it, and `status` is CLIENT_CLOSED_STATUS), and neither the
    * close of its connection nor requestCompleted records it again. Otherwise Node hands over nothing
    * parsed: the method and URL come from the request line when the raw bytes begin with one
    * (never anything else of them), the time from the connection's opening or its last request's
