@@ -140,6 +140,35 @@ describe('lab mode: a real browser load, every request through the egress-safe f
     assert.equal(next.cls, 0);
   });
 
+  it('answers once the figures are read, while its engine slot stays taken until its browser context has closed', async () => {
+    // The warm browser the runs share (it is restarted only after a crash or hundreds of jobs).
+    const browser = await engines.chromium.supervisor.run(async (worker) => worker.browser);
+    const pageUrl = web.rewrite('https://example.com/stable');
+    const result = await lab('/stable');
+    // The moment the answer arrives: the run's context, its tab still at the page measured, is
+    // open (its close needs the browser's reply, which no I/O has delivered yet), and the engine
+    // still counts the job as running.
+    const contexts = browser.contexts().filter((c) => c.pages().some((p) => p.url() === pageUrl));
+    const running = (await engines.chromium.supervisor.status()).running;
+    assert.equal(result.requests, 2);
+    assert.equal(result.cls, 0);
+    assert.equal(contexts.length, 1, 'the run\'s context is still open when the caller has the figures');
+    const context = contexts[0]!;
+    let closed = false;
+    context.once('close', () => {
+      closed = true;
+    });
+    assert.equal(running, 1, 'the job still holds its Chromium slot');
+    // The slot comes free only after the context has closed.
+    const until = Date.now() + 10_000;
+    while ((await engines.chromium.supervisor.status()).running > 0) {
+      assert.ok(Date.now() < until, 'the slot is released within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    assert.ok(closed, 'the context had closed before the slot was released');
+    assert.ok(!browser.contexts().includes(context));
+  });
+
   describe('page-speed-analyzer mode=lab through the whole app', () => {
     it("scores the report from the lab, raises its CLS and TBT findings beside the proxy's, and the loopback server sees nothing", async () => {
       const response = await t.app.inject({

@@ -4,9 +4,12 @@
 // the calling account (engines/job-owner.ts), gets a fresh browser context of its own (made ahead
 // of it, lab-tab.ts), and that context is closed when the run ends, whatever happened. It watches
 // the page until Lighthouse's gather would stop (lab-wait.ts) and reports the metrics measured and
-// as Lighthouse's desktop simulation would estimate them (lab-estimate.ts). Bounded by a time
-// limit (the page is measured as it stands when the limit comes), by the request and byte limits
-// of the network, and by the engine's own job timeout behind them.
+// as Lighthouse's desktop simulation would estimate them (lab-estimate.ts). The caller has the
+// figures as soon as they are read: the answer no longer waits for the close (10-20 ms). The job,
+// and so its Chromium slot, still lasts until the context is closed and the next run's tab is on
+// its way, so no other job gets that slot before then. Bounded by a time limit (the page is
+// measured as it stands when the limit comes), by the request and byte limits of the network, and
+// by the engine's own job timeout behind them.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { BrowserContext } from 'playwright-core';
 import type { PageFetcher } from '../url-report.ts';
@@ -49,10 +52,26 @@ export async function runLab(chromium: Pick<ChromiumEngine, 'supervisor'>, fetch
   // The document is read before a browser slot is taken: a page that cannot be fetched is the
   // fetcher's 400 or 422, and the browser starts at the URL the redirects ended on.
   const document = options.prefetched ?? (await fetchPage(url));
-  return chromium.supervisor.run((worker, { signal }) => labJob(worker, signal, fetchPage, document, { ...options, timeLimitMs }), runOptions);
+  let handOver: (result: LabResult) => void = () => undefined;
+  const figuresRead = new Promise<LabResult>((resolve) => {
+    handOver = resolve;
+  });
+  const job = chromium.supervisor.run((worker, { signal }) => labJob(worker, signal, fetchPage, document, { ...options, timeLimitMs }, handOver), runOptions);
+  // Whichever comes first: the figures (handed over only while the run's signal is not aborted),
+  // or the job's failure, abort or timeout before them. The race handles the job's later end too,
+  // so a rejection after the figures (the caller leaving while the context closes) is nobody's.
+  return Promise.race([figuresRead, job]);
 }
 
-async function labJob(worker: LabWorker, signal: AbortSignal, fetchPage: PageFetcher, document: PageFacts, options: LabOptions & { timeLimitMs: number }): Promise<LabResult> {
+/** Measures the page; `onFigures` gets the result before the context's close, which the job still awaits. */
+async function labJob(
+  worker: LabWorker,
+  signal: AbortSignal,
+  fetchPage: PageFetcher,
+  document: PageFacts,
+  options: LabOptions & { timeLimitMs: number },
+  onFigures: (result: LabResult) => void,
+): Promise<LabResult> {
   const started = Date.now();
   const deadline = started + options.timeLimitMs;
   const network = new LabNetwork(fetchPage, { ...DEFAULT_LAB_NETWORK_LIMITS, ...options.network });
@@ -95,7 +114,9 @@ async function labJob(worker: LabWorker, signal: AbortSignal, fetchPage: PageFet
     else if (waited === 'deadline' && raw.load !== null) notes.push(`the page was still busy (network or scripts) at the ${options.timeLimitMs} ms time limit; figures are as it stood then`);
     const measured = figures(raw, notes);
     const estimate = raw === null ? null : estimateLikeLighthouse(raw, document, network.served);
-    return { ...measured, ...networkFacts(network, notes), estimate, durationMs: Date.now() - started, notes };
+    const result = { ...measured, ...networkFacts(network, notes), estimate, durationMs: Date.now() - started, notes };
+    onFigures(result);
+    return result;
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     if (error instanceof ServiceError) throw error;
