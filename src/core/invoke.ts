@@ -224,8 +224,9 @@ export class Invoker {
     try {
       return await this.#idempotent({ tool, caller, limits, rate, req, input, received, workDir });
     } finally {
-      // A small upload's bytes may be held in memory for its checks (files/upload-bytes.ts);
-      // whichever way the call ended, they are not read again.
+      // A small upload's bytes may be held in memory for its checks and its tool's run, whose
+      // engine zip-checks them (files/upload-bytes.ts); whichever way the call ended, they are
+      // not read again.
       this.#files().doneWith(received);
     }
   }

@@ -4,8 +4,12 @@
 // its sizes still meets the engine's time and memory limits. The central directory is read by
 // src/files/zip-inspect.ts; this file only maps what it finds to the engines' 422 answers. The
 // limits are the one set the upload check uses too (src/files/zip-limits.ts, config's ZIP_*).
-import { open } from 'node:fs/promises';
+// It reads the file as the upload checks do, through src/files/file-reader.ts: a small REST
+// upload's bytes are still held in memory while its tool runs (files/upload-bytes.ts), so its
+// check opens nothing; any other file (a large upload, base64, a URL, a stored file, an engine's
+// own temporary) is read from the disk. Both answer alike, so the verdict is the same either way.
 import { unprocessable } from '../core/errors.ts';
+import { openForReading } from '../files/file-reader.ts';
 import { isZipError, listZipEntries, type ZipDirectory } from '../files/zip-inspect.ts';
 import { zipLimits, type ZipSafetyLimits } from '../files/zip-limits.ts';
 
@@ -14,7 +18,7 @@ const DAMAGED = 'The file is a damaged zip container';
 
 /** Whether `file` starts with a local file header (PK\3\4), as every zip container does. */
 async function startsLikeZip(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
+  const handle = await openForReading(file);
   try {
     const head = Buffer.alloc(4);
     await handle.read(head, 0, 4, 0);

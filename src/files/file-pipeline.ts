@@ -122,21 +122,23 @@ export class FilePipeline {
 
   /**
    * Bombs, external entities, encryption and truncation: the user's file is at fault, so this runs
-   * after the charge. The last read of the upload's held bytes (upload-bytes.ts): the engine and
-   * the tool read the file on disk.
+   * after the charge. A refused upload's held bytes (upload-bytes.ts) are forgotten: its call ends
+   * here. A safe one's stay held while its tool runs, so that the engine's own zip check
+   * (engines/zip-guard.ts) reads them too; the call forgets them when it ends (doneWith).
    */
   async assertSafe(upload: UploadedFile): Promise<void> {
     try {
       await assertSafeDocument(upload.path, upload.kind, { ...this.#o.zipLimits, ...(this.#o.imageLimits === undefined ? {} : { image: this.#o.imageLimits }) });
-    } finally {
+    } catch (err) {
       forgetUploadBytes(upload.path);
+      throw err;
     }
   }
 
   /**
-   * The call is over for its upload, checked or not: forgets its held bytes. For the calls that
-   * end before the safety checks (a replayed Idempotency-Key, a refused charge, a missing engine);
-   * the usual ones have forgotten them in assertSafe already.
+   * The call is over for its upload, checked or not, run or not: forgets its held bytes. Every
+   * call that received an upload ends here (core/invoke.ts, in a finally after the tool's run), so
+   * bytes held through the run are released as soon as the answer is decided.
    */
   doneWith(received: ReceivedUpload | undefined): void {
     if (received) forgetUploadBytes(received.path);

@@ -1,16 +1,22 @@
 // The bytes of small uploads, held in memory by their path from the moment the REST upload
-// reader has written them (rest/upload.ts) until the call's safety checks are done
-// (FilePipeline.assertSafe), so that typing the file and checking it read memory, not the disk.
-// For a 1 KB docx those open the same file about ten times, some 60 file operations each a round
-// trip to libuv's thread pool, one after another; the bytes are already in hand at receipt.
+// reader has written them (rest/upload.ts) until the call ends (FilePipeline.doneWith, in
+// core/invoke.ts's finally after the tool's run), so that typing the file, checking it and the
+// engine's own zip check (engines/zip-guard.ts) read memory, not the disk. For a 1 KB docx those
+// open the same file about ten times, some 60 file operations each a round trip to libuv's
+// thread pool, one after another; the bytes are already in hand at receipt.
 // Readers never come here directly: file-reader.ts serves what is held and opens the disk
 // otherwise, so a file that arrived another way (a stored result, base64, a URL, a run's step)
 // simply finds nothing held.
 //
-// Held bytes must never be read after the file on disk could have changed: they are forgotten
-// when the checks are done, on every refusal before them, when the work folder goes
-// (FilePipeline.removeWorkDir), and the oldest go first past a total bound, so a forget that is
-// missed costs memory for a while, never correctness or unbounded growth.
+// Held bytes must never be read after the file on disk could have changed. Nothing writes the
+// upload's path while its call runs: tools write their results under other names in the work
+// folder, and the engines only read the upload (they copy or hard-link it into their own folders,
+// or open it read-only: LibreOffice). So the engines' own checks, which read through
+// file-reader.ts as the upload check does (zip-guard.ts; calibre's, ffmpeg's, the image engine's
+// and 7-Zip's header checks), may read the held bytes too. The bytes are forgotten when the call
+// ends, on every refusal before its run, when the work folder goes (FilePipeline.removeWorkDir),
+// and the oldest go first past a total bound, so a forget that is missed costs memory for a
+// while, never correctness or unbounded growth.
 import { resolve, sep } from 'node:path';
 
 /**

@@ -74,8 +74,8 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
       await pipeline(part.file, tap, sink);
       if (part.file.truncated) throw tooLarge(uploadLimitBytes);
       upload = { path, sizeBytes, originalName: part.filename || 'upload', ...(hash === undefined ? {} : { sha256: hash.digest('hex') }) };
-      // The file is whole on disk: its typing and safety checks read these bytes instead, until
-      // the file pipeline is done with them (FilePipeline.assertSafe, or the call's refusal).
+      // The file is whole on disk: its typing, its safety checks and the engine's zip check read
+      // these bytes instead, until the call ends (FilePipeline.doneWith, or the call's refusal).
       if (kept !== undefined) holdUploadBytes(path, Buffer.concat(kept, sizeBytes));
     }
   } catch (err) {

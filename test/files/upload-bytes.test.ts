@@ -306,12 +306,15 @@ describe('the file pipeline forgets held bytes on every way out', () => {
     return { dir, upload: { path, sizeBytes: bytes.length, originalName: 'a.docx' } };
   }
 
-  it('after the safety checks pass', async () => {
+  it('when the call ends after its checks passed and its tool ran (doneWith), not before', async () => {
     const { dir, upload } = await received(minimalDocx(['fine']));
     const inspected = await files.inspect(tool, upload);
     assert.equal(inspected.kind, 'docx');
     assert.ok(heldUploadBytes(upload.path), 'held between typing and the checks');
     await files.assertSafe(inspected);
+    // The tool runs now, and its engine's own zip check (engines/zip-guard.ts) reads them too.
+    assert.ok(heldUploadBytes(upload.path), 'held while the tool runs');
+    files.doneWith(upload);
     assert.equal(heldUploadBytes(upload.path), undefined);
     await files.removeWorkDir(dir);
   });
