@@ -167,5 +167,19 @@ describe('an agent that follows loop.nextActions literally, on a shop page of 12
     const full = await call('solve_task', { goal, input: { html }, responseMode: 'full' });
     assert.equal(full['jobReport'].checks.length, full['jobReport'].summary.checks);
     assert.deepEqual(full['loop'].gateReasons, full['verification'].evidence.reasons);
+
+    // dataRef: the compact answer stays readable, and the whole of it is stored for fetch_payload.
+    const byRef = await call('solve_task', { goal, input: { html }, responseMode: 'dataRef' });
+    assert.equal(typeof byRef['dataRefId'], 'string');
+    assert.equal(byRef['jobReport'].summary.findings, solved['jobReport'].summary.findings);
+    let stored = '';
+    for (let offset: number | null = 0, pages = 0; offset !== null && pages < 50; pages++) {
+      const page = await call('fetch_payload', { dataRefId: byRef['dataRefId'], offset });
+      stored += page['text'];
+      offset = page['nextOffset'];
+    }
+    const whole = JSON.parse(stored) as Answer;
+    assert.equal(whole['execution'].runId, byRef['execution'].runId);
+    assert.equal(whole['jobReport'].summary.findings, solved['jobReport'].summary.findings);
   });
 });
