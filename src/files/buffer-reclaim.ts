@@ -15,6 +15,11 @@
 //   dead chunks while they are young, and the mark-compacts stop (3-7 in the same run; to-jpg went
 //   from 1.6x to 1.25-1.27x of sharp in-process). Measured, not derived: a scavenge every 4 or 8 MB
 //   kept them away, every 12 or 16 MB did not (20-40 mark-compacts), so 8 MB it is.
+// - Files a conversion streams through JavaScript (noteConvertedBytes): txt-to-md reads its input
+//   in 64 KB chunks and writes the Markdown as it goes, each chunk dead once written. On a server
+//   that had not yet done anything that large, the first 100 MB conversion left up to 27 MB of dead
+//   ArrayBuffers waiting for a collection and grew RSS by 72-78 MB, which it kept (bench:conversions
+//   section 4 alone). The uploads' scavenge every 8 MB frees them young: +28 MB.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -49,3 +54,6 @@ export const noteFetchedBytes = reclaimEvery(FETCH_RECLAIM_BYTES, { type: 'major
  * 8 MB received, whatever the number of uploads.
  */
 export const noteUploadedBytes = reclaimEvery(UPLOAD_RECLAIM_BYTES, { type: 'minor', execution: 'sync' });
+
+/** Counts bytes a conversion streamed through JavaScript; a scavenge after every UPLOAD_RECLAIM_BYTES of them, as for uploads. */
+export const noteConvertedBytes = reclaimEvery(UPLOAD_RECLAIM_BYTES, { type: 'minor', execution: 'sync' });

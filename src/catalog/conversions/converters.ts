@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { noteConvertedBytes } from '../../files/buffer-reclaim.ts';
 import { sanitizeHtmlFile } from '../../files/html-sanitizer.ts';
 import type { ConversionJob } from './define-conversions.ts';
 
@@ -137,7 +138,15 @@ function escapeMarkdownLine(line: string): string {
  * readline's: \n, \r\n (also split across chunks) and a lone \r.
  */
 export async function textToMarkdown(job: ConversionJob): Promise<void> {
-  await pipeline(createReadStream(job.input.path, { encoding: 'utf8' }), textToMarkdownChunks, createWriteStream(job.outputPath));
+  await pipeline(createReadStream(job.input.path, { encoding: 'utf8' }), reclaimedAsRead, textToMarkdownChunks, createWriteStream(job.outputPath));
+}
+
+/** The chunks as they come, counted for the prompt collection of what they leave behind (files/buffer-reclaim.ts). */
+async function* reclaimedAsRead(source: AsyncIterable<string>): AsyncGenerator<string> {
+  for await (const chunk of source) {
+    noteConvertedBytes(chunk.length);
+    yield chunk;
+  }
 }
 
 /**
