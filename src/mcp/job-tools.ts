@@ -10,13 +10,13 @@ import type { Caller } from '../accounts/account-store.ts';
 import { isServiceError } from '../core/errors.ts';
 import { failure } from '../core/outcome.ts';
 import { planTask } from '../runs/planner/plan.ts';
-import { RESPONSE_MODES, RESULT_SIZE_BOUND, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
+import { RESPONSE_MODES, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
 import type { JobAnswer, JobCall, JobService } from '../runs/workflow/job-service.ts';
 import { outcomeResult } from './meta-tools.ts';
 import { progressNotifier, type ProgressExtra } from './progress-notifier.ts';
 import type { McpRunServices } from './run-tools.ts';
 import { configOnce } from './tool-config-cache.ts';
-import { result, textChars } from './tool-result.ts';
+import { result, sentWhole } from './tool-result.ts';
 
 export interface JobToolContext {
   caller: Caller;
@@ -118,10 +118,9 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
         ? await ctx.runs.executor.runInline({ caller: ctx.caller, kind: intent, label, requestId: ctx.requestId, log: ctx.log, idempotencyKey: args.idempotencyKey ?? null, goal, signal, execute })
         : await work({ ...base, signal });
       await progress?.flush();
-      // As invoke_tool: the answer whole first; its text within the size bound means the answer is,
-      // so it is not serialized a second time to measure it (shapeResult would send it as it is).
+      // The answer whole first; shaped only when it cannot go as it is (tool-result.ts).
       const whole = result(done, done.status === 'error');
-      if (mode !== 'dataRef' && textChars(whole) <= RESULT_SIZE_BOUND) return whole;
+      if (sentWhole(whole, mode)) return whole;
       return result(await shaped(done), done.status === 'error');
     } catch (err) {
       if (!isServiceError(err) || err.status >= 500) throw err;

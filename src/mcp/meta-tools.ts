@@ -8,7 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { configOnce } from './tool-config-cache.ts';
-import { errorResult, result, textChars } from './tool-result.ts';
+import { errorResult, result, sentWhole } from './tool-result.ts';
 import { fileSourceSchema, toFileSource } from './file-source.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
 import type { FileSource } from '../core/file-sources.ts';
@@ -18,7 +18,7 @@ import type { Catalog } from '../core/catalog.ts';
 import type { AnyTool } from '../core/define-tool.ts';
 import type { Invoker } from '../core/invoke.ts';
 import { failure, type Outcome } from '../core/outcome.ts';
-import { RESPONSE_MODES, RESULT_SIZE_BOUND, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
+import { RESPONSE_MODES, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
 import { registerRunTools, type McpRunServices } from './run-tools.ts';
 import { searchTools } from './tool-search.ts';
 import { progressNotifier } from './progress-notifier.ts';
@@ -247,12 +247,9 @@ export function registerMetaTools(server: McpServer, ctx: MetaToolContext): void
         stopHeartbeat?.();
         if (pipeline && workDir) await pipeline.removeWorkDir(workDir);
       }
-      // The answer with the result whole comes first. Its text holds the result's JSON and more, so a
-      // text within the size bound means a result within it, and the result is not serialized a
-      // second time to measure it; only dataRef, or a text over the bound, goes through shapeResult,
-      // whose answer for a result within the bound is this very one.
+      // The answer with the result whole first; shaped only when it cannot go as it is (tool-result.ts).
       const whole = outcomeResult(operationId, outcome, execution);
-      const shaped = outcome.ok && ctx.runs && (responseMode === 'dataRef' || textChars(whole) > RESULT_SIZE_BOUND)
+      const shaped = outcome.ok && ctx.runs && !sentWhole(whole, responseMode as ResponseMode)
         ? await shapeResult(ctx.runs.payloads, ctx.caller.account.id, outcome.result, responseMode as ResponseMode)
         : undefined;
       progress?.finish(outcome.ok ? `${operationId} finished` : `${operationId} failed: ${outcome.error.error}`);

@@ -4,6 +4,7 @@
 // failures included, and an error object is not the success shape, so a client that had listed
 // the tools would throw instead of showing the agent why the call failed.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { RESULT_SIZE_BOUND, type ResponseMode } from '../runs/response-mode.ts';
 
 export function result(structured: Record<string, unknown>, isError = false): CallToolResult {
   const text = JSON.stringify(structured);
@@ -15,9 +16,15 @@ export function errorResult(code: string, message: string, extra: Record<string,
   return result({ status: 'error', error: code, message, ...extra }, true);
 }
 
-/** The characters of an answer's text blocks: at least its structured result's JSON, which the text repeats. */
-export function textChars(answer: CallToolResult): number {
+/**
+ * Whether an answer built with its result whole goes out as it is: not for dataRef, nor when its
+ * text is over RESULT_SIZE_BOUND. The text repeats the result's JSON and more, so a text within
+ * the bound means a result within it, and the result is not serialized a second time to measure
+ * it (shapeResult, which the other answers go through, would send such a one as it is).
+ */
+export function sentWhole(answer: CallToolResult, mode: ResponseMode): boolean {
+  if (mode === 'dataRef') return false;
   let chars = 0;
   for (const block of answer.content) if (block.type === 'text') chars += block.text.length;
-  return chars;
+  return chars <= RESULT_SIZE_BOUND;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
-import { noteUploadedBytes } from '../files/buffer-reclaim.ts';
+import { noteStreamedBytes } from '../files/buffer-reclaim.ts';
 import { HELD_UPLOAD_MAX_BYTES, forgetUploadBytes, holdUploadBytes } from '../files/upload-bytes.ts';
 import { ServiceError } from '../core/errors.ts';
 import type { UploadWants } from '../core/file-sources.ts';
@@ -63,7 +63,7 @@ export async function receiveMultipart(request: FastifyRequest, field: string, w
         transform(chunk: Buffer, _encoding, done) {
           hash?.update(chunk);
           sizeBytes += chunk.length;
-          noteUploadedBytes(chunk.length);
+          noteStreamedBytes(chunk.length);
           if (kept !== undefined) {
             if (sizeBytes <= HELD_UPLOAD_MAX_BYTES) kept.push(chunk);
             else kept = undefined;

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { noteConvertedBytes } from '../../files/buffer-reclaim.ts';
+import { noteStreamedBytes } from '../../files/buffer-reclaim.ts';
 import { sanitizeHtmlFile } from '../../files/html-sanitizer.ts';
 import type { ConversionJob } from './define-conversions.ts';
 
@@ -144,7 +144,7 @@ export async function textToMarkdown(job: ConversionJob): Promise<void> {
 /** The chunks as they come, counted for the prompt collection of what they leave behind (files/buffer-reclaim.ts). */
 async function* reclaimedAsRead(source: AsyncIterable<string>): AsyncGenerator<string> {
   for await (const chunk of source) {
-    noteConvertedBytes(chunk.length);
+    noteStreamedBytes(chunk.length);
     yield chunk;
   }
 }
