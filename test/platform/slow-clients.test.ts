@@ -166,6 +166,42 @@ describe('slow clients are cut off (raw sockets, a real server process)', () => 
     assert.deepEqual(errorLines(), []);
   });
 
+  it('a keep-alive connection that answered a call is cut off when its next body trickles', { timeout: 60_000 }, async () => {
+    // The pace is watched per connection: a second request replaces the first one's state, so a
+    // connection that has been honest once is still judged on the body it sends next.
+    const socket = connect({ host: '127.0.0.1', port });
+    sockets.push(socket);
+    await once(socket, 'connect');
+    socket.on('error', () => undefined);
+    const closed = once(socket, 'close');
+    let received = '';
+    socket.setEncoding('utf8');
+    const answered = new Promise<void>((resolve) => {
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+        if (received.includes('"status":true')) resolve();
+      });
+    });
+    const body = JSON.stringify({ principal: 100000, rate: 10, tenure: 12 });
+    socket.write(
+      `POST /api/v1/calculators/emi-calculator HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ${apiKey}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await answered;
+    assert.match(received, /^HTTP\/1\.1 200 /);
+    socket.write(`POST /api/v1/calculators/emi-calculator HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"principal":`);
+    const timer = setInterval(() => {
+      if (!socket.destroyed) socket.write('1');
+    }, 50);
+    try {
+      await closed;
+    } finally {
+      clearInterval(timer);
+    }
+    assert.equal(received.match(/HTTP\/1\.1 /g)?.length, 1, 'the trickled request got no answer of its own');
+    assert.deepEqual(errorLines(), []);
+  });
+
   it('a body sent at a good pace that never ends is cut off by the request timeout (408)', { timeout: 60_000 }, async () => {
     const head =
       `POST /api/v1/documents/txt-to-md HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: ${apiKey}\r\n` +
