@@ -46,7 +46,7 @@ interface Watched {
 const PACE = Symbol('bodyPace');
 /** Set once a connection's close is heard, so a connection watched again adds no second listener. */
 const HEARD = Symbol('bodyPaceHeard');
-type PacedSocket = Socket & { [PACE]?: Watched; [HEARD]?: true };
+type PacedSocket = Socket & { [PACE]?: Watched | undefined; [HEARD]?: true };
 
 function hasBody(request: IncomingMessage): boolean {
   const length = request.headers['content-length'];
@@ -69,9 +69,11 @@ export function watchBodyPace(server: Server, limits: SlowClientLimits, onCut: (
   const minimum = (limits.bodyMinBytesPerSecond * limits.bodyPaceWindowMs) / 1000;
   const watched = new Set<PacedSocket>();
   let timer: NodeJS.Timeout | null = null;
+  // Cleared by assignment, never `delete`: deleting a property turns the socket's object into a
+  // slow dictionary for every later property read Node makes of it.
   const forget = (socket: PacedSocket): void => {
     watched.delete(socket);
-    delete socket[PACE];
+    socket[PACE] = undefined;
   };
 
   const judge = (): void => {
@@ -109,7 +111,8 @@ export function watchBodyPace(server: Server, limits: SlowClientLimits, onCut: (
       socket[HEARD] = true;
       socket.once('close', () => forget(socket));
     }
-    watched.add(socket);
+    // On the watch exactly while it has a state: a keep-alive connection's next body is no new entry.
+    if (socket[PACE] === undefined) watched.add(socket);
     socket[PACE] = { request, mark: socket.bytesRead, flowing: request.readableFlowing === true };
     if (timer === null) {
       timer = setInterval(judge, limits.bodyPaceWindowMs);
@@ -119,7 +122,7 @@ export function watchBodyPace(server: Server, limits: SlowClientLimits, onCut: (
   server.on('close', () => {
     if (timer !== null) clearInterval(timer);
     timer = null;
-    for (const socket of watched) delete socket[PACE];
+    for (const socket of watched) socket[PACE] = undefined;
     watched.clear();
   });
 }
