@@ -69,7 +69,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   });
   // A callback-style hook: on every request, an async hook's promise is measurable overhead.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('X-Request-Id', request.id);
+    reply.header('x-request-id', request.id);
     // Kept on its connection until it finishes: a client that leaves first still gets its line.
     observer.opened(reply);
     done();

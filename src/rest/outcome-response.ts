@@ -18,18 +18,18 @@ export function rateHeaders(meter: Meter, nowMs = Date.now()): Record<string, st
   const periodSeconds = Math.round((endMs - startMs) / 1000);
   const toReset = Math.max(1, Math.ceil((endMs - nowMs) / 1000));
   const headers: Record<string, string> = {
-    'RateLimit-Policy': `"minute";q=${limits.requestsPerMinute};w=60, "credits";q=${limits.monthlyCredits};qu="credits";w=${periodSeconds}`,
-    'X-Credits-Remaining': String(creditsRemaining),
+    'ratelimit-policy': `"minute";q=${limits.requestsPerMinute};w=60, "credits";q=${limits.monthlyCredits};qu="credits";w=${periodSeconds}`,
+    'x-credits-remaining': String(creditsRemaining),
   };
   const credits = `"credits";r=${creditsRemaining};t=${toReset}`;
-  headers['RateLimit'] = rate ? `"minute";r=${rate.remaining};t=${rate.resetSeconds}, ${credits}` : credits;
+  headers['ratelimit'] = rate ? `"minute";r=${rate.remaining};t=${rate.resetSeconds}, ${credits}` : credits;
   return headers;
 }
 
 /** `errorBody` is the tool's (ToolDefinition.errorBody): the envelope unless the tool asks for the spec's shorter body. */
 export function outcomeToHttp(outcome: Outcome, requestId: string, errorBody: ErrorBody = 'envelope'): HttpAnswer {
   const headers = outcome.meter ? rateHeaders(outcome.meter) : {};
-  if (outcome.replayed) headers['Idempotent-Replayed'] = 'true';
+  if (outcome.replayed) headers['idempotent-replayed'] = 'true';
   if (outcome.ok) return { status: 200, headers, body: errorBody === 'insight' ? insightSuccess(outcome.result) : successEnvelope(outcome.result, { warnings: outcome.warnings }) };
   return { status: outcome.error.status, headers: { ...headers, ...outcome.error.headers }, body: failureBody(outcome.error, requestId, errorBody) };
 }

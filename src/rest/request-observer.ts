@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redactUrl } from '../core/log-redaction.ts';
+import { writeAccessLine } from './access-line.ts';
 import type { Metrics } from '../core/metrics.ts';
 
 /**
@@ -188,7 +189,7 @@ export class RequestObserver extends LogController {
     // The query string's values are shown only for harmless parameters: signed links, session
     // ids and keys sent there by mistake stay out of the access log.
     const url = redactUrl(request.url);
-    request.log.info({ method: request.method, url: urlChars === undefined ? url : shorten(url, urlChars), statusCode, ms: roundMs(elapsedMs) }, 'request');
+    writeAccessLine(request.log, { method: request.method, url: urlChars === undefined ? url : shorten(url, urlChars), statusCode, ms: roundMs(elapsedMs) });
     this.#metrics.observeRequest(request.method, request.routeOptions.url ?? UNMATCHED, statusCode, elapsedMs / 1000);
   }
 

@@ -229,7 +229,7 @@ function fileToolHandler(tool: Catalog['tools'][number], field: string, invoker:
         keepResultAt,
         signal: controller.signal,
       }, tool.errorBody, caller);
-      if (keepResultAt !== undefined && response.status === 200 && response.headers['Idempotent-Replayed'] === undefined) kept = await openKeptResult(keepResultAt);
+      if (keepResultAt !== undefined && response.status === 200 && response.headers['idempotent-replayed'] === undefined) kept = await openKeptResult(keepResultAt);
     } finally {
       await files.removeWorkDir(workDir).catch((err: unknown) => {
         kept?.body.destroy();
