@@ -141,11 +141,15 @@ export class RunStore {
     return row ? toRun(row) : undefined;
   }
 
-  /** The newest finished run of a fix loop's chain (the account's own). */
-  async latestInChain(accountId: string, chainId: string): Promise<Run | undefined> {
+  /**
+   * The job state of the newest finished run of a fix loop's chain (the account's own): that
+   * column alone, since a verify needs nothing else of it, and a whole row would read and parse
+   * its stored answer (tens of KB for a report) on every verify.
+   */
+  async latestJobStateInChain(accountId: string, chainId: string): Promise<string | undefined> {
     const row = await this.#db
       .selectFrom('runs')
-      .selectAll()
+      .select('job_state')
       .where('chain_id', '=', chainId)
       .where('account_id', '=', accountId)
       .where('job_state', 'is not', null)
@@ -153,7 +157,7 @@ export class RunStore {
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return row ? toRun(row) : undefined;
+    return row?.job_state ?? undefined;
   }
 
   /** What a job run keeps besides its outcome: set when the job has its answer, before the run is closed. */

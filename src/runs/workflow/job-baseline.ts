@@ -100,8 +100,8 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
   }
   let loop: LoopMemo | undefined = found.loop;
   if (chainId !== null) {
-    const newest = await q.runs.latestInChain(accountId, chainId);
-    loop = parseJobState(newest?.jobState ?? null)?.loop ?? state?.loop ?? loop;
+    const newest = await q.runs.latestJobStateInChain(accountId, chainId);
+    loop = parseJobState(newest ?? null)?.loop ?? state?.loop ?? loop;
   }
   return {
     ok: true,
