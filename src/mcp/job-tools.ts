@@ -11,6 +11,7 @@ import { isServiceError } from '../core/errors.ts';
 import { failure } from '../core/outcome.ts';
 import { planTask } from '../runs/planner/plan.ts';
 import { RESPONSE_MODES, shapeResult, type ResponseMode } from '../runs/response-mode.ts';
+import type { JobLink } from '../runs/run-store.ts';
 import type { JobAnswer, JobCall, JobService } from '../runs/workflow/job-service.ts';
 import { outcomeResult } from './meta-tools.ts';
 import { progressNotifier, type ProgressExtra } from './progress-notifier.ts';
@@ -99,8 +100,10 @@ export function registerJobTools(server: McpServer, ctx: JobToolContext): void {
     const goalArg = (args as { goal?: unknown }).goal;
     const goal = typeof goalArg === 'string' ? goalArg : undefined;
     const execute = async (runSignal: AbortSignal, log: FastifyBaseLogger, runId: string) => {
-      const done = await work({ ...base, log, signal: runSignal, runId });
-      return { result: done, credits: Number((done['credits'] as { charged?: number } | undefined)?.charged ?? 0) };
+      // The job's link to its run is handed back, to be stored with the run's end in one statement.
+      let job: JobLink | undefined;
+      const done = await work({ ...base, log, signal: runSignal, runId, keep: (link) => (job = link) });
+      return { result: done, credits: Number((done['credits'] as { charged?: number } | undefined)?.charged ?? 0), job };
     };
     try {
       if (args.idempotencyKey !== undefined && ctx.runs) {

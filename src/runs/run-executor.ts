@@ -23,7 +23,7 @@ import type { WebhookDispatcher } from './webhook-delivery.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
 import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
 import { jobFinishedData } from './job-finished-event.ts';
-import { newRunId, type Run, type RunRequest, type RunStore } from './run-store.ts';
+import { newRunId, type JobLink, type Run, type RunRequest, type RunStore } from './run-store.ts';
 import { runsBusy, stopping, type Job, type JobSubmit, type RunSubmit, type SubmitAnswer } from './run-submit.ts';
 
 // The submit's types live in run-submit.ts (the 400-line rule); still exported from here, as before.
@@ -107,8 +107,8 @@ export class RunExecutor {
     };
     this.#inline++;
     try {
-      const { result, credits } = await job.execute(job.signal, log, runId);
-      await this.#close(inline, { status: result.status === 'partial' ? 'partial' : 'completed', resultStatus: result.status, outcome: { ok: true, result, warnings: [] }, errorReason: null, credits });
+      const { result, credits, job: link } = await job.execute(job.signal, log, runId);
+      await this.#close(inline, { status: result.status === 'partial' ? 'partial' : 'completed', resultStatus: result.status, outcome: { ok: true, result, warnings: [] }, errorReason: null, credits, job: link });
       return result;
     } catch (err) {
       await this.#close(inline, { status: 'error', resultStatus: null, outcome: null, errorReason: 'The service failed while running it', credits: 0 });
@@ -302,10 +302,10 @@ export class RunExecutor {
   async #executeJob(job: Job, execute: JobSubmit['execute'], startedAt: Date): Promise<void> {
     try {
       if (!(await this.#markStarted(job, startedAt))) return;
-      const { result, credits } = await execute(job.controller.signal, job.log, job.runId);
+      const { result, credits, job: link } = await execute(job.controller.signal, job.log, job.runId);
       // A partial job (some of its calls failed) is a partial run; its result says which.
       const status = result.status === 'partial' ? 'partial' : 'completed';
-      await this.#close(job, { status, resultStatus: result.status, outcome: { ok: true, result, warnings: [] }, errorReason: null, credits });
+      await this.#close(job, { status, resultStatus: result.status, outcome: { ok: true, result, warnings: [] }, errorReason: null, credits, job: link });
     } catch (err) {
       job.log.error({ err }, 'async job failed inside the service');
       await this.#close(job, { status: 'error', resultStatus: null, outcome: null, errorReason: `The service failed while running it: ${err instanceof Error ? err.message : String(err)}`, credits: 0 });
@@ -319,7 +319,7 @@ export class RunExecutor {
     return mine;
   }
 
-  async #close(job: Job, end: { status: 'completed' | 'partial' | 'error'; resultStatus: string | null; outcome: Run['outcome']; errorReason: string | null; credits: number }): Promise<void> {
+  async #close(job: Job, end: { status: 'completed' | 'partial' | 'error'; resultStatus: string | null; outcome: Run['outcome']; errorReason: string | null; credits: number; job?: JobLink | undefined }): Promise<void> {
     const finishedAt = new Date();
     let stored = false;
     try {

@@ -13,6 +13,14 @@ import type { RunsTable } from '../db/schema.ts';
 
 export type RunStatus = 'accepted' | 'completed' | 'partial' | 'error';
 
+/** What a job run keeps for the verifies after it besides its outcome (job-chain.ts). */
+export interface JobLink {
+  reportId: string | null;
+  chainId: string | null;
+  /** the JobState as JSON */
+  jobState: string;
+}
+
 export interface Run {
   runId: string;
   accountId: string;
@@ -161,7 +169,7 @@ export class RunStore {
   }
 
   /** What a job run keeps besides its outcome: set when the job has its answer, before the run is closed. */
-  async attachJob(runId: string, job: { reportId: string | null; chainId: string | null; jobState: string }): Promise<void> {
+  async attachJob(runId: string, job: JobLink): Promise<void> {
     await this.#db.updateTable('runs').set({ report_id: job.reportId, chain_id: job.chainId, job_state: job.jobState }).where('id', '=', runId).execute();
   }
 
@@ -184,7 +192,7 @@ export class RunStore {
   async finish(
     runId: string,
     holder: LeaseHolder,
-    end: { status: Exclude<RunStatus, 'accepted'>; resultStatus: string | null; outcome: StoredOutcome | null; errorReason: string | null; credits: number; at: Date },
+    end: { status: Exclude<RunStatus, 'accepted'>; resultStatus: string | null; outcome: StoredOutcome | null; errorReason: string | null; credits: number; at: Date; job?: JobLink | undefined },
   ): Promise<boolean> {
     const result = await this.#db
       .updateTable('runs')
@@ -195,6 +203,8 @@ export class RunStore {
         error_reason: end.errorReason,
         credits: end.credits,
         finished_at: end.at.toISOString(),
+        // A job run's link (its report, chain and state) is stored with its end: one statement.
+        ...(true ? {} : { report_id: end.job.reportId, chain_id: end.job.chainId, job_state: end.job.jobState }),
       })
       .where('id', '=', runId)
       .where('holder', '=', holder.token)

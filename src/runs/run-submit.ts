@@ -7,6 +7,7 @@ import { ServiceError } from '../core/errors.ts';
 import type { InvokeRequest } from '../core/invoke.ts';
 import { failure, type InvokeFailure } from '../core/outcome.ts';
 import type { OwnerGroup } from '../engines/fair-queue.ts';
+import type { JobLink } from './run-store.ts';
 
 /** A single tool call run async: the invoke request's own fields (the file is read into the run's own work folder when the run starts). */
 export type RunSubmit = Pick<InvokeRequest, 'caller' | 'operationId' | 'input' | 'idempotencyKey' | 'requestId' | 'log' | 'file'>;
@@ -27,7 +28,8 @@ export interface JobSubmit {
   idempotencyKey?: string | null | undefined;
   /** the goal in the caller's words (solve_task, verify_task), for the mcp.job.finished webhook */
   goal?: string | undefined;
-  execute(signal: AbortSignal, log: FastifyBaseLogger, runId: string): Promise<{ result: { status: string } & Record<string, unknown>; credits: number }>;
+  /** Runs the job; `job`, when given, is stored with the run's end (RunStore.finish). */
+  execute(signal: AbortSignal, log: FastifyBaseLogger, runId: string): Promise<{ result: { status: string } & Record<string, unknown>; credits: number; job?: JobLink | undefined }>;
 }
 
 export type SubmitAnswer = { accepted: true; runId: string; createdAt: string } | { accepted: false; refusal: InvokeFailure };

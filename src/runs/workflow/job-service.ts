@@ -24,7 +24,7 @@ import { resolveJobInput, type ResolvedInput } from '../planner/input-resolution
 import { needInputAnswer, suggestAnswer } from '../planner/planner-answers.ts';
 import type { Playbook } from '../playbooks/playbook-schema.ts';
 import type { PlaybookRegistry } from '../playbooks/playbook-registry.ts';
-import type { RunStore } from '../run-store.ts';
+import type { JobLink, RunStore } from '../run-store.ts';
 import { resolveVerifyBaseline } from './job-baseline.ts';
 import { jobOutcome } from './job-outcome.ts';
 import { runWorkflow, WorkflowRefused, type WorkflowResult } from './workflow-runner.ts';
@@ -50,6 +50,11 @@ export interface JobCall {
   signal?: AbortSignal | undefined;
   /** the run that executes this job (async), for execution.runId */
   runId?: string | null | undefined;
+  /**
+   * Takes the run's link (report, chain, state) for the run's executor to store with the run's
+   * end, in the same statement; without it the link is written to the run at once.
+   */
+  keep?: ((link: JobLink) => void) | undefined;
   idempotencyKey?: string | null | undefined;
   responseMode?: 'compact' | 'full' | 'dataRef' | undefined;
   maxRounds?: unknown;
@@ -148,7 +153,9 @@ export class JobService {
     if (!call.runId) return;
     const report = answer['jobReport'] as { reportId?: unknown } | undefined;
     const jobState: JobState = { ...state, intentId: execution.intentId };
-    await this.#deps.runs.attachJob(call.runId, { reportId: typeof report?.reportId === 'string' ? report.reportId : null, chainId: chainId ?? call.runId, jobState: JSON.stringify(jobState) });
+    const link: JobLink = { reportId: typeof report?.reportId === 'string' ? report.reportId : null, chainId: chainId ?? call.runId, jobState: JSON.stringify(jobState) };
+    if (call.keep) call.keep(link);
+    else await this.#deps.runs.attachJob(call.runId, link);
   }
 
   /** run_playbook / run_workflow: a named playbook with its input. */
