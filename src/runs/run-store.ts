@@ -204,7 +204,7 @@ export class RunStore {
         credits: end.credits,
         finished_at: end.at.toISOString(),
         // A job run's link (its report, chain and state) is stored with its end: one statement.
-        ...(true ? {} : { report_id: end.job.reportId, chain_id: end.job.chainId, job_state: end.job.jobState }),
+        ...(end.job === undefined ? {} : { report_id: end.job.reportId, chain_id: end.job.chainId, job_state: end.job.jobState }),
       })
       .where('id', '=', runId)
       .where('holder', '=', holder.token)
