@@ -61,8 +61,9 @@ function hasBody(request: IncomingMessage): boolean {
  * The state lives on the connection, not in a list of requests: a list held every request with a
  * body (a 100-byte JSON call too) until the next judging, up to a window (20 s) later, and at
  * thousands of calls a second those held requests (with their headers and parsed bodies) outlived
- * the young generation and made the old one's collections a third of the metered call's CPU gap
- * (issue 24). A connection holds at most its latest request, and leaves the watch when it closes.
+ * the young generation: 5 s of metered calls grew the heap by 85 MB and each scavenge copied them
+ * (5.5 ms against 2.0 ms now; issue 24). A connection holds at most its latest request, and leaves
+ * the watch when it closes.
  */
 export function watchBodyPace(server: Server, limits: SlowClientLimits, onCut: (request: IncomingMessage, bytesInWindow: number) => void): void {
   if (limits.bodyMinBytesPerSecond <= 0) return;

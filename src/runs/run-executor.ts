@@ -23,7 +23,7 @@ import type { WebhookDispatcher } from './webhook-delivery.ts';
 import type { FilePipeline } from '../files/file-pipeline.ts';
 import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queue.ts';
 import { jobFinishedData } from './job-finished-event.ts';
-import { newRunId, type JobLink, type Run, type RunRequest, type RunStore } from './run-store.ts';
+import { newRunId, type Run, type RunEnd, type RunRequest, type RunStore } from './run-store.ts';
 import { runsBusy, stopping, type Job, type JobSubmit, type RunSubmit, type SubmitAnswer } from './run-submit.ts';
 
 // The submit's types live in run-submit.ts (the 400-line rule); still exported from here, as before.
@@ -319,7 +319,7 @@ export class RunExecutor {
     return mine;
   }
 
-  async #close(job: Job, end: { status: 'completed' | 'partial' | 'error'; resultStatus: string | null; outcome: Run['outcome']; errorReason: string | null; credits: number; job?: JobLink | undefined }): Promise<void> {
+  async #close(job: Job, end: Omit<RunEnd, 'at'>): Promise<void> {
     const finishedAt = new Date();
     let stored = false;
     try {

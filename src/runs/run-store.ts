@@ -21,6 +21,18 @@ export interface JobLink {
   jobState: string;
 }
 
+/** How a run ended, as RunStore.finish stores it. */
+export interface RunEnd {
+  status: Exclude<RunStatus, 'accepted'>;
+  resultStatus: string | null;
+  outcome: StoredOutcome | null;
+  errorReason: string | null;
+  credits: number;
+  at: Date;
+  /** a job run's link, stored in the same statement */
+  job?: JobLink | undefined;
+}
+
 export interface Run {
   runId: string;
   accountId: string;
@@ -192,7 +204,7 @@ export class RunStore {
   async finish(
     runId: string,
     holder: LeaseHolder,
-    end: { status: Exclude<RunStatus, 'accepted'>; resultStatus: string | null; outcome: StoredOutcome | null; errorReason: string | null; credits: number; at: Date; job?: JobLink | undefined },
+    end: RunEnd,
   ): Promise<boolean> {
     const result = await this.#db
       .updateTable('runs')
