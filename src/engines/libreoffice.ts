@@ -8,7 +8,7 @@
 // One instance's process and bridge protocol live in libreoffice-instance.ts, the option and
 // result types in libreoffice-types.ts; this file is the pool, its profiles and its sandbox.
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -37,6 +37,22 @@ const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.me
  */
 export const DEFAULT_MAX_JOBS_PER_INSTANCE = 5000;
 export const DEFAULT_MAX_RSS_PER_INSTANCE_MB = 512;
+
+/**
+ * Moves a result out of an instance's exchange folder to `to`: a rename, or (the folders on two
+ * filesystems) a copy of a regular file only, so that a link soffice left there is never followed
+ * on the host. Anything but a regular file is not taken, and the caller finds no output.
+ */
+export async function takeResult(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    const found = await lstat(from);
+    if (found.isFile()) await copyFile(from, to);
+    await rm(from, { force: true });
+  }
+}
 
 /** The profile settings every instance starts with: macros never run, linked content blocked. */
 const REGISTRY = `<?xml version="1.0" encoding="UTF-8"?>
@@ -128,13 +144,18 @@ export class LibreOfficeEngine {
         const id = `${Date.now()}-${randomBytes(4).toString('hex')}`;
         const input = path.join(exchange, `${id}-in${path.extname(options.inputPath)}`);
         const output = path.join(exchange, `${id}-out${path.extname(options.outputPath)}`);
+        // The instance's slot (and its soffice) waits on every step here, so the steps after the
+        // answer run together: the result leaves in one rename while the input is removed.
+        let taken = false;
         try {
           await copyFile(options.inputPath, input);
           answer = await worker.request({ ...job, input, output });
-          if (answer.ok) await copyFile(output, options.outputPath);
+          if (answer.ok) {
+            await Promise.all([takeResult(output, options.outputPath), rm(input, { force: true })]);
+            taken = true;
+          }
         } finally {
-          await rm(input, { force: true });
-          await rm(output, { force: true });
+          if (!taken) await Promise.all([rm(input, { force: true }), rm(output, { force: true })]);
         }
       }
       if (!answer.ok) {
@@ -148,8 +169,9 @@ export class LibreOfficeEngine {
       }
       return { answer, instance: worker.index };
     }, runOptions);
-    const written = await stat(options.outputPath).catch(() => null);
-    if (written === null || written.size === 0) throw unprocessable('LibreOffice produced no output for this document');
+    // lstat: a result is a file of its own, never a link the sandboxed soffice made to a host file.
+    const written = await lstat(options.outputPath).catch(() => null);
+    if (written === null || !written.isFile() || written.size === 0) throw unprocessable('LibreOffice produced no output for this document');
     return { kind: answer.kind ?? 'unknown', filter: answer.filter ?? options.filter ?? '', ms: answer.ms ?? 0, instance };
   }
 
