@@ -28,6 +28,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Caller } from '../accounts/account-store.ts';
 import type { InFlightCalls } from './in-flight-calls.ts';
 import type { ServerPool } from './server-pool.ts';
+import { responseJson } from './tool-result.ts';
 
 export type CallResponse = JSONRPCResultResponse | JSONRPCErrorResponse;
 type RequestDispatch = (request: JSONRPCRequest, extra?: MessageExtraInfo) => void;
@@ -185,5 +186,5 @@ export async function answerLoneCall(call: JSONRPCRequest, context: LoneCallCont
   reply.raw.off('close', left);
   if (response === undefined) return reply.code(202).send();
   if (!transport.closed) pool.give(caller, kept);
-  return reply.code(200).type('application/json').send(JSON.stringify(response));
+  return reply.code(200).type('application/json').send(responseJson(response));
 }

@@ -20,7 +20,7 @@
 // checks the protocol-version header. Every message runs as the caller of its own request
 // (call-scope.ts), through the tool guard (tool-guard.ts): account state and rate limit per call.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -44,6 +44,7 @@ import { registerSkillTools } from './skill-tools.ts';
 import { registerFeatureTools } from './feature-tools.ts';
 import { registerJobTools } from './job-tools.ts';
 import { compactToolList } from './tool-list.ts';
+import { createMcpServer } from './tool-call-handler.ts';
 import type { JobService } from '../runs/workflow/job-service.ts';
 import { registerCodingJobTools } from './coding-job-tools.ts';
 import type { FeatureMemory } from '../runs/feature-memory/feature-memory.ts';
@@ -210,7 +211,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
   const buildServer = (caller: Caller, request: FastifyRequest): McpServer => {
     const built: CallScope = { caller, log: request.log, requestId: request.id };
     const scope = () => currentScope(built);
-    const server = new McpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} }, jsonSchemaValidator });
+    const server = createMcpServer({ name: 'tool-service', version: options.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {} }, jsonSchemaValidator });
     guardTools(server, guard);
     /** `fields` with caller, log and requestId read from the call running now. */
     const withScope = <T extends object>(fields: T): T & CallScope =>
