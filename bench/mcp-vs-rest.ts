@@ -245,6 +245,22 @@ function report(row: Row, notes: string[]): void {
   }
 }
 
+/**
+ * One call at a time, a call's latency holds both sides' CPU time for it. What the SDK's Client
+ * spends beyond fetch on each call is then a floor under the sequential ratio that nothing on the
+ * server can lower: the ratio the row would have if MCP cost the server no more than REST.
+ */
+function clientFloor(row: Samples): string {
+  const perCall = (total: number, calls: number) => total / calls;
+  const client = perCall(row.clientCpu.mcp, row.mcp.length) - perCall(row.clientCpu.rest, row.rest.length);
+  const server = perCall(row.cpu.mcp, row.mcp.length) - perCall(row.cpu.rest, row.rest.length);
+  const r50 = percentile(row.rest, 50);
+  return (
+    `sequential: MCP costs the SDK's Client ${client.toFixed(0)} µs of CPU a call more than fetch, and the server ${server.toFixed(0)} µs more than REST; ` +
+    `with the server's share as cheap as REST's, p50 would still be ${fmtRatio((r50 + client / 1000) / r50)} REST's (the client's floor)`
+  );
+}
+
 async function main(): Promise<void> {
   const deadline = AbortSignal.timeout(DEADLINE_MS);
   // BENCH_CPU_PROF_DIR=<dir>: the server writes a V8 CPU profile there when it stops (where the time goes).
@@ -302,6 +318,7 @@ async function main(): Promise<void> {
     console.log(`MCP invoke_tool vs REST, ${OPERATION}, latency in ms; every answer checked (load average ${loadAverage()})\n`);
     console.log(table(lines));
     for (const row of rows) console.log(`${row.mode}: per-round medians ms, REST ${row.restRounds.map((v) => ms(v)).join(' ')}; MCP ${row.mcpRounds.map((v) => ms(v)).join(' ')}`);
+    console.log(clientFloor(sequential));
     for (const note of notes) console.log(note);
   } finally {
     await Promise.allSettled(clients.map((client) => client.close()));
