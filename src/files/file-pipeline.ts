@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { copyFile, link, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { FileArtifact, FileResult, UploadedFile } from './file-types.ts';
 import { ServiceError, invalidInput, registerPrivateRoot } from '../core/errors.ts';
@@ -170,8 +170,12 @@ export class FilePipeline {
    * temp folders may be on other file systems: then a copy); the caller removes it with its folder.
    */
   async store(artifact: FileArtifact, ownerId?: string, keepAt?: string): Promise<FileResult> {
-    const info = await stat(artifact.path).catch(() => undefined);
-    if (!info?.isFile()) throw new ServiceError(500, 'missing_output', 'The conversion produced no file');
+    // lstat: a result is a regular file of its own. A link is never followed into the store: an
+    // engine runs sandboxed, but a link it leaves names a path the host would read for it.
+    const info = await lstat(artifact.path).catch(() => undefined);
+    if (!info?.isFile()) {
+      throw new ServiceError(500, 'missing_output', 'The conversion produced no file', info?.isSymbolicLink() ? { detail: 'The engine left a link where its result should be' } : {});
+    }
     if (info.size > this.#o.outputLimitBytes) {
       throw new ServiceError(422, 'output_too_large', 'The result is larger than the output limit', {
         detail: `The result has ${info.size} bytes; the limit is ${this.#o.outputLimitBytes}`,

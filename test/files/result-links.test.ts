@@ -1,0 +1,80 @@
+// A conversion's result goes into the store only as a regular file of its own (FilePipeline.store).
+// Engines run sandboxed and cannot read the host's files, but a symbolic link one leaves where its
+// result should be names a host path, which the host would read on the engine's behalf when it
+// stores or sends the result: such a result is refused, and nothing is stored.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ServiceError } from '../../src/core/errors.ts';
+import { FilePipeline } from '../../src/files/file-pipeline.ts';
+import { LocalFileStore } from '../../src/files/file-store.ts';
+import { LinkSigner } from '../../src/files/signed-links.ts';
+
+describe('FilePipeline.store takes a result only as a regular file', () => {
+  let root: string;
+  let storeDir: string;
+  let work: string;
+  let secret: string;
+  let pipeline: FilePipeline;
+  let store: LocalFileStore;
+
+  before(async () => {
+    root = await mkdtemp(join(tmpdir(), 'result-links-'));
+    storeDir = join(root, 'files');
+    work = join(root, 'work', 'call');
+    await mkdir(work, { recursive: true });
+    secret = join(root, 'service-secret.txt');
+    await writeFile(secret, 'FILE_SIGNING_SECRET=never-leaves-the-host');
+    store = new LocalFileStore(storeDir);
+    pipeline = new FilePipeline({
+      workRoot: join(root, 'work'),
+      store,
+      signer: new LinkSigner('s'.repeat(32)),
+      publicBaseUrl: 'http://localhost',
+      urlTtlSeconds: 60,
+      retentionMs: 60_000,
+      outputLimitBytes: 1_000_000,
+    });
+  });
+
+  after(() => rm(root, { recursive: true, force: true }));
+
+  const storedIds = async () => (await readdir(storeDir).catch(() => [] as string[])).filter((name) => /^[0-9a-f-]{36}$/.test(name));
+
+  it('stores a regular result and answers its link', async () => {
+    const path = join(work, 'out.pdf');
+    await writeFile(path, '%PDF-1.7 a real result');
+    const result = await pipeline.store({ path, fileName: 'out.pdf', mimeType: 'application/pdf' }, 'acct-1');
+    assert.equal(result.sizeBytes, '%PDF-1.7 a real result'.length);
+    const copy = join(work, 'copy.pdf');
+    await store.copyTo(result.fileId, copy);
+    assert.equal(await readFile(copy, 'utf8'), '%PDF-1.7 a real result');
+  });
+
+  it('refuses a link to a host file: 500 missing_output, the file neither stored nor kept', async () => {
+    const before = await storedIds();
+    const path = join(work, 'linked.pdf');
+    const keepAt = join(work, 'kept.pdf');
+    await symlink(secret, path);
+    await assert.rejects(pipeline.store({ path, fileName: 'linked.pdf', mimeType: 'application/pdf' }, 'acct-1', keepAt), (error: unknown) => {
+      assert.ok(error instanceof ServiceError);
+      assert.equal(error.status, 500);
+      assert.equal(error.error, 'missing_output');
+      assert.match(error.detail ?? '', /link/);
+      assert.doesNotMatch(JSON.stringify(error), /never-leaves-the-host/);
+      return true;
+    });
+    assert.deepEqual(await storedIds(), before, 'nothing was stored');
+    await assert.rejects(readFile(keepAt), { code: 'ENOENT' });
+  });
+
+  it('refuses a link to a folder and a missing result alike', async () => {
+    const folderLink = join(work, 'folder-link');
+    await symlink(root, folderLink);
+    for (const path of [folderLink, join(work, 'never-written.pdf')]) {
+      await assert.rejects(pipeline.store({ path, fileName: 'x.pdf', mimeType: 'application/pdf' }, 'acct-1'), { status: 500, error: 'missing_output' });
+    }
+  });
+});
