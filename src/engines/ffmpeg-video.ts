@@ -3,11 +3,12 @@
 // detected by content and no other is allowed, only the file protocol, no stdin. Frames are a
 // bounded number, evenly spaced over the video, scaled so the longer side fits a model's image
 // input, written as JPEG.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ServiceError, unprocessable } from '../core/errors.ts';
 import type { FfmpegEngine } from './ffmpeg.ts';
+import { readEngineOutput } from '../files/engine-output.ts';
 
 /** The containers video-insight reads, by content (src/ai/video-kind.ts), and ffmpeg's demuxer for each. */
 export const VIDEO_DEMUXERS = { mp4: 'mov', mov: 'mov', webm: 'matroska', mkv: 'matroska', avi: 'avi' } as const;
@@ -83,7 +84,7 @@ export async function sampleFrames(ffmpeg: FfmpegEngine, file: string, container
     );
     const written = await stat(path.join(dir, name)).then((s) => s.size, () => 0);
     if (run.code !== 0 || written === 0) throw unprocessable('ffmpeg could not take a frame from the video', `No frame at ${at} s`);
-    frames.push({ atSeconds: at, jpeg: await readFile(path.join(dir, name)), width, height });
+    frames.push({ atSeconds: at, jpeg: await readEngineOutput(path.join(dir, name)), width, height });
   }
   return frames;
 }

@@ -22,6 +22,7 @@ import { neutraliseActiveContent } from './pandoc-active-content.ts';
 import { confineResources } from './pandoc-resources.ts';
 import { SANDBOX_FILES_DIR } from './sandbox.ts';
 import { checkZipBomb } from './zip-guard.ts';
+import { readEngineOutput } from '../files/engine-output.ts';
 import type { ZipSafetyLimits } from '../files/zip-limits.ts';
 import { defineEngine } from './engine-definition.ts';
 import { z } from 'zod';
@@ -139,9 +140,9 @@ export class PandocEngine extends ProgramBackedEngine {
     const output = `${input}.out`;
     await writeFile(input, text);
     await this.convert({ ...options, inputPath: input, outputPath: output });
-    const { readFile, rm } = await import('node:fs/promises');
+    const { rm } = await import('node:fs/promises');
     try {
-      return await readFile(output, 'utf8');
+      return await readEngineOutput(output, 'utf8');
     } finally {
       await rm(input, { force: true });
       await rm(output, { force: true });

@@ -1,13 +1,16 @@
-// A conversion's result goes into the store only as a regular file of its own (FilePipeline.store).
-// Engines run sandboxed and cannot read the host's files, but a symbolic link one leaves where its
-// result should be names a host path, which the host would read on the engine's behalf when it
-// stores or sends the result: such a result is refused, and nothing is stored.
+// A conversion's result goes into the store only as a regular file of its own (FilePipeline.store),
+// and an engine's output is read back only as one (readEngineOutput). Engines run sandboxed and
+// cannot read the host's files, but a symbolic link one leaves where its output should be names a
+// host path, which the host would read on the engine's behalf: such an output is refused, and
+// nothing is stored. A FIFO left there is refused at once rather than waited on.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceError } from '../../src/core/errors.ts';
+import { readEngineOutput } from '../../src/files/engine-output.ts';
 import { FilePipeline } from '../../src/files/file-pipeline.ts';
 import { LocalFileStore } from '../../src/files/file-store.ts';
 import { LinkSigner } from '../../src/files/signed-links.ts';
@@ -76,5 +79,51 @@ describe('FilePipeline.store takes a result only as a regular file', () => {
     for (const path of [folderLink, join(work, 'never-written.pdf')]) {
       await assert.rejects(pipeline.store({ path, fileName: 'x.pdf', mimeType: 'application/pdf' }, 'acct-1'), { status: 500, error: 'missing_output' });
     }
+  });
+});
+
+describe('readEngineOutput reads an engine\'s output only as a regular file', () => {
+  let dir: string;
+  let secret: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'engine-output-'));
+    secret = join(dir, 'host-secret.txt');
+    await writeFile(secret, 'a host file the engine could not read');
+  });
+
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  const refused = (error: unknown): boolean => {
+    assert.ok(error instanceof ServiceError, String(error));
+    assert.equal(error.status, 500);
+    assert.equal(error.error, 'missing_output');
+    return true;
+  };
+
+  it('reads a regular file as bytes and as text', async () => {
+    const path = join(dir, 'frame.jpg');
+    await writeFile(path, Buffer.from([0xff, 0xd8, 0xff, 0xe0]));
+    assert.deepEqual(await readEngineOutput(path), Buffer.from([0xff, 0xd8, 0xff, 0xe0]));
+    await writeFile(path, 'slide one\fslide two ü');
+    assert.equal(await readEngineOutput(path, 'utf8'), 'slide one\fslide two ü');
+  });
+
+  it('refuses a link to a host file without reading it', async () => {
+    const path = join(dir, 'slides.txt');
+    await symlink(secret, path);
+    await assert.rejects(readEngineOutput(path, 'utf8'), refused);
+  });
+
+  it('refuses a FIFO at once, with nothing writing to it', async () => {
+    const path = join(dir, 'rendered.html');
+    execFileSync('mkfifo', [path]);
+    await assert.rejects(readEngineOutput(path, 'utf8'), refused);
+  });
+
+  it('refuses a folder; a missing output is the error it was', async () => {
+    await mkdir(join(dir, 'a-folder'));
+    await assert.rejects(readEngineOutput(join(dir, 'a-folder')), refused);
+    await assert.rejects(readEngineOutput(join(dir, 'never-written')), { code: 'ENOENT' });
   });
 });

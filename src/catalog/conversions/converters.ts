@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { noteStreamedBytes } from '../../files/buffer-reclaim.ts';
 import { sanitizeHtmlFile } from '../../files/html-sanitizer.ts';
+import { readEngineOutput } from '../../files/engine-output.ts';
 import type { ConversionJob } from './define-conversions.ts';
 
 // The building blocks of conversion tables: each returns a converter writing job.outputPath.
@@ -98,7 +99,7 @@ export async function markdownToPdf(job: ConversionJob): Promise<void> {
   const htmlPath = join(job.workDir, 'rendered.html');
   await job.engines.pandoc.convert({ inputPath: job.input.path, outputPath: htmlPath, from: 'gfm', to: 'html5', standalone: false, signal: job.signal });
   await sanitizeHtmlFile(htmlPath, htmlPath, job.signal);
-  const body = await readFile(htmlPath, 'utf8');
+  const body = await readEngineOutput(htmlPath, 'utf8');
   await htmlToPdf(job, `<!doctype html><html><head><meta charset="utf-8"><style>${PRINT_CSS}</style></head><body>${body}</body></html>`);
 }
 

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
+import { readEngineOutput } from '../../files/engine-output.ts';
 import type { ConversionJob } from '../conversions/define-conversions.ts';
 
 /**
@@ -11,7 +12,7 @@ export async function presentationToText(job: ConversionJob): Promise<void> {
   const textPath = join(job.workDir, 'slides.txt');
   await job.engines.libreoffice.convert({ inputPath: job.input.path, outputPath: pdfPath, format: 'pdf', signal: job.signal });
   await job.engines.poppler.pdfToText({ inputPath: pdfPath, outputPath: textPath, signal: job.signal });
-  const pages = (await readFile(textPath, 'utf8')).split('\f').map((page) => page.trim());
+  const pages = (await readEngineOutput(textPath, 'utf8')).split('\f').map((page) => page.trim());
   while (pages.length > 0 && pages[pages.length - 1] === '') pages.pop();
   await writeFile(job.outputPath, `${pages.map((text, i) => `--- Slide ${i + 1} ---\n${text}`).join('\n\n')}\n`);
 }
