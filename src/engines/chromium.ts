@@ -10,7 +10,8 @@
 // script is that job's 422 (or its timeout), and the shared browser is only restarted when it has
 // really died; other callers' jobs caught in such a death get one retry on the fresh browser.
 // The warm browser and its spare tabs are in chromium-browser.ts; this file launches it and renders.
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import { writeNewFile } from '../files/engine-output.ts';
 import os from 'node:os';
 import { z } from 'zod';
 import { ServiceError } from '../core/errors.ts';
@@ -142,7 +143,7 @@ export class ChromiumEngine {
       this.logger.warn({ engine: 'chromium' }, 'the browser died under a job; running it once more on a fresh browser');
       pdf = await this.supervisor.run((worker, { signal }) => this.render(worker, signal, html, page, options, { browserDied: false }), runOptions);
     }
-    if (options.outputPath) await writeFile(options.outputPath, pdf);
+    if (options.outputPath) await writeNewFile(options.outputPath, pdf);
     return pdf;
   }
 

@@ -1,6 +1,7 @@
 // poppler-utils (pdftotext, pdftohtml, pdfinfo): one process per job, behind the supervisor's
 // queue and timeout, without network, under a memory limit.
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { writeNewFile } from '../files/engine-output.ts';
 import path from 'node:path';
 import { unprocessable } from '../core/errors.ts';
 import { jobRunOptions, ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
@@ -64,7 +65,7 @@ export class PopplerEngine extends ProgramBackedEngine {
     if (options.lastPage !== undefined) args.push('-l', String(options.lastPage));
     const result = await this.run('pdftotext', [...args, options.inputPath, '-'], options);
     const text = result.stdout.toString('utf8');
-    if (options.outputPath) await writeFile(options.outputPath, text);
+    if (options.outputPath) await writeNewFile(options.outputPath, text);
     return text;
   }
 
@@ -72,7 +73,7 @@ export class PopplerEngine extends ProgramBackedEngine {
   async pdfToHtml(options: PdfToHtmlOptions): Promise<string> {
     const result = await this.run('pdftohtml', ['-stdout', '-s', '-i', '-noframes', '-q', '-nodrm', ...passwordArgs(options), options.inputPath], options);
     const html = result.stdout.toString('utf8');
-    if (options.outputPath) await writeFile(options.outputPath, html);
+    if (options.outputPath) await writeNewFile(options.outputPath, html);
     return html;
   }
 

@@ -5,7 +5,7 @@
 // without following a link (O_NOFOLLOW) and without waiting (O_NONBLOCK, which changes nothing
 // for a regular file), and read only when it is a regular file.
 import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, writeFile } from 'node:fs/promises';
 import { ServiceError } from '../core/errors.ts';
 
 const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -31,4 +31,13 @@ export async function readEngineOutput(path: string, encoding?: 'utf8'): Promise
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Writes a result into a call's folder, which an engine may have been able to write into before:
+ * created new (O_CREAT | O_EXCL), never through a link planted at its name, which would have the
+ * host overwrite a file of its own with the engine's bytes. Anything already there fails (EEXIST).
+ */
+export function writeNewFile(path: string, data: string | Uint8Array): Promise<void> {
+  return writeFile(path, data, { flag: 'wx' });
 }

@@ -2,7 +2,8 @@
 // and an engine's output is read back only as one (readEngineOutput). Engines run sandboxed and
 // cannot read the host's files, but a symbolic link one leaves where its output should be names a
 // host path, which the host would read on the engine's behalf: such an output is refused, and
-// nothing is stored. A FIFO left there is refused at once rather than waited on.
+// nothing is stored. A FIFO left there is refused at once rather than waited on. And what the host
+// writes into a call's folder afterwards is created new, never through a link planted at its name.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceError } from '../../src/core/errors.ts';
-import { readEngineOutput } from '../../src/files/engine-output.ts';
+import { readEngineOutput, writeNewFile } from '../../src/files/engine-output.ts';
 import { FilePipeline } from '../../src/files/file-pipeline.ts';
 import { LocalFileStore } from '../../src/files/file-store.ts';
 import { LinkSigner } from '../../src/files/signed-links.ts';
@@ -73,6 +74,15 @@ describe('FilePipeline.store takes a result only as a regular file', () => {
     await assert.rejects(readFile(keepAt), { code: 'ENOENT' });
   });
 
+  it('never writes the kept copy through a link planted at its name', async () => {
+    const path = join(work, 'real.pdf');
+    const keepAt = join(work, 'planted-keep.pdf');
+    await writeFile(path, '%PDF-1.7 the engine\'s bytes');
+    await symlink(secret, keepAt);
+    await assert.rejects(pipeline.store({ path, fileName: 'real.pdf', mimeType: 'application/pdf' }, 'acct-1', keepAt), { code: 'EEXIST' });
+    assert.equal(await readFile(secret, 'utf8'), 'FILE_SIGNING_SECRET=never-leaves-the-host', 'the link\'s target is untouched');
+  });
+
   it('refuses a link to a folder and a missing result alike', async () => {
     const folderLink = join(work, 'folder-link');
     await symlink(root, folderLink);
@@ -119,6 +129,16 @@ describe('readEngineOutput reads an engine\'s output only as a regular file', ()
     const path = join(dir, 'rendered.html');
     execFileSync('mkfifo', [path]);
     await assert.rejects(readEngineOutput(path, 'utf8'), refused);
+  });
+
+  it('writeNewFile creates a result, and never writes through a link planted at its name', async () => {
+    const fresh = join(dir, 'out.txt');
+    await writeNewFile(fresh, 'slide text');
+    assert.equal(await readFile(fresh, 'utf8'), 'slide text');
+    const planted = join(dir, 'planted.txt');
+    await symlink(secret, planted);
+    await assert.rejects(writeNewFile(planted, 'attacker bytes'), { code: 'EEXIST' });
+    assert.equal(await readFile(secret, 'utf8'), 'a host file the engine could not read');
   });
 
   it('refuses a folder; a missing output is the error it was', async () => {

@@ -139,7 +139,7 @@ function escapeMarkdownLine(line: string): string {
  * readline's: \n, \r\n (also split across chunks) and a lone \r.
  */
 export async function textToMarkdown(job: ConversionJob): Promise<void> {
-  await pipeline(createReadStream(job.input.path, { encoding: 'utf8' }), reclaimedAsRead, textToMarkdownChunks, createWriteStream(job.outputPath));
+  await pipeline(createReadStream(job.input.path, { encoding: 'utf8' }), reclaimedAsRead, textToMarkdownChunks, createWriteStream(job.outputPath, { flags: 'wx' }));
 }
 
 /** The chunks as they come, counted for the prompt collection of what they leave behind (files/buffer-reclaim.ts). */

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { writeFile } from 'node:fs/promises';
-import { readEngineOutput } from '../../files/engine-output.ts';
+import { readEngineOutput, writeNewFile } from '../../files/engine-output.ts';
 import type { ConversionJob } from '../conversions/define-conversions.ts';
 
 /**
@@ -14,5 +13,5 @@ export async function presentationToText(job: ConversionJob): Promise<void> {
   await job.engines.poppler.pdfToText({ inputPath: pdfPath, outputPath: textPath, signal: job.signal });
   const pages = (await readEngineOutput(textPath, 'utf8')).split('\f').map((page) => page.trim());
   while (pages.length > 0 && pages[pages.length - 1] === '') pages.pop();
-  await writeFile(job.outputPath, `${pages.map((text, i) => `--- Slide ${i + 1} ---\n${text}`).join('\n\n')}\n`);
+  await writeNewFile(job.outputPath, `${pages.map((text, i) => `--- Slide ${i + 1} ---\n${text}`).join('\n\n')}\n`);
 }
