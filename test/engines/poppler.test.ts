@@ -1,7 +1,7 @@
 // poppler-utils on real PDFs made by code: text, HTML, info, bad and encrypted files.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../../src/core/errors.ts';
@@ -44,6 +44,18 @@ describe('poppler engine', { skip: !available && 'poppler-utils not installed' }
     assert.match(html, /<html/i);
     assert.match(html, /Quarterly report/);
     assert.ok(!html.includes(dir), 'the temp folder does not leak into the HTML');
+  });
+
+  it('runs in a folder of its own, gone afterwards: nothing is added beside the PDF, and the HTML still names the file', async () => {
+    const own = await mkdtemp(path.join(dir, 'call-'));
+    const file = path.join(own, 'minutes.pdf');
+    await writeFile(file, linesPdf(['Board minutes'], [612, 792]));
+    const html = await engine.pdfToHtml({ inputPath: file });
+    await engine.pdfToText({ inputPath: file });
+    await engine.pdfInfo({ inputPath: file });
+    assert.match(html, /<title>[^<]*minutes[^<]*<\/title>/i);
+    assert.ok(!html.includes(own), 'the folder does not leak into the HTML');
+    assert.deepEqual(await readdir(own), ['minutes.pdf']);
   });
 
   it('reads page count and size', async () => {
