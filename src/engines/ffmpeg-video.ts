@@ -3,12 +3,13 @@
 // detected by content and no other is allowed, only the file protocol, no stdin. Frames are a
 // bounded number, evenly spaced over the video, scaled so the longer side fits a model's image
 // input, written as JPEG.
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ServiceError, unprocessable } from '../core/errors.ts';
 import type { FfmpegEngine } from './ffmpeg.ts';
 import { readEngineOutput } from '../files/engine-output.ts';
+import { inJobFolder } from './job-folder.ts';
 
 /** The containers video-insight reads, by content (src/ai/video-kind.ts), and ffmpeg's demuxer for each. */
 export const VIDEO_DEMUXERS = { mp4: 'mov', mov: 'mov', webm: 'matroska', mkv: 'matroska', avi: 'avi' } as const;
@@ -48,11 +49,13 @@ const probeOutput = z.object({
 
 /** The video's duration, size and codec; 422 not_a_video when ffprobe finds no video stream in it. */
 export async function probeVideo(ffmpeg: FfmpegEngine, file: string, container: VideoContainer, signal?: AbortSignal): Promise<VideoProbe> {
-  const dir = path.dirname(file);
-  const result = await ffmpeg.engine.exec(
-    'ffprobe',
-    ['-hide_banner', '-v', 'error', ...guards(container), '-i', `file:./${path.basename(file)}`, '-show_entries', 'format=duration:stream=codec_type,codec_name,width,height,duration', '-of', 'json'],
-    { cwd: dir, maxStdoutBytes: 1024 * 1024, ...(signal ? { signal } : {}) },
+  // In a folder of the job's own (job-folder.ts): ffprobe answers on stdout and writes nothing.
+  const result = await inJobFolder(file, 'ffprobe-', (dir) =>
+    ffmpeg.engine.exec(
+      'ffprobe',
+      ['-hide_banner', '-v', 'error', ...guards(container), '-i', `file:./${path.basename(file)}`, '-show_entries', 'format=duration:stream=codec_type,codec_name,width,height,duration', '-of', 'json'],
+      { cwd: dir, maxStdoutBytes: 1024 * 1024, ...(signal ? { signal } : {}) },
+    ),
   );
   const parsed = result.code === 0 ? probeOutput.safeParse(safeJson(result.stdout.toString('utf8'))) : undefined;
   const streams = parsed?.success ? (parsed.data.streams ?? []) : [];
@@ -67,26 +70,28 @@ export async function probeVideo(ffmpeg: FfmpegEngine, file: string, container: 
 
 /** Frames evenly spaced over the video (the middle of equal slices), scaled to fit `maxSide`. */
 export async function sampleFrames(ffmpeg: FfmpegEngine, file: string, container: VideoContainer, probe: VideoProbe, options: FrameOptions, signal?: AbortSignal): Promise<VideoFrame[]> {
-  const dir = path.dirname(file);
   const count = Math.max(1, Math.min(options.maxFrames, Math.ceil(probe.durationSeconds / options.secondsPerFrame)));
   const scale = Math.min(1, options.maxSide / Math.max(probe.width, probe.height));
   // Even sizes: the JPEG encoder's chroma subsampling wants them.
   const width = Math.max(2, Math.round((probe.width * scale) / 2) * 2);
   const height = Math.max(2, Math.round((probe.height * scale) / 2) * 2);
-  const frames: VideoFrame[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = Number(((probe.durationSeconds * (i + 0.5)) / count).toFixed(3));
-    const name = `frame-${i}.jpg`;
-    const run = await ffmpeg.engine.exec(
-      'ffmpeg',
-      ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-ss', String(at), ...guards(container), '-i', `file:./${path.basename(file)}`, '-map', '0:v:0', '-frames:v', '1', '-vf', `scale=${width}:${height}`, '-q:v', '4', '-f', 'image2', '-c:v', 'mjpeg', `file:./${name}`],
-      { cwd: dir, ...(signal ? { signal } : {}) },
-    );
-    const written = await stat(path.join(dir, name)).then((s) => s.size, () => 0);
-    if (run.code !== 0 || written === 0) throw unprocessable('ffmpeg could not take a frame from the video', `No frame at ${at} s`);
-    frames.push({ atSeconds: at, jpeg: await readEngineOutput(path.join(dir, name)), width, height });
-  }
-  return frames;
+  // In a folder of the job's own (job-folder.ts): the frames are written there and read back as files.
+  return inJobFolder(file, 'frames-', async (dir) => {
+    const frames: VideoFrame[] = [];
+    for (let i = 0; i < count; i++) {
+      const at = Number(((probe.durationSeconds * (i + 0.5)) / count).toFixed(3));
+      const name = `frame-${i}.jpg`;
+      const run = await ffmpeg.engine.exec(
+        'ffmpeg',
+        ['-hide_banner', '-nostdin', '-v', 'error', '-y', '-ss', String(at), ...guards(container), '-i', `file:./${path.basename(file)}`, '-map', '0:v:0', '-frames:v', '1', '-vf', `scale=${width}:${height}`, '-q:v', '4', '-f', 'image2', '-c:v', 'mjpeg', `file:./${name}`],
+        { cwd: dir, ...(signal ? { signal } : {}) },
+      );
+      const written = await lstat(path.join(dir, name)).then((s) => s.size, () => 0);
+      if (run.code !== 0 || written === 0) throw unprocessable('ffmpeg could not take a frame from the video', `No frame at ${at} s`);
+      frames.push({ atSeconds: at, jpeg: await readEngineOutput(path.join(dir, name)), width, height });
+    }
+    return frames;
+  });
 }
 
 /** 422 not_a_video, naming the field: nothing was sent to a provider, so it is not charged (core/call-failures.ts). */

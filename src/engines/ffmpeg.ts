@@ -9,7 +9,7 @@
 // - reads no stdin, keeps only the first audio stream (no cover art, subtitles or data), and
 //   stops writing at the output limit (-fs) and at the longest duration allowed (-t).
 // ffprobe checks the input the same way before anything is converted.
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ServiceError, unprocessable } from '../core/errors.ts';
@@ -18,6 +18,7 @@ import { AUDIO_FORMATS, type AudioFormatId } from './ffmpeg-formats.ts';
 import { audioTruncation } from '../files/kinds/audio.ts';
 import { corrupt } from '../files/kinds/safety-errors.ts';
 import { jobRunOptions, ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
+import { inJobFolder, takeResult } from './job-folder.ts';
 
 export interface FfmpegEngineOptions extends ProgramEngineOptions {
   /** longest input accepted, in seconds (default 4 hours) */
@@ -93,19 +94,22 @@ export class FfmpegEngine extends ProgramBackedEngine {
     const size = await stat(options.inputPath).then((s) => s.size);
     if (size === 0) throw unprocessable('The file is empty');
     const format = AUDIO_FORMATS[options.format];
-    const dir = path.dirname(options.inputPath);
-    const result = await this.engine.exec(
-      'ffprobe',
-      [
-        '-hide_banner', '-v', 'error',
-        ...inputGuards(format.demuxer),
-        '-i', fileUrl(options.inputPath, dir),
-        '-show_entries', 'format=format_name,duration,bit_rate:stream=codec_type,codec_name,channels,sample_rate,bit_rate,duration',
-        '-select_streams', 'a:0',
-        '-of', 'json',
-      ],
-      { cwd: dir, maxStdoutBytes: 1024 * 1024, ...jobRunOptions(options) },
-    );
+    // In a folder of the job's own (job-folder.ts): ffprobe answers on stdout and writes nothing.
+    const { result, dir } = await inJobFolder(options.inputPath, 'ffprobe-', async (dir, input) => ({
+      dir,
+      result: await this.engine.exec(
+        'ffprobe',
+        [
+          '-hide_banner', '-v', 'error',
+          ...inputGuards(format.demuxer),
+          '-i', fileUrl(input, dir),
+          '-show_entries', 'format=format_name,duration,bit_rate:stream=codec_type,codec_name,channels,sample_rate,bit_rate,duration',
+          '-select_streams', 'a:0',
+          '-of', 'json',
+        ],
+        { cwd: dir, maxStdoutBytes: 1024 * 1024, ...jobRunOptions(options) },
+      ),
+    }));
     if (result.code !== 0) throw unreadable(format.label, result.stderr, dir);
     const parsed = probeOutput.safeParse(safeJson(result.stdout.toString('utf8')));
     if (!parsed.success) throw unreadable(format.label, 'ffprobe gave no readable answer', dir);
@@ -141,12 +145,12 @@ export class FfmpegEngine extends ProgramBackedEngine {
     // The upload check makes it too (files/kinds/audio.ts); the engine does not rely on its callers.
     const cut = await audioTruncation(options.inputPath, options.format);
     if (cut !== null) throw corrupt(`${from.label} audio`, cut);
-    const dir = path.dirname(options.inputPath);
     await mkdir(path.dirname(options.outputPath), { recursive: true });
-    const args = [
+    // In a folder of the job's own (job-folder.ts), writing its result there: taken out as a file.
+    const convert = (dir: string, inputFile: string, outputFile: string) => [
       '-hide_banner', '-nostdin', '-v', 'error', '-y',
       ...inputGuards(from.demuxer),
-      '-i', fileUrl(options.inputPath, dir),
+      '-i', fileUrl(inputFile, dir),
       '-map', '0:a:0', '-vn', '-sn', '-dn',
       '-c:a', to.encoder,
       ...bitrateArgs(options.to, options.bitrateKbps),
@@ -156,16 +160,21 @@ export class FfmpegEngine extends ProgramBackedEngine {
       // Writing stops once the file is past the limit, so a result of exactly the limit still passes.
       '-fs', String(this.maxOutputBytes + 1),
       '-f', to.muxer,
-      fileUrl(options.outputPath, dir),
+      fileUrl(outputFile, dir),
     ];
     try {
-      const run = await this.engine.exec('ffmpeg', args, { cwd: dir, folders: [path.dirname(options.outputPath)], ...jobRunOptions(options) });
-      if (run.code !== 0) {
-        if (run.code === null) throw unprocessable('The audio is too large or complex to convert', clean(run.stderr, dir));
-        throw unprocessable(`ffmpeg could not convert this ${from.label} file to ${to.label}`, clean(run.stderr, dir));
-      }
-      const written = await stat(options.outputPath).then((s) => s.size, () => 0);
-      if (written === 0) throw unprocessable(`ffmpeg wrote no ${to.label} audio`, clean(run.stderr, dir) || 'The input decoded to nothing');
+      await inJobFolder(options.inputPath, 'ffmpeg-', async (dir, inputFile) => {
+        const outputFile = path.join(dir, `result-${path.basename(options.outputPath)}`);
+        const run = await this.engine.exec('ffmpeg', convert(dir, inputFile, outputFile), { cwd: dir, ...jobRunOptions(options) });
+        if (run.code !== 0) {
+          if (run.code === null) throw unprocessable('The audio is too large or complex to convert', clean(run.stderr, dir));
+          throw unprocessable(`ffmpeg could not convert this ${from.label} file to ${to.label}`, clean(run.stderr, dir));
+        }
+        const written = await lstat(outputFile).then((s) => (s.isFile() ? s.size : 0), () => 0);
+        if (written === 0) throw unprocessable(`ffmpeg wrote no ${to.label} audio`, clean(run.stderr, dir) || 'The input decoded to nothing');
+        await takeResult(outputFile, options.outputPath);
+      });
+      const written = await stat(options.outputPath).then((s) => s.size);
       if (written > this.maxOutputBytes) {
         throw new ServiceError(422, 'output_too_large', 'The result is larger than the output limit', { detail: `The output reached the ${this.maxOutputBytes}-byte limit; choose a lower bitrate, sample rate or fewer channels` });
       }

@@ -8,7 +8,7 @@
 // One instance's process and bridge protocol live in libreoffice-instance.ts, the option and
 // result types in libreoffice-types.ts; this file is the pool, its profiles and its sandbox.
 import { randomBytes } from 'node:crypto';
-import { copyFile, lstat, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -21,6 +21,7 @@ import { FAKE_PASSWD, SANDBOX_FILES_DIR, minimalEnv, sandboxedCommand } from './
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus } from './supervisor.ts';
 import { makeEngineTempDir } from '../files/process-folders.ts';
 import { LibreOfficeInstance, type BridgeAnswer } from './libreoffice-instance.ts';
+import { takeResult } from './job-folder.ts';
 import type { ConvertOptions, ConvertResult, LibreOfficeOptions } from './libreoffice-types.ts';
 
 const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.meta.url));
@@ -37,22 +38,6 @@ const BRIDGE_SCRIPT = fileURLToPath(new URL('./libreoffice-bridge.py', import.me
  */
 export const DEFAULT_MAX_JOBS_PER_INSTANCE = 5000;
 export const DEFAULT_MAX_RSS_PER_INSTANCE_MB = 512;
-
-/**
- * Moves a result out of an instance's exchange folder to `to`: a rename, or (the folders on two
- * filesystems) a copy of a regular file only, so that a link soffice left there is never followed
- * on the host. Anything but a regular file is not taken, and the caller finds no output.
- */
-export async function takeResult(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    const found = await lstat(from);
-    if (found.isFile()) await copyFile(from, to);
-    await rm(from, { force: true });
-  }
-}
 
 /** The profile settings every instance starts with: macros never run, linked content blocked. */
 const REGISTRY = `<?xml version="1.0" encoding="UTF-8"?>

@@ -1,6 +1,7 @@
 // poppler-utils (pdftotext, pdftohtml, pdfinfo): one process per job, behind the supervisor's
 // queue and timeout, without network, under a memory limit.
-import { copyFile, link, mkdtemp, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { inJobFolder } from './job-folder.ts';
 import { writeNewFile } from '../files/engine-output.ts';
 import path from 'node:path';
 import { unprocessable } from '../core/errors.ts';
@@ -99,20 +100,11 @@ export class PopplerEngine extends ProgramBackedEngine {
   private async run(program: string, args: string[], options: PdfJobOptions): Promise<RunResult> {
     const size = await stat(options.inputPath).then((s) => s.size);
     if (size === 0) throw unprocessable('The file is empty');
-    // In a folder of the job's own, the only one the program may write (it answers on stdout): the
-    // call's folder, where the host reads and writes next, stays out of its reach. The file keeps
-    // its name there and is named relatively: pdftohtml puts the name in <title>, and the
-    // server's folders are nobody's business. A hard link, or a copy across filesystems.
-    const jobDir = await mkdtemp(path.join(path.dirname(options.inputPath), 'poppler-'));
-    const input = path.join(jobDir, path.basename(options.inputPath));
-    let result: RunResult;
-    try {
-      await link(options.inputPath, input).catch(() => copyFile(options.inputPath, input));
-      const relative = args.map((arg) => (arg === options.inputPath ? `./${path.basename(arg)}` : arg));
-      result = await this.engine.exec(program, relative, { cwd: jobDir, ...jobRunOptions(options) });
-    } finally {
-      await rm(jobDir, { recursive: true, force: true });
-    }
+    // In a folder of the job's own (job-folder.ts), though the programs answer on stdout. The file
+    // keeps its name there and is named relatively: pdftohtml puts the name in <title>, and the
+    // server's folders are nobody's business.
+    const relative = args.map((arg) => (arg === options.inputPath ? `./${path.basename(arg)}` : arg));
+    const result = await inJobFolder(options.inputPath, 'poppler-', (dir) => this.engine.exec(program, relative, { cwd: dir, ...jobRunOptions(options) }));
     if (result.truncated) throw unprocessable('The PDF produces too much output');
     if (result.code !== 0) {
       const detail = result.stderr.trim().slice(0, 500) || `${program} exited with ${result.code ?? result.signal}`;

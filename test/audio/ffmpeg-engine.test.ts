@@ -4,7 +4,7 @@
 // back independently with the ffprobe/ffmpeg CLI, decoding every sample.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ServiceError } from '../../src/core/errors.ts';
@@ -72,6 +72,17 @@ describe('ffmpeg engine', () => {
       }
     });
   }
+
+  it('runs in folders of its own: beside the input there is only the input and the result', async () => {
+    const own = await mkdtemp(path.join(dir, 'call-'));
+    const input = path.join(own, 'upload.wav');
+    await writeFile(input, await readFile(sources.wav));
+    const output = path.join(own, 'result.mp3');
+    const result = await engine.convertAudio({ inputPath: input, format: 'wav', outputPath: output, to: 'mp3' });
+    assert.ok(result.output.durationSeconds !== null && result.output.durationSeconds > 2.5);
+    assert.ok((await stat(output)).isFile());
+    assert.deepEqual((await readdir(own)).sort(), ['result.mp3', 'upload.wav']);
+  });
 
   it('honours bitrate, sample rate and channels', async () => {
     const output = path.join(dir, 'options.mp3');

@@ -1,4 +1,4 @@
-// How a result leaves a LibreOffice instance's exchange folder (libreoffice.ts takeResult): one
+// How a result leaves an engine's folder (job-folder.ts takeResult, LibreOffice's exchange folder among them): one
 // rename on the same filesystem; across filesystems a copy of a regular file only, so that a link
 // the sandboxed soffice might leave there is never followed to a host file.
 import { describe, it, before, after } from 'node:test';
@@ -7,7 +7,7 @@ import { existsSync, lstatSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { takeResult } from '../../src/engines/libreoffice.ts';
+import { takeResult } from '../../src/engines/job-folder.ts';
 
 // /dev/shm is a tmpfs of its own on Linux: a rename from there to the temp folder fails with EXDEV.
 const otherFs = existsSync('/dev/shm') && statSync('/dev/shm').dev !== statSync(os.tmpdir()).dev;
