@@ -16,6 +16,7 @@
 import { mkdir, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { inJobFolder } from './job-folder.ts';
 import { ServiceError } from '../core/errors.ts';
 import { archiveError, assertListingSafe, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './archive-entry-policy.ts';
 import { gunzipBounded, gzipFile, tarSizeLimit } from './archive-gzip.ts';
@@ -171,11 +172,14 @@ export class SevenZipEngine extends ProgramBackedEngine {
   private async listFile(file: string, type: string, signal?: AbortSignal): Promise<ArchiveListing> {
     // 7-Zip cannot open a tar of nothing but its end blocks (what GNU tar and 7-Zip write for no entries).
     if (type === 'tar' && (await onlyZeros(file))) return { type: 'tar', physicalSize: (await stat(file)).size, offset: 0, tailSize: 0, entries: [], errors: [] };
-    const result = await this.engine.exec('7zz', ['l', '-slt', `-t${type}`, NO_PASSWORD, '-sccUTF-8', `./${path.basename(file)}`], {
-      cwd: path.dirname(file),
-      maxStdoutBytes: 64 * 1024 * 1024,
-      ...(signal ? { signal } : {}),
-    });
+    // In a folder of the job's own (job-folder.ts): listing writes nothing, and the call's folder stays out of reach.
+    const result = await inJobFolder(file, '7z-list-', (dir) =>
+      this.engine.exec('7zz', ['l', '-slt', `-t${type}`, NO_PASSWORD, '-sccUTF-8', `./${path.basename(file)}`], {
+        cwd: dir,
+        maxStdoutBytes: 64 * 1024 * 1024,
+        ...(signal ? { signal } : {}),
+      }),
+    );
     if (result.truncated) throw archiveError('document_bomb', 'the listing of the archive is larger than 64 MB');
     return parseSevenZipListing(`${result.stdout.toString('utf8')}\n${result.stderr}`);
   }
