@@ -22,6 +22,7 @@ import type { ZipSafetyLimits } from '../files/zip-limits.ts';
 import { defineEngine } from './engine-definition.ts';
 import { resolvePage, type PageOptions } from './page.ts';
 import { jobRunOptions, ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
+import { takeResult } from './job-folder.ts';
 import { checkZipBomb } from './zip-guard.ts';
 
 export type EbookInput = 'epub' | 'mobi' | 'azw3' | 'fb2';
@@ -120,7 +121,8 @@ export class CalibreEngine extends ProgramBackedEngine {
         throw unprocessable(`calibre could not convert this ${options.from.toUpperCase()} ebook to ${options.to.toUpperCase()}`, detail);
       }
       await rm(options.outputPath, { force: true });
-      await link(output, options.outputPath).catch(() => copyFile(output, options.outputPath));
+      // As a regular file only: a link calibre left is never followed on the host (job-folder.ts).
+      await takeResult(output, options.outputPath);
     } finally {
       await rm(jobDir, { recursive: true, force: true });
     }

@@ -12,7 +12,7 @@
 // (or copied) into that folder and its output moved out of it.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, mkdir, rename, rm, unlink } from 'node:fs/promises';
+import { copyFile, link, mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,7 @@ import { memoryLimitPrefix } from './process.ts';
 import { sandboxCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 import { makeEngineTempDir } from '../files/process-folders.ts';
+import { takeResult } from './job-folder.ts';
 
 export interface ImageEngineOptions {
   /** worker processes, each converting one image at a time (default: defaultImageWorkers(), by cores) */
@@ -161,14 +162,6 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
   }
 }
 
-async function moveOrCopy(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch {
-    await copyFile(from, to);
-    await unlink(from);
-  }
-}
 
 const FAILURE_STATUS: Record<string, { status: number; message: string }> = {
   image_too_large: { status: 422, message: 'The image is too large to convert' },
@@ -272,7 +265,8 @@ export class ImageEngine {
     await linkOrCopy(job.inputPath, input);
     try {
       const reply = await worker.call({ ...job, inputPath: input, ...(job.op === 'convert' ? { outputPath: output } : {}) });
-      if (reply.ok && job.op === 'convert') await moveOrCopy(output, job.outputPath);
+      // As a regular file only: a link the worker left is never followed on the host (job-folder.ts).
+      if (reply.ok && job.op === 'convert') await takeResult(output, job.outputPath);
       return reply;
     } finally {
       await rm(input, { force: true });
