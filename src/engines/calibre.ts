@@ -12,7 +12,7 @@
 // setting up its conversion pipeline (`--version` alone takes 0.14 s; bench/audio.ts). A warm
 // pool (a preloaded process forking per job) would have to share one sandbox between jobs, so
 // each job could see the others' folders; the per-job sandbox is kept and the second is paid.
-import { copyFile, link, mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { ServiceError, unprocessable } from '../core/errors.ts';
@@ -22,7 +22,7 @@ import type { ZipSafetyLimits } from '../files/zip-limits.ts';
 import { defineEngine } from './engine-definition.ts';
 import { resolvePage, type PageOptions } from './page.ts';
 import { jobRunOptions, ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
-import { takeResult } from './job-folder.ts';
+import { linkOrCopy, takeResult } from './job-folder.ts';
 import { checkZipBomb } from './zip-guard.ts';
 
 export type EbookInput = 'epub' | 'mobi' | 'azw3' | 'fb2';
@@ -93,7 +93,7 @@ export class CalibreEngine extends ProgramBackedEngine {
     const input = path.join(jobDir, `input.${options.from}`);
     const output = path.join(jobDir, `output.${options.to}`);
     try {
-      await link(options.inputPath, input).catch(() => copyFile(options.inputPath, input));
+      await linkOrCopy(options.inputPath, input);
       const env = [
         `HOME=${home}`,
         `CALIBRE_CONFIG_DIRECTORY=${path.join(home, 'config')}`,

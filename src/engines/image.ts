@@ -12,7 +12,7 @@
 // (or copied) into that folder and its output moved out of it.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFile, link, mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +28,7 @@ import { memoryLimitPrefix } from './process.ts';
 import { sandboxCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 import { makeEngineTempDir } from '../files/process-folders.ts';
-import { takeResult } from './job-folder.ts';
+import { linkOrCopy, takeResult } from './job-folder.ts';
 
 export interface ImageEngineOptions {
   /** worker processes, each converting one image at a time (default: defaultImageWorkers(), by cores) */
@@ -152,16 +152,6 @@ class ImageWorkerProcess implements EngineWorker {
     if (this.exchange !== null) await rm(this.exchange, { recursive: true, force: true });
   }
 }
-
-/** Links when both paths share a file system, else copies. */
-async function linkOrCopy(from: string, to: string): Promise<void> {
-  try {
-    await link(from, to);
-  } catch {
-    await copyFile(from, to);
-  }
-}
-
 
 const FAILURE_STATUS: Record<string, { status: number; message: string }> = {
   image_too_large: { status: 422, message: 'The image is too large to convert' },

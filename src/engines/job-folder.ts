@@ -14,10 +14,19 @@ export async function inJobFolder<T>(inputPath: string, prefix: string, work: (d
   const dir = await mkdtemp(path.join(path.dirname(inputPath), prefix));
   try {
     const input = path.join(dir, path.basename(inputPath));
-    await link(inputPath, input).catch(() => copyFile(inputPath, input));
+    await linkOrCopy(inputPath, input);
     return await work(dir, input);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** An input put into an engine's folder: a hard link when both share a filesystem, else a copy. */
+export async function linkOrCopy(from: string, to: string): Promise<void> {
+  try {
+    await link(from, to);
+  } catch {
+    await copyFile(from, to);
   }
 }
 
