@@ -28,7 +28,16 @@ export interface AnalysisPoolOptions {
 }
 
 const DEFAULTS: AnalysisPoolOptions = { workers: Math.max(1, Math.min(2, availableParallelism() - 1)), oldSpaceMb: 96 };
-const WORKER_YOUNG_SPACE_MB = 8;
+/**
+ * Each worker's young generation. An analysis's garbage is short-lived (the parse tree, the
+ * analyzers' walks), and a young generation that holds one page's worth of it lets the scavenger
+ * free it where it was made: at 8 MB most of it outlived its scavenge and was promoted, and the
+ * major collections that then cleared the old generation took more CPU than the analyses (the
+ * seo-audit steps on a 75 KB page: 24.5 ms and 34.6 ms of CPU a pass at 8 MB, 15.0 ms and 15.7 ms
+ * at 32; at 16 and 24 MB still ~23 ms). 64 MB helped 400 KB pages further (140 -> 78 ms against
+ * 123 at 32) but put bench:concurrent's RSS growth on its 100 MB line; 32 keeps it where it was.
+ */
+const WORKER_YOUNG_SPACE_MB = 32;
 
 interface Pending {
   job: AnalysisJob;
