@@ -25,9 +25,7 @@ export const LAB_ACTIVITY_INIT = `(() => {
   const act = { timeouts: new Map(), intervals: new Map(), lastFrameAsk: -1, idles: new Map(), spawned: false, overflow: false };
   Object.defineProperty(lab, ${JSON.stringify(ACTIVITY_KEY)}, { value: act, enumerable: false, writable: false, configurable: false });
   const now = () => performance.now();
-  // Past the cap the page is not still whatever it does: nothing more is noted (no scan per call).
   const keep = (map, id, value) => {
-    if (act.overflow) return;
     if (map.size >= ${MAX_TIMERS}) { const t = now(); for (const [k, due] of map) if (typeof due === 'number' && due < t - 1000) map.delete(k); }
     if (map.size >= ${MAX_TIMERS}) act.overflow = true; else map.set(id, value);
   };
