@@ -5,7 +5,6 @@
 // entries in a loop cannot grow what the lab reads back. The figures follow the Web Vitals
 // definitions: CLS is the largest session window of shifts (gaps under 1 s, windows up to 5 s),
 // TBT the part of every long task beyond 50 ms from first contentful paint on.
-import { LAB_ACTIVITY_INIT, LAB_ACTIVITY_READ, readActivity, type LabActivity } from './lab-activity.ts';
 
 /** Entries kept per kind; a page beyond this has long stopped being measurable anyway. */
 export const MAX_ENTRIES = 2000;
@@ -69,7 +68,6 @@ export const LAB_INIT_SCRIPT = `(() => {
       else if (lab.scripts.size < 50) lab.scripts.set(key, [key, s.duration]);
     }
   });
-  ${LAB_ACTIVITY_INIT}
 })();
 //# sourceURL=${LAB_SOURCE_URL}`;
 
@@ -231,10 +229,6 @@ export interface LabPageState {
   load: number | null;
   /** when the last long task ended, 0 when there was none */
   lastLongTaskEnd: number;
-  /** when the last layout shift was, null when there was none */
-  lastShift: number | null;
-  /** what the page has set going (lab-activity.ts) */
-  activity: LabActivity;
   now: number;
 }
 
@@ -244,11 +238,7 @@ export const LAB_STATE_SCRIPT = `(() => {
   const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
   try { if (lab && typeof lab.flush === 'function') lab.flush(); } catch (e) { /* read what was delivered */ }
   const nav = performance.getEntriesByType('navigation')[0];
-  const now = performance.now();
-  const shifts = lab && Array.isArray(lab.shifts) ? lab.shifts : [];
-  // Shifts past the cap are not kept: a page that shifts that much counts as shifting now.
-  const lastShift = lab && lab.dropped > 0 ? now : shifts.length > 0 ? num(shifts[shifts.length - 1][0]) : null;
-  return { fcp: lab ? num(lab.fcp) : null, load: nav && nav.loadEventEnd > 0 ? nav.loadEventEnd : null, lastLongTaskEnd: lab ? num(lab.lastLongTaskEnd) || 0 : 0, lastShift, activity: ${LAB_ACTIVITY_READ}, now };
+  return { fcp: lab ? num(lab.fcp) : null, load: nav && nav.loadEventEnd > 0 ? nav.loadEventEnd : null, lastLongTaskEnd: lab ? num(lab.lastLongTaskEnd) || 0 : 0, now: performance.now() };
 })()`;
 
 export function readPageState(value: unknown): LabPageState | null {
@@ -257,5 +247,5 @@ export function readPageState(value: unknown): LabPageState | null {
   const num = (x: unknown): number | null => (typeof x === 'number' && Number.isFinite(x) ? x : null);
   const now = num(v.now);
   if (now === null) return null;
-  return { fcp: num(v.fcp), load: num(v.load), lastLongTaskEnd: num(v.lastLongTaskEnd) ?? 0, lastShift: num(v.lastShift), activity: readActivity(v.activity), now };
+  return { fcp: num(v.fcp), load: num(v.load), lastLongTaskEnd: num(v.lastLongTaskEnd) ?? 0, now };
 }

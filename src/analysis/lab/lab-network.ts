@@ -121,11 +121,6 @@ export class LabNetwork {
     }
   };
 
-  /** No request in flight at all (quietFor allows two). */
-  get idle(): boolean {
-    return this.inflight === 0;
-  }
-
   /**
    * How long the network has been quiet as Lighthouse's gather counts it: at most 2 requests in
    * flight (a long poll or a slow beacon does not hold the run) and none of them critical

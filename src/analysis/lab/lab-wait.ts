@@ -5,13 +5,8 @@
 // then no long task for 1 s. A late banner, a script's second wave of requests or a task after
 // load is seen as Lighthouse sees it, and a paint the compositor delivers late (a busy machine)
 // is waited for instead of read as "no paint". Everything is bounded by the run's deadline.
-// One difference is deliberate: Lighthouse starts counting its quiet CPU second only once the
-// other conditions hold (its observer notes "now" as the last long task when it is installed), so
-// it always records a second and more past them; the lab counts that second from the page's last
-// long task, as the condition reads, and does not watch the extra second.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
-import { stillUntil } from './lab-activity.ts';
 import { LAB_STATE_SCRIPT, readPageState } from './lab-metrics.ts';
 import type { LabNetwork } from './lab-network.ts';
 
@@ -28,27 +23,17 @@ export interface LabWaitSettings {
    * then, not at the time limit
    */
   cpuQuietMaxWaitMs: number;
-  /**
-   * How long past the pause after load the page is still watched, unless it is still (nothing due
-   * before then, nothing done for this long: lab-activity.ts)
-   */
-  traceTailMs: number;
 }
 
 /**
- * Lighthouse keeps recording after its conditions hold (its CPU-quiet check starts its second only
- * once the others hold: on bench:lab's page its trace ends 2.35 s after load), so a shift made
- * exactly 1 s after load is in its trace. The lab watches past the second too, long enough for
- * that shift's frame to be drawn and recorded (a few frames), unless the page is still: with
- * nothing due in that time and nothing done for as long, it has no such shift to make.
+ * Lighthouse keeps recording after its conditions hold, until its trace has stopped, so a shift
+ * made exactly 1 s after load is in its trace: the lab waits past the second too, long enough for
+ * that shift's frame to be drawn and recorded (a few frames), not longer.
  */
-const TRACE_TAIL_MS = 150;
+const TRACE_STOP_MS = 150;
 
-/** How long a page must have done nothing to count as still: a change made before then has been drawn, and its shift recorded. */
-const STILL_FOR_MS = 150;
-
-/** Lighthouse 13's defaults (the desktop preset keeps them), and the tail past the pause after load. */
-export const LIGHTHOUSE_WAIT: LabWaitSettings = { pauseAfterFcpMs: 1000, pauseAfterLoadMs: 1000, networkQuietMs: 1000, cpuQuietMs: 1000, noPaintGraceMs: 5000, cpuQuietMaxWaitMs: 2000, traceTailMs: TRACE_TAIL_MS };
+/** Lighthouse 13's defaults (the desktop preset keeps them), the pause after load with its trace's tail. */
+export const LIGHTHOUSE_WAIT: LabWaitSettings = { pauseAfterFcpMs: 1000, pauseAfterLoadMs: 1000 + TRACE_STOP_MS, networkQuietMs: 1000, cpuQuietMs: 1000, noPaintGraceMs: 5000, cpuQuietMaxWaitMs: 2000 };
 
 /**
  * How often the page is asked: a few times a second. Each question is a task on the page's main
@@ -61,12 +46,8 @@ const MIN_ASK_MS = 15;
 const MAX_ASK_MS = 1000;
 const SLOW = Symbol('slow');
 
-/**
- * settled: every condition held, the tail included; still: every condition held and the page was
- * still, so the tail was not waited for; no-paint: loaded and quiet but never painted; deadline:
- * time ran out; busy: the page's script would not let it answer.
- */
-export type LabWaitOutcome = 'settled' | 'still' | 'no-paint' | 'deadline' | 'busy';
+/** settled: every condition held; no-paint: loaded and quiet but never painted; deadline: time ran out; busy: the page's script would not let it answer. */
+export type LabWaitOutcome = 'settled' | 'no-paint' | 'deadline' | 'busy';
 
 export async function waitLikeLighthouse(page: Page, network: LabNetwork, deadline: number, signal: AbortSignal, wait: LabWaitSettings = LIGHTHOUSE_WAIT): Promise<LabWaitOutcome> {
   let quietUnpaintedSince: number | null = null;
@@ -99,11 +80,7 @@ export async function waitLikeLighthouse(page: Page, network: LabNetwork, deadli
       const quiet = networkQuiet && cpuQuiet;
       if (state.fcp === null && state.load !== null && !nudged && state.now - state.load >= NUDGE_AFTER_MS) nudged = await nudge(page);
       if (loaded && quiet) {
-        if (painted) {
-          const tailEnd = state.load! + wait.pauseAfterLoadMs + wait.traceTailMs;
-          if (state.now >= tailEnd) return 'settled';
-          if (network.idle && stillUntil(state.activity, state, tailEnd, STILL_FOR_MS)) return 'still';
-        }
+        if (painted) return 'settled';
         if (state.fcp === null) {
           quietUnpaintedSince ??= Date.now();
           if (Date.now() - quietUnpaintedSince >= wait.noPaintGraceMs) return 'no-paint';
@@ -113,10 +90,8 @@ export async function waitLikeLighthouse(page: Page, network: LabNetwork, deadli
       // question is asked then (new activity only moves it later, and the answer then says so),
       // not on a fixed beat that overshoots the settle time by up to a beat.
       if (state.load !== null && state.fcp !== null) {
-        // Once the rest holds, the page was not still: the tail's end is the next time that counts.
-        const tail = loaded && quiet && painted ? wait.traceTailMs : 0;
         const latest = Math.max(
-          state.load + wait.pauseAfterLoadMs + tail - state.now,
+          state.load + wait.pauseAfterLoadMs - state.now,
           state.fcp + wait.pauseAfterFcpMs - state.now,
           wait.networkQuietMs - network.quietFor(),
           cpuWaitSince !== null ? Math.min(state.lastLongTaskEnd + wait.cpuQuietMs - state.now, cpuWaitSince + wait.cpuQuietMaxWaitMs - Date.now()) : state.lastLongTaskEnd + wait.cpuQuietMs - state.now,
