@@ -22,7 +22,8 @@ import type { ZipSafetyLimits } from '../files/zip-limits.ts';
 import { defineEngine } from './engine-definition.ts';
 import { resolvePage, type PageOptions } from './page.ts';
 import { jobRunOptions, ProgramBackedEngine, type ProgramEngineOptions } from './program.ts';
-import { linkOrCopy, takeResult } from './job-folder.ts';
+import { linkOrCopy } from '../files/engine-output.ts';
+import { takeResult } from './job-folder.ts';
 import { checkZipBomb } from './zip-guard.ts';
 
 export type EbookInput = 'epub' | 'mobi' | 'azw3' | 'fb2';

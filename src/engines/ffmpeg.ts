@@ -163,7 +163,7 @@ export class FfmpegEngine extends ProgramBackedEngine {
       fileUrl(outputFile, dir),
     ];
     try {
-      await inJobFolder(options.inputPath, 'ffmpeg-', async (dir, inputFile) => {
+      const written = await inJobFolder(options.inputPath, 'ffmpeg-', async (dir, inputFile) => {
         const outputFile = path.join(dir, `result-${path.basename(options.outputPath)}`);
         const run = await this.engine.exec('ffmpeg', convert(dir, inputFile, outputFile), { cwd: dir, ...jobRunOptions(options) });
         if (run.code !== 0) {
@@ -173,8 +173,8 @@ export class FfmpegEngine extends ProgramBackedEngine {
         const written = await lstat(outputFile).then((s) => (s.isFile() ? s.size : 0), () => 0);
         if (written === 0) throw unprocessable(`ffmpeg wrote no ${to.label} audio`, clean(run.stderr, dir) || 'The input decoded to nothing');
         await takeResult(outputFile, options.outputPath);
+        return written;
       });
-      const written = await stat(options.outputPath).then((s) => s.size);
       if (written > this.maxOutputBytes) {
         throw new ServiceError(422, 'output_too_large', 'The result is larger than the output limit', { detail: `The output reached the ${this.maxOutputBytes}-byte limit; choose a lower bitrate, sample rate or fewer channels` });
       }

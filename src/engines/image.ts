@@ -28,7 +28,8 @@ import { memoryLimitPrefix } from './process.ts';
 import { sandboxCommand } from './sandbox.ts';
 import { EngineSupervisor, stderrLogger, type EngineLogger, type EngineProbe, type EngineStatus, type EngineWorker } from './supervisor.ts';
 import { makeEngineTempDir } from '../files/process-folders.ts';
-import { linkOrCopy, takeResult } from './job-folder.ts';
+import { linkOrCopy } from '../files/engine-output.ts';
+import { takeResult } from './job-folder.ts';
 
 export interface ImageEngineOptions {
   /** worker processes, each converting one image at a time (default: defaultImageWorkers(), by cores) */

@@ -3,8 +3,9 @@
 // program run in the call's folder could leave links there at the names the host reads and writes
 // next. So a job runs in a fresh folder beside its input, holding the input under its own name,
 // and its result is taken out of it as a regular file only.
-import { copyFile, link, lstat, mkdtemp, rename, rm } from 'node:fs/promises';
+import { copyFile, lstat, mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { linkOrCopy } from '../files/engine-output.ts';
 
 /**
  * Runs `work` in a fresh folder beside `inputPath` that holds the input under its own name (a
@@ -18,15 +19,6 @@ export async function inJobFolder<T>(inputPath: string, prefix: string, work: (d
     return await work(dir, input);
   } finally {
     await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** An input put into an engine's folder: a hard link when both share a filesystem, else a copy. */
-export async function linkOrCopy(from: string, to: string): Promise<void> {
-  try {
-    await link(from, to);
-  } catch {
-    await copyFile(from, to);
   }
 }
 

@@ -12,7 +12,7 @@
 // Before any of it, the input's size and nesting are bounded (src/engines/pandoc-limits.ts); between
 // the passes, what a result could run (script links, event attributes, raw HTML in Markdown) is
 // taken out too (src/engines/pandoc-active-content.ts).
-import { realpath, stat, writeFile } from 'node:fs/promises';
+import { realpath, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unprocessable } from '../core/errors.ts';
@@ -140,7 +140,6 @@ export class PandocEngine extends ProgramBackedEngine {
     const output = `${input}.out`;
     await writeFile(input, text);
     await this.convert({ ...options, inputPath: input, outputPath: output });
-    const { rm } = await import('node:fs/promises');
     try {
       return await readEngineOutput(output, 'utf8');
     } finally {

@@ -5,7 +5,7 @@
 // without following a link (O_NOFOLLOW) and without waiting (O_NONBLOCK, which changes nothing
 // for a regular file), and read only when it is a regular file.
 import { constants } from 'node:fs';
-import { open, writeFile } from 'node:fs/promises';
+import { copyFile, link, open, writeFile } from 'node:fs/promises';
 import { ServiceError } from '../core/errors.ts';
 
 const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -40,4 +40,16 @@ export async function readEngineOutput(path: string, encoding?: 'utf8'): Promise
  */
 export function writeNewFile(path: string, data: string | Uint8Array): Promise<void> {
   return writeFile(path, data, { flag: 'wx' });
+}
+
+/**
+ * A file put at `to` as a new name: a hard link when both share a filesystem, else a copy created
+ * new (COPYFILE_EXCL), never through a link an engine could have planted at that name.
+ */
+export async function linkOrCopy(from: string, to: string): Promise<void> {
+  try {
+    await link(from, to);
+  } catch {
+    await copyFile(from, to, constants.COPYFILE_EXCL);
+  }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { copyFile, link, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { linkOrCopy } from './engine-output.ts';
 import type { FileArtifact, FileResult, UploadedFile } from './file-types.ts';
 import { ServiceError, invalidInput, registerPrivateRoot } from '../core/errors.ts';
 import { assertSafeDocument } from './document-safety.ts';
@@ -182,8 +182,8 @@ export class FilePipeline {
         detail: `The result has ${info.size} bytes; the limit is ${this.#o.outputLimitBytes}`,
       });
     }
-    // COPYFILE_EXCL: created new, never through a link an engine could have planted at that name.
-    if (keepAt !== undefined) await link(artifact.path, keepAt).catch(() => copyFile(artifact.path, keepAt, constants.COPYFILE_EXCL));
+    // Created new, never through a link an engine could have planted at that name.
+    if (keepAt !== undefined) await linkOrCopy(artifact.path, keepAt);
     const stored = await this.#o.store.put(artifact.path, { fileName: artifact.fileName, mimeType: artifact.mimeType, retentionMs: this.#o.retentionMs, ...(ownerId === undefined ? {} : { ownerId }) });
     const expires = Math.floor(Date.now() / 1000) + this.#o.urlTtlSeconds;
     return {
