@@ -12,10 +12,14 @@
  * sealing, gating, ranking fixes, the loop, (verify) checking the baseline's seal and the delta,
  * and the answer's serialisation and outputSchema check. Target: overhead <= 20% (median).
  *
+ * Beside them, the transport floor: the same request and answer bytes over bare node:http (in the
+ * server's process) and fetch, no MCP and no job. On this VM that alone is some 7% of the baseline
+ * (~80 KB of HTML in, ~35 KB of answer out), a share of the 20% no server change can give back.
+ *
  * The server runs in a child process (this file with --serve), so the client and the server each
  * get a core of their own, as in bench/mcp-vs-rest.ts. The client connects (initialize) before
- * the clock starts. Baseline, solve and verify alternate iteration by iteration so the VM's
- * drift hits all three alike. Every answer is checked (status, job, mode, findings, charge). A
+ * the clock starts. Baseline, floor, solve and verify alternate iteration by iteration so the
+ * VM's drift hits them all alike. Every answer is checked (status, job, mode, findings, charge). A
  * measurement, not a test: it exits 0 whatever the figures; the run is bounded by DEADLINE_MS.
  *
  * Wall-clock figures on a shared two-core machine move with everyone else's load, so the bench
@@ -35,6 +39,8 @@
  *   BENCH_SERVER_CPU_PROF  a folder: the server child runs with --cpu-prof and writes its profile there
  */
 import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -94,8 +100,11 @@ function serve(): Promise<void> {
         }
       };
     }
-    // The parent asks for this thread's CPU time around each call (microseconds, user + system).
+    // The parent asks for this thread's CPU time around each call (microseconds, user + system),
+    // and once for the transport floor's port.
+    let floor: Promise<number> | undefined;
     process.on('message', (message) => {
+      if (message === 'floor') void (floor ??= floorServer()).then((port) => process.send?.({ kind: 'floor', port }));
       if (message === 'cpu') {
         const { user, system } = process.threadCpuUsage();
         process.send?.({ kind: 'cpu', micros: user + system, jobMs: jobTimes.splice(0).at(-1) ?? null });
@@ -104,7 +113,32 @@ function serve(): Promise<void> {
   });
 }
 
-// ---- the three figures ------------------------------------------------------------------------
+/**
+ * The transport floor's server, in the app's process: plain node:http that reads a JSON body,
+ * parses it and answers the JSON it was last given (POST /answer sets it: the wire bytes of a
+ * solve_task answer). What a call of these sizes costs with no MCP, no Fastify and no job:
+ * the request's ~80 KB and the answer's ~35 KB across loopback, read and parsed on both sides.
+ */
+function floorServer(): Promise<number> {
+  let answer = '{}';
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (req.url === '/answer') {
+        answer = body;
+        res.writeHead(204).end();
+        return;
+      }
+      JSON.parse(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+    });
+  });
+  return new Promise((resolvePort) => server.listen(0, APP_HOST, () => resolvePort((server.address() as AddressInfo).port)));
+}
+
+// ---- the figures ------------------------------------------------------------------------------
 
 /** The server's main-thread CPU time so far, in ms, and the wall time of the last job-service call since the last ask. */
 async function serverCpu(child: ChildProcess): Promise<{ cpu: number; jobMs: number | null }> {
@@ -132,24 +166,32 @@ async function stepAnalyzers(): Promise<{ stepId: string; analyzers: readonly An
   });
 }
 
-/** What an agent sends and reads per tool: argument bytes and answer characters (the answer's text). */
-const sizes = new Map<string, { args: number[]; answer: number[] }>();
+/**
+ * What an agent sends and reads per tool: the arguments as sent and the answer's text characters.
+ * The arguments are measured when the table is printed, not per call: serializing ~80 KB of them
+ * again costs the client about 0.1 ms, which would be timed as if MCP had spent it.
+ */
+const sizes = new Map<string, { args: Record<string, unknown>[]; answer: number[] }>();
+
+/** The last whole answer (content and structuredContent), for the transport floor's canned answer. */
+let lastAnswer: Record<string, unknown> | undefined;
 
 async function call(client: Client, name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Answer> {
   // A call's own signal: the SDK leaves a listener on the signal it is given (support/call-signal.ts).
   const answer = await withCallSignal(signal, (own) => client.callTool({ name, arguments: args }, undefined, { signal: own, timeout: 60_000 }));
   if (answer.isError) throw new Error(`${name} answered an error: ${JSON.stringify(answer).slice(0, 400)}`);
   const seen = sizes.get(name) ?? { args: [], answer: [] };
-  seen.args.push(Buffer.byteLength(JSON.stringify(args)));
+  seen.args.push(args);
   seen.answer.push((answer.content as { text?: string }[]).reduce((n, c) => n + (c.text?.length ?? 0), 0));
   sizes.set(name, seen);
+  lastAnswer = answer;
   return answer.structuredContent as Answer;
 }
 
 function sizeRows(pageBytes: number): string[][] {
   const rows = [['tool', 'calls', 'largest argument bytes', 'of which not the page', 'largest answer characters', 'answer <= 24 KB']];
   for (const [name, seen] of sizes) {
-    const args = Math.max(...seen.args);
+    const args = Math.max(...seen.args.map((a) => Buffer.byteLength(JSON.stringify(a))));
     const answer = Math.max(...seen.answer);
     rows.push([name, String(seen.answer.length), String(args), String(args - pageBytes), String(answer), verdict(answer <= 24 * 1024)]);
   }
@@ -194,14 +236,26 @@ async function main(): Promise<void> {
     for (let i = 0; i < ITERATIONS + WARMUP; i++) solves.push(String((await call(client, 'solve_task', { goal: GOAL, input }, deadline))['execution'].runId));
     const nextSolve = (): string => solves.pop() ?? String(first['execution'].runId);
     const figure = (name: string, run: () => Promise<unknown>) => ({ name, run, samples: [] as number[], serverCpu: [] as number[], clientCpu: [] as number[], jobMs: [] as number[] });
+    // The transport floor answers what the last solve answered, byte for byte as the server wrote it (responseJson's shape).
+    const floorPort = (await askChild<{ kind?: string; port?: number }>(child, 'floor', 'floor')).port;
+    const floorUrl = `http://${APP_HOST}:${floorPort}`;
+    await fetch(`${floorUrl}/answer`, { method: 'POST', body: JSON.stringify({ result: lastAnswer, jsonrpc: '2.0', id: 0 }), signal: deadline });
+    let floorId = 0;
+    const floorCall = async (): Promise<void> => {
+      // The request as the SDK's transport sends a tools/call: the same JSON-RPC body and headers.
+      const body = JSON.stringify({ method: 'tools/call', params: { name: 'solve_task', arguments: { goal: GOAL, input } }, jsonrpc: '2.0', id: ++floorId });
+      const res = await fetch(`${floorUrl}/`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': ready.apiKey }, body, signal: deadline });
+      checkSolve((JSON.parse(await res.text()) as { result?: { structuredContent?: Answer } }).result?.structuredContent ?? {}, findings);
+    };
     const figures = {
       baseline: figure("baseline: the steps' analyses (analyzeOnWorker, in turn)", analyses),
+      floor: figure('transport floor: the same bytes over bare node:http and fetch', floorCall),
       solve: figure('solve_task over MCP', async () => checkSolve(await call(client, 'solve_task', { goal: GOAL, input }, deadline), findings)),
       verify: figure('verify_task over MCP (baseline: {runId} of the solve)', async () => checkVerify(await call(client, 'verify_task', { goal: GOAL, input, baseline: { runId: nextSolve() } }, deadline), findings)),
     };
     const only = process.env['BENCH_ONLY'];
     if (only !== undefined && only !== 'solve' && only !== 'verify') throw new Error(`BENCH_ONLY must be solve or verify (got "${only}")`);
-    const all = Object.values(figures).filter((f) => only === undefined || f === figures.baseline || f === figures[only]);
+    const all = Object.values(figures).filter((f) => only === undefined || f === figures.baseline || f === figures.floor || f === figures[only]);
     for (let i = 0; i < WARMUP; i++) for (const f of all) await f.run();
     for (let i = 0; i < ITERATIONS; i++) {
       // Which goes first rotates: none always runs right after another's garbage.
@@ -229,10 +283,17 @@ async function main(): Promise<void> {
     const split = [['figure', 'in job service ms', 'job service share ms', 'MCP transport ms', 'server CPU ms', 'client CPU ms', 'CPU overhead ms']];
     const baseCpu = mean(figures.baseline.clientCpu);
     const refusals: string[] = [];
+    const floor50 = median(figures.floor.samples);
+    const floorNote = `transport floor +${pct(floor50 / base50)}: the same bytes over bare node:http`;
     for (const f of all) {
       if (f.samples.length === 0) continue;
       const m = median(f.samples);
       const isBase = f === figures.baseline;
+      if (f === figures.floor) {
+        rows.push([f.name, ms(m), ms(percentile(f.samples, 99)), '', `+${pct(m / base50)}`, '(no target)']);
+        split.push([f.name, '', '', ms(m), ms(mean(f.serverCpu)), ms(mean(f.clientCpu)), '']);
+        continue;
+      }
       rows.push([f.name, ms(m), ms(percentile(f.samples, 99)), fmtRatio(m / base50), isBase ? '' : pct(m / base50 - 1), isBase ? '' : verdict(m / base50 - 1 <= TARGET_OVERHEAD)]);
       if (isBase) continue;
       const check = checkedRatio(m, base50, roundMedians(figures.baseline.samples));
@@ -245,7 +306,7 @@ async function main(): Promise<void> {
         ratio: check.ratio === undefined ? 'refused' : `+${pct(check.ratio - 1)}`,
         target: `<= +${pct(TARGET_OVERHEAD)}`,
         holds: check.ratio === undefined ? undefined : check.ratio - 1 <= TARGET_OVERHEAD,
-        ...(check.refusal ? { note: check.refusal } : {}),
+        note: check.refusal ?? floorNote,
       });
       const job = median(f.jobMs);
       split.push([f.name, ms(job), ms(job - base50), ms(m - job), ms(mean(f.serverCpu)), ms(mean(f.clientCpu)), ms(mean(f.serverCpu) + mean(f.clientCpu) - baseCpu)]);
@@ -256,6 +317,10 @@ async function main(): Promise<void> {
         `Baseline p99 ${ms(base99)} ms. Overhead = what the MCP call costs beyond the same analyses run directly.\n\n${table(rows)}\n\n` +
         `Where the time goes (medians; job service share = in job service - baseline median; MCP transport = call - in job service). CPU: mean main-thread ` +
         `CPU per call (the analyses run on workers, in none of them); CPU overhead = server + client - the baseline's ${ms(baseCpu)} ms.\n\n${table(split)}\n\n` +
+        `The transport floor is a solve_task's request and answer, byte for byte, across loopback with no MCP, Fastify or job: fetch here, node:http in the ` +
+        `server's process, each side parsing the other's JSON. It takes ${ms(floor50)} ms, +${pct(floor50 / base50)} of the baseline; the ` +
+        `${pct(TARGET_OVERHEAD)} target leaves ${ms(base50 * TARGET_OVERHEAD - floor50)} ms beyond it for the SDK's Client and server, the app's route, key ` +
+        `check and run records, and the job service's matching, merging, sealing, ranking and answer.\n\n` +
         `What an agent sends and reads (largest over the run; issue 17 targets: an argument <= 2 KB besides the page it passes, an answer <= 24 KB of text). ` +
         `The page's own ${Buffer.byteLength(html)} bytes of input.html are in every argument here: a page on a URL sends none.\n\n${table(sizeRows(Buffer.byteLength(JSON.stringify(html))))}\n`,
     );
