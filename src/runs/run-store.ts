@@ -149,6 +149,35 @@ export class RunStore {
     return row ? toRun(row) : undefined;
   }
 
+  /**
+   * The account's run, and the job state of the newest finished run of the fix loop's chain it
+   * belongs to (the chain it heads when it names none): what verify_task reads of a `{runId}`
+   * baseline, in one statement instead of get and latestJobStateInChain one after the other.
+   */
+  async getWithChainState(accountId: string, runId: string): Promise<{ run: Run; chainJobState: string | undefined } | undefined> {
+    const row = await this.#db
+      .selectFrom('runs as r')
+      .selectAll('r')
+      .select((eb) =>
+        eb
+          .selectFrom('runs as c')
+          .select('c.job_state')
+          .where('c.chain_id', '=', eb.fn.coalesce('r.chain_id', 'r.id'))
+          .whereRef('c.account_id', '=', 'r.account_id')
+          .where('c.job_state', 'is not', null)
+          .orderBy('c.created_at', 'desc')
+          .orderBy('c.id', 'desc')
+          .limit(1)
+          .as('chain_job_state'),
+      )
+      .where('r.id', '=', runId)
+      .where('r.account_id', '=', accountId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { chain_job_state: chainJobState, ...run } = row;
+    return { run: toRun(run), chainJobState: chainJobState ?? undefined };
+  }
+
   /** The account's job run of this kind holding this idempotency key (the first, when a race stored two). */
   async byIdempotencyKey(accountId: string, kind: string, key: string): Promise<Run | undefined> {
     const row = await this.#db.selectFrom('runs').selectAll().where('account_id', '=', accountId).where('kind', '=', kind).where('idempotency_key', '=', key).orderBy('created_at').limit(1).executeTakeFirst();

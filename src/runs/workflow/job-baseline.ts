@@ -67,6 +67,8 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
   let answer: unknown = given;
   let chainId: string | null = null;
   let state: ReturnType<typeof parseJobState>;
+  // By runId the chain's newest state comes with the run (one statement); otherwise it is asked below.
+  let chainState: { newest: string | undefined } | undefined;
   if (runId !== undefined) {
     // A whole answer names its run and carries its report: the report must still be the one issued
     // (a forged or edited copy is refused, even though the run's own copy would be read instead).
@@ -74,7 +76,8 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
       const carried = extractBaseline(given, { key: q.key, goalKey: q.goalKey });
       if (!carried.ok) return refused(carried.code, carried.message);
     }
-    const run = await q.runs.get(accountId, runId);
+    const read = await q.runs.getWithChainState(accountId, runId);
+    const run = read?.run;
     if (!run) return refused('unknown_run', `No run ${clip(runId)} in this account: pass a runId this account's key received.`);
     if (run.status === 'accepted') return refused('run_not_finished', `Run ${runId} has not finished: poll get_run until it has, then verify with { runId: "${runId}" }.`);
     const stored = run.outcome?.ok === true ? (run.outcome.result as Record<string, unknown> | null) : null;
@@ -85,6 +88,7 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
     answer = stored;
     state = parseJobState(run.jobState);
     chainId = run.chainId ?? run.runId;
+    chainState = { newest: read?.chainJobState };
   }
   // By runId the answer is the run store's own copy (runs.get is scoped to this account): its seal
   // was made here and no host touched it. What a host passes is checked in full above or here.
@@ -100,7 +104,7 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
   }
   let loop: LoopMemo | undefined = found.loop;
   if (chainId !== null) {
-    const newest = await q.runs.latestJobStateInChain(accountId, chainId);
+    const newest = chainState !== undefined ? chainState.newest : await q.runs.latestJobStateInChain(accountId, chainId);
     loop = parseJobState(newest ?? null)?.loop ?? state?.loop ?? loop;
   }
   return {
