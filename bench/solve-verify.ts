@@ -13,7 +13,7 @@
  * and the answer's serialisation and outputSchema check. Target: overhead <= 20% (median).
  *
  * Beside them, the transport floor: the same request and answer bytes over bare node:http (in the
- * server's process) and fetch, no MCP and no job. On this VM that alone is some 7% of the baseline
+ * server's process) and fetch, no MCP and no job. On this VM that alone is 12-13% of the baseline
  * (~80 KB of HTML in, ~35 KB of answer out), a share of the 20% no server change can give back.
  *
  * The server runs in a child process (this file with --serve), so the client and the server each
@@ -236,7 +236,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < ITERATIONS + WARMUP; i++) solves.push(String((await call(client, 'solve_task', { goal: GOAL, input }, deadline))['execution'].runId));
     const nextSolve = (): string => solves.pop() ?? String(first['execution'].runId);
     const figure = (name: string, run: () => Promise<unknown>) => ({ name, run, samples: [] as number[], serverCpu: [] as number[], clientCpu: [] as number[], jobMs: [] as number[] });
-    // The transport floor answers what the last solve answered, byte for byte as the server wrote it (responseJson's shape).
+    // The transport floor answers what the last solve answered: the same JSON-RPC response, as the client parsed it, serialized again.
     const floorPort = (await askChild<{ kind?: string; port?: number }>(child, 'floor', 'floor')).port;
     const floorUrl = `http://${APP_HOST}:${floorPort}`;
     await fetch(`${floorUrl}/answer`, { method: 'POST', body: JSON.stringify({ result: lastAnswer, jsonrpc: '2.0', id: 0 }), signal: deadline });
