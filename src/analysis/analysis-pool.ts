@@ -78,8 +78,12 @@ export class AnalysisPool {
     this.#queue = new FairQueue(Infinity, Infinity, this.#options.workers);
   }
 
-  run(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<Report> {
-    return this.#submit(this.#job(analyzers, html, facts, url, false, null), signal).then((answer) => answer.report);
+  /**
+   * `parseKey`: a token of the caller's own job, the same for each of its calls on one page, when
+   * they may share one parse of it (parse-reuse.ts); null, the default, shares nothing.
+   */
+  run(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal, parseKey: string | null = null): Promise<Report> {
+    return this.#submit(this.#job(analyzers, html, facts, url, false, null, parseKey), signal).then((answer) => answer.report);
   }
 
   /** The same report, with each analyzer's reading of the parse when every one keeps one (page-analysis.ts). */
@@ -92,10 +96,10 @@ export class AnalysisPool {
     return this.#submit(this.#job(analyzers, '', facts, url, false, readings), signal).then((answer) => answer.report);
   }
 
-  #job(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, keepReadings: boolean, readings: unknown[] | null): AnalysisJob {
+  #job(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, keepReadings: boolean, readings: unknown[] | null, parseKey: string | null = null): AnalysisJob {
     // The page crosses once: its bytes are moved, not copied, when they own their memory, and the
     // text is decoded again on the worker rather than sent beside them.
-    return { id: nextId++, analyzers: analyzers.map((a) => a.id), facts: facts === null ? null : { ...facts, text: '' }, html: facts === null ? html : '', url, keepReadings, readings };
+    return { id: nextId++, analyzers: analyzers.map((a) => a.id), facts: facts === null ? null : { ...facts, text: '' }, html: facts === null ? html : '', url, keepReadings, readings, parseKey };
   }
 
   #submit(job: AnalysisJob, signal: AbortSignal | undefined): Promise<AnalysisAnswer> {
@@ -238,10 +242,14 @@ export class AnalysisPool {
 
 let pool: AnalysisPool | undefined;
 
-/** Runs analyzers on a page on the analysis workers: the same report analyzeFetched gives, off the main thread. */
-export function analyzeOnWorker(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal): Promise<Report> {
+/**
+ * Runs analyzers on a page on the analysis workers: the same report analyzeFetched gives, off the
+ * main thread. Calls of one job on the same page may pass one `parseKey` of the job's own to share
+ * a parse (AnalysisPool.run).
+ */
+export function analyzeOnWorker(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string, signal?: AbortSignal, parseKey: string | null = null): Promise<Report> {
   pool ??= new AnalysisPool();
-  return pool.run(analyzers, html, facts, url, signal);
+  return pool.run(analyzers, html, facts, url, signal, parseKey);
 }
 
 /** analyzeOnWorker keeping what each analyzer read of the page, for analyzeReadingsOnWorker (null when not kept). */

@@ -5,8 +5,9 @@
 import { parentPort } from 'node:worker_threads';
 import { loadAnalyzers } from './analyzer-registry.ts';
 import { decodeBody } from './charset.ts';
-import { analyzeFetched, analyzeFetchedKeepingReadings, analyzeReadings, type KeptAnalysis } from './page-analysis.ts';
+import { analyzeFetchedKeepingReadings, analyzeParsed, analyzeReadings, type KeptAnalysis } from './page-analysis.ts';
 import type { PageFacts } from './page-facts.ts';
+import { ParseReuse } from './parse-reuse.ts';
 import type { Analyzer } from './scoring.ts';
 
 export interface AnalysisJob {
@@ -20,12 +21,15 @@ export interface AnalysisJob {
   keepReadings: boolean;
   /** a second analysis: the readings a first one kept, judged with these facts instead of a parse of the page */
   readings: unknown[] | null;
+  /** the job's own token when its calls may share one parse of the same page (parse-reuse.ts), else null */
+  parseKey: string | null;
 }
 
 /** A job's answer: its report, and the readings when they were asked for and kept. */
 export type AnalysisAnswer = KeptAnalysis;
 
 const analyzers = await loadAnalyzers();
+const parses = new ParseReuse();
 
 parentPort?.on('message', (job: AnalysisJob) => {
   try {
@@ -43,12 +47,14 @@ parentPort?.on('message', (job: AnalysisJob) => {
       facts = { ...job.facts, body, text };
     }
     const html = facts === null ? job.html : facts.text;
+    // A call that parses nothing of its own, or keeps its readings, lets a kept parse go first (parse-reuse.ts).
+    if (job.readings !== null || job.keepReadings) parses.clear();
     const answer: AnalysisAnswer =
       job.readings !== null
         ? { report: analyzeReadings(chosen, job.readings, facts, job.url), readings: null }
         : job.keepReadings
           ? analyzeFetchedKeepingReadings(chosen, html, facts, job.url)
-          : { report: analyzeFetched(chosen, html, facts, job.url), readings: null };
+          : { report: analyzeParsed(chosen, parses.parse(job.parseKey, html, facts, job.url), facts, job.url), readings: null };
     parentPort?.postMessage({ id: job.id, ...answer });
   } catch (error) {
     parentPort?.postMessage({ id: job.id, error: error instanceof Error ? error.message : String(error) });

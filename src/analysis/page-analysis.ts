@@ -37,7 +37,11 @@ export function pageNotes(facts: PageFacts, statusJudged = false): string[] {
 
 /** Runs analyzers on one fetched page (or on HTML alone when facts is null) and combines their reports. */
 export function analyzeFetched(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string): Report {
-  const doc = parseFetched(html, facts, url);
+  return analyzeParsed(analyzers, parsePage(html, facts, url), facts, url);
+}
+
+/** analyzeFetched on a parse made already (parsePage of the same page): analyzers only read it, so one parse serves any number of them. */
+export function analyzeParsed(analyzers: readonly Analyzer[], doc: HtmlDocument, facts: PageFacts | null, url: string): Report {
   return combineFetched(analyzers.map((a) => a.analyzeDocument(doc, facts, url)), analyzers, facts, url);
 }
 
@@ -52,7 +56,7 @@ export interface KeptAnalysis {
  * PageReading) for a second analysis of the same page with more facts (analyzeReadings).
  */
 export function analyzeFetchedKeepingReadings(analyzers: readonly Analyzer[], html: string, facts: PageFacts | null, url: string): KeptAnalysis {
-  const doc = parseFetched(html, facts, url);
+  const doc = parsePage(html, facts, url);
   const readers = readersOf(analyzers);
   if (readers === null) return { report: combineFetched(analyzers.map((a) => a.analyzeDocument(doc, facts, url)), analyzers, facts, url), readings: null };
   const readings = readers.map((r) => r.read(doc, facts, url));
@@ -77,7 +81,7 @@ function readersOf(analyzers: readonly Analyzer[]): PageReading[] | null {
 }
 
 /** The one parse of a page: a response that is not HTML is read as an empty page. */
-function parseFetched(html: string, facts: PageFacts | null, url: string): HtmlDocument {
+export function parsePage(html: string, facts: PageFacts | null, url: string): HtmlDocument {
   const readable = facts === null || isHtmlResponse(facts);
   return parseHtml(readable ? html : '', url);
 }

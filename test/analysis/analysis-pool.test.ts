@@ -31,6 +31,20 @@ describe('analysis pool', () => {
     assert.ok(onWorker.findings.some((f) => f.rule === 'image-alt-missing'));
   });
 
+  it("calls of one job share a parse by its key, and each still answers its own page's report", async () => {
+    const one = pool({ workers: 1 });
+    const steps = [[metaTagsAnalyzer], [headingStructureAnalyzer], [imageAltAnalyzer]];
+    const other = PAGE.replace('<h3>Deals</h3>', '<h2>Deals</h2>').replace('<img src="/a.png">', '<img src="/a.png" alt="Red shoes">');
+    for (const step of steps) assert.deepEqual(await one.run(step, PAGE, null, URL, undefined, 'job-1'), analyzeFetched(step, PAGE, null, URL));
+    // The same key on another page, or the same page at another address, is parsed afresh.
+    for (const step of steps) assert.deepEqual(await one.run(step, other, null, URL, undefined, 'job-1'), analyzeFetched(step, other, null, URL));
+    for (const step of steps) assert.deepEqual(await one.run(step, other, null, 'https://other.test/x/', undefined, 'job-1'), analyzeFetched(step, other, null, 'https://other.test/x/'));
+    // Another job's call on the first page is its own page's report too.
+    assert.deepEqual(await one.run([imageAltAnalyzer], PAGE, null, URL, undefined, 'job-2'), analyzeFetched([imageAltAnalyzer], PAGE, null, URL));
+    assert.ok((await one.run([imageAltAnalyzer], PAGE, null, URL, undefined, 'job-2')).findings.some((f) => f.rule === 'image-alt-missing'));
+    assert.ok(!(await one.run([imageAltAnalyzer], other, null, URL, undefined, 'job-2')).findings.some((f) => f.rule === 'image-alt-missing'));
+  });
+
   it('answers 422 document_too_complex for a page that outgrows the worker heap, then analyses the next page', async () => {
     const small = pool({ workers: 1, oldSpaceMb: 24 });
     // 100,000 small elements: a 2.5 MB string that fits the heap, a tree of far more than 24 MB.

@@ -2,7 +2,7 @@
 // as the same REST call, refunded the same way), and their results merged into one signed
 // jobReport. Local input (input.html) is analysed free, in this process's analysis workers, by the
 // analyzers of the steps whose whole report comes from the page's HTML (ToolDefinition.
-// htmlAnalyzers); steps that need the live page run only when the caller gave input.url and asked
+// htmlAnalyzers), all on one parse of the page (analysis/parse-reuse.ts); steps that need the live page run only when the caller gave input.url and asked
 // for it with `enhance: true`, and are otherwise reported skipped, so their categories stay
 // `unknown` (never a pass by omission). A file step takes an earlier step's stored result by
 // `{{steps.<id>.result.fileId}}`; a later step that reads `{{steps.<id>.result.text}}` of a file
@@ -20,6 +20,7 @@
 // with a progressToken gets one notification per step, which keeps its resetTimeoutOnProgress
 // timer alive) and stops when its signal aborts (the client cancelled or went away): the step in
 // flight is aborted through invoke (its fetch ends), and no later step runs or is charged.
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../../accounts/account-store.ts';
@@ -212,6 +213,8 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
   let stopped: string | undefined;
   let cancelled = false;
   let workDir: string | undefined;
+  // The job's own token for its local steps: they share one parse of input.html on the workers (parse-reuse.ts).
+  const parseKey = randomUUID();
   const total = playbook.steps.length;
   // A listener that throws must not fail the job: progress is advisory.
   const progress = (done: number, message: string) => {
@@ -257,7 +260,7 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
         const owner = { id: req.caller.account.id, maxJobs: deps.invoker.authorizeAccount(req.caller).plan.engineJobs };
         let report: Awaited<ReturnType<typeof analyzeOnWorker>>;
         try {
-          report = await runAsJobOwner(owner, () => analyzeOnWorker(analyzers, html, null, LOCAL_BASE, req.signal));
+          report = await runAsJobOwner(owner, () => analyzeOnWorker(analyzers, html, null, LOCAL_BASE, req.signal, parseKey));
         } catch (error) {
           // The caller went away while the page was on a worker: the job stops like an invoked step's.
           if (!cancelledNow()) throw error;
