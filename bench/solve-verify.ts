@@ -34,7 +34,7 @@
  * service's own share (job - baseline) and the MCP transport's (call - job).
  *
  * Environment:
- *   BENCH_ITERATIONS   measured iterations of each figure (default 60)
+ *   BENCH_ITERATIONS   measured iterations of each figure (default 150: on an ~8 ms baseline, five groups of 12 spread past 25%)
  *   BENCH_WARMUP       warm-up iterations of each (default 8)
  *   BENCH_ONLY         solve or verify: measure that figure alone (with the baseline), for a profile
  *   BENCH_SERVER_CPU_PROF  a folder: the server child runs with --cpu-prof and writes its profile there
@@ -69,7 +69,7 @@ const TARGET_BYTES = 75 * 1024;
 const TARGET_OVERHEAD = 0.2;
 const DEADLINE_MS = 10 * 60_000;
 
-const ITERATIONS = envInt('BENCH_ITERATIONS', 60);
+const ITERATIONS = envInt('BENCH_ITERATIONS', 150);
 const WARMUP = envInt('BENCH_WARMUP', 8);
 
 // ---- the page ---------------------------------------------------------------------------------
@@ -236,8 +236,13 @@ async function main(): Promise<void> {
     // Each verify starts a loop of its own: the server keeps a loop's round and stops on its chain,
     // so verifying one solve 60 times would measure a stopped loop after the second round. The
     // solves they verify are made here, outside the clock.
+    // The baseline's pass runs beside each of them, so this process's analysis worker is as warm as
+    // the server's (with the warm-up alone, the baseline's medians fell ~25% over a run as its JIT caught up).
     const solves: string[] = [];
-    for (let i = 0; i < ITERATIONS + WARMUP; i++) solves.push(String((await call(client, 'solve_task', { goal: GOAL, input }, deadline))['execution'].runId));
+    for (let i = 0; i < ITERATIONS + WARMUP; i++) {
+      solves.push(String((await call(client, 'solve_task', { goal: GOAL, input }, deadline))['execution'].runId));
+      await analyses();
+    }
     const nextSolve = (): string => solves.pop() ?? String(first['execution'].runId);
     const figure = (name: string, run: () => Promise<unknown>) => ({ name, run, samples: [] as number[], serverCpu: [] as number[], clientCpu: [] as number[], jobMs: [] as number[] });
     // The transport floor answers what the last solve answered: the same JSON-RPC response, as the client parsed it, serialized again.
