@@ -2,12 +2,13 @@
 // as the same REST call, refunded the same way), and their results merged into one signed
 // jobReport. Local input (input.html) is analysed free, in this process's analysis workers, by the
 // analyzers of the steps whose whole report comes from the page's HTML (ToolDefinition.
-// htmlAnalyzers), all on one parse of the page (analysis/parse-reuse.ts); steps that need the live page run only when the caller gave input.url and asked
-// for it with `enhance: true`, and are otherwise reported skipped, so their categories stay
-// `unknown` (never a pass by omission). A file step takes an earlier step's stored result by
-// `{{steps.<id>.result.fileId}}`; a later step that reads `{{steps.<id>.result.text}}` of a file
-// step gets that result's text (a text/* file up to STEP_TEXT_MAX_BYTES), so a workflow can
-// convert a document, extract its text and check it with a JSON tool. A refusal that would
+// htmlAnalyzers), all on one parse of the page (analysis/parse-reuse.ts); steps that need the
+// live page run only when the caller gave input.url and asked for it with `enhance: true`, and
+// are otherwise reported skipped, so their categories stay `unknown` (never a pass by omission).
+// A file step takes an earlier step's stored result by `{{steps.<id>.result.fileId}}`; a later
+// step that reads `{{steps.<id>.result.text}}` of a file step gets that result's text (a text/*
+// file up to STEP_TEXT_MAX_BYTES), so a workflow can convert a document, extract its text and
+// check it with a JSON tool. A refusal that would
 // refuse every later step as well (the quota, the rate limit, the key) stops the workflow there:
 // the rest is skipped, not charged.
 //
