@@ -10,6 +10,7 @@ import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queu
 import { noteFetchedBytes } from '../files/buffer-reclaim.ts';
 import { DEFAULT_FETCH_LIMITS, fetchPage, type FetcherOptions, type FetchLimits } from './fetcher.ts';
 import type { PageFacts } from './page-facts.ts';
+import { PageMemo } from './page-memo.ts';
 
 export interface FetchSupervisorOptions {
   /** fetches running at once over all accounts */
@@ -124,6 +125,8 @@ export interface EgressFetchOptions {
   headers?: Record<string, string>;
   /** with method POST: the body, bounded (see MAX_REQUEST_BODY_BYTES) */
   body?: FetcherOptions['body'];
+  /** the job's pages (page-memo.ts): a plain GET of a page it has read is not fetched again; fetchAndUse keeps what it reads */
+  memo?: PageMemo;
 }
 
 export interface EgressFetcher {
@@ -163,10 +166,15 @@ export function createEgressFetcher(fetcherOptions: Omit<FetcherOptions, 'signal
   return {
     fetchAndUse(url, use, options = {}) {
       const account = options.account ?? null;
+      const key = options.memo === undefined ? undefined : PageMemo.keyOf(url, options);
       const fetchAndUseOnce = async () => {
-        const facts = await supervisor.run(account, () => fetchPage(url, merge(options)), options.signal);
-        // Read now: the body may be handed (moved) to an analysis worker.
-        const bytes = facts.transferBytes + facts.body.byteLength;
+        // The job's copy when it has one (still in a page slot: using it holds memory like a fetch).
+        const kept = key === undefined ? undefined : options.memo?.take(key);
+        const facts = kept ?? (await supervisor.run(account, () => fetchPage(url, merge(options)), options.signal));
+        if (kept === undefined && key !== undefined) options.memo?.keep(key, facts);
+        // Read now: the body may be handed (moved) to an analysis worker. A kept page crossed no
+        // network, but its copy allocated the body once more.
+        const bytes = kept === undefined ? facts.transferBytes + facts.body.byteLength : facts.body.byteLength;
         try {
           return await use(facts);
         } finally {
@@ -176,6 +184,10 @@ export function createEgressFetcher(fetcherOptions: Omit<FetcherOptions, 'signal
       return pages.run(account, fetchAndUseOnce, options.signal);
     },
     fetch(url, options = {}) {
+      // A page the job has read already (fetchAndUse kept it) is not fetched again; nothing fetched here is kept.
+      const key = options.memo === undefined ? undefined : PageMemo.keyOf(url, options);
+      const kept = key === undefined ? undefined : options.memo?.take(key);
+      if (kept !== undefined) return Promise.resolve(kept);
       return supervisor.run(options.account ?? null, () => fetchPage(url, merge(options)), options.signal);
     },
     status: () => supervisor.status(),

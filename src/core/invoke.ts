@@ -17,6 +17,7 @@ import { fileSha256, idempotencyRequestHash } from './idempotency-hash.ts';
 import { receiveFileSource, type FileSource } from './file-sources.ts';
 import { failure, loadOutcome, storeOutcome, type FailureStage, type InvokeFailure, type Meter, type Outcome } from './outcome.ts';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
+import type { PageMemo } from '../analysis/page-memo.ts';
 import { requireFiles, ToolRunner } from './tool-runner.ts';
 import { cacheLookup, cacheSettle, claimStaleMs } from './tool-cache.ts';
 import { meterNow, quotaExhausted, rateLimited } from './call-refusals.ts';
@@ -49,6 +50,11 @@ export interface InvokeRequest {
    * delivery=binary) rather than reading back the stored copy, which may fail after the charge.
    */
   keepResultAt?: string | undefined;
+  /**
+   * A job's pages (analysis/page-memo.ts): the URL tools of its calls fetch a page once for the
+   * whole job. Opaque to core, and not part of the call: only a job's own runner passes one.
+   */
+  pages?: PageMemo | undefined;
 }
 
 export interface InvokerDeps {

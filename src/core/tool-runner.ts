@@ -9,6 +9,7 @@ import { placementOf, type AiToolContext, type AnyTool, type FileArtifact, type 
 import type { FilePipeline } from '../files/file-pipeline.ts';
 import { ServiceError } from './errors.ts';
 import type { EgressFetcher } from '../analysis/fetch-supervisor.ts';
+import type { PageMemo } from '../analysis/page-memo.ts';
 import type { UrlToolContext } from './define-url-tool.ts';
 import type { Engines } from '../engines/index.ts';
 import type { AiProvider } from '../ai/providers.ts';
@@ -47,9 +48,9 @@ export class ToolRunner {
     const ctx: ToolContext = { requestId: req.requestId, log: req.log, signal: controller.signal, warn: (m) => warnings.push(m) };
     let pending: Promise<unknown>;
     if (tool.kind === 'url') {
-      pending = Promise.resolve(tool.run(input, this.#urlContext(ctx, accountId)));
+      pending = Promise.resolve(tool.run(input, this.#urlContext(ctx, accountId, req.pages)));
     } else if (tool.uses === 'ai') {
-      const aiContext: AiToolContext = { ...this.#urlContext(ctx, accountId), ai: this.#deps.ai };
+      const aiContext: AiToolContext = { ...this.#urlContext(ctx, accountId, req.pages), ai: this.#deps.ai };
       pending = Promise.resolve(tool.run(input, aiContext));
     } else if (tool.kind === 'file') {
       if (!upload || workDir === undefined) throw new Error('file tool without an upload');
@@ -90,14 +91,17 @@ export class ToolRunner {
     }
   }
 
-  /** A URL tool's fetches run in its account's fetcher slots and end with the call. */
-  #urlContext(ctx: ToolContext, accountId: string): UrlToolContext {
+  /**
+   * A URL tool's fetches run in its account's fetcher slots and end with the call. The page it
+   * analyses comes from the job's pages when the call is a job's step (InvokeRequest.pages).
+   */
+  #urlContext(ctx: ToolContext, accountId: string, pages: PageMemo | undefined): UrlToolContext {
     const fetcher = this.#deps.fetcher;
     if (!fetcher) throw new Error('URL tools need the egress-safe fetcher');
     return {
       ...ctx,
-      fetchPage: (url, options = {}) => fetcher.fetch(url, { ...options, account: accountId, signal: ctx.signal }),
-      withPage: (url, use, options = {}) => fetcher.fetchAndUse(url, use, { ...options, account: accountId, signal: ctx.signal }),
+      fetchPage: (url, options = {}) => fetcher.fetch(url, { ...options, account: accountId, signal: ctx.signal, ...(pages === undefined ? {} : { memo: pages }) }),
+      withPage: (url, use, options = {}) => fetcher.fetchAndUse(url, use, { ...options, account: accountId, signal: ctx.signal, ...(pages === undefined ? {} : { memo: pages }) }),
       ...(this.#deps.engines ? { engines: this.#deps.engines } : {}),
     };
   }

@@ -89,6 +89,21 @@ describe('the fix loop as the server keeps it', () => {
     assert.equal(run['result'].execution.runId, accepted['runId'], 'the finished result names its own run (not null)');
   });
 
+  it("a URL job fetches its page once for all its steps, and each verify once again", async () => {
+    const { call } = await connect();
+    const url = 'https://shop.example.com/once';
+    publish(url, BROKEN);
+    const goal = 'Audit the SEO of my shop page';
+    const solved = await call('solve_task', { goal, input: { url: web.rewrite(url) } });
+    const summary = solved['jobReport'].summary;
+    assert.ok(summary.stepsOk >= 3, `several steps read the page: ${JSON.stringify(summary)}`);
+    assert.ok(summary.creditsCharged >= summary.stepsOk, 'each step is still charged as its own call');
+    assert.equal(web.requests(url), 1, `one fetch of the page for the whole job (${web.requests(url)} made)`);
+    const verified = await call('verify_task', { goal, baseline: { runId: solved['execution'].runId } });
+    assert.equal(verified['loop'].round, 1, JSON.stringify(verified).slice(0, 300));
+    assert.equal(web.requests(url), 2, 'a verify reads the page as it is now, once');
+  });
+
   it('verify_task takes { runId }, .after, a bare jobReport and a truncated answer; round and stops live on the chain', async () => {
     const { call } = await connect();
     const url = 'https://shop.example.com/b';

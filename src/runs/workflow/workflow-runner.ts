@@ -27,6 +27,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Caller } from '../../accounts/account-store.ts';
 import { analyzeOnWorker } from '../../analysis/analysis-pool.ts';
 import { LOCAL_PAGE_URL } from '../../analysis/local-page.ts';
+import { PageMemo } from '../../analysis/page-memo.ts';
 import type { Catalog } from '../../core/catalog.ts';
 import { ServiceError } from '../../core/errors.ts';
 import type { FileSource } from '../../core/file-sources.ts';
@@ -216,6 +217,8 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
   let workDir: string | undefined;
   // The job's own token for its local steps: they share one parse of input.html on the workers (parse-reuse.ts).
   const parseKey = randomUUID();
+  // And its pages: its steps' URL tools fetch input.url once for the whole job (page-memo.ts).
+  const pages = new PageMemo();
   const total = playbook.steps.length;
   // A listener that throws must not fail the job: progress is advisory.
   const progress = (done: number, message: string) => {
@@ -303,6 +306,7 @@ export async function runWorkflow(deps: WorkflowDeps, req: WorkflowRequest): Pro
         requestId: `${req.requestId}:${step.id}`,
         log: req.log,
         signal: req.signal,
+        pages,
         ...(source === undefined ? {} : { file: source, workDir }),
       });
       toolsUsed.push(step.operationId);

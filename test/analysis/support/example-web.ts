@@ -20,6 +20,8 @@ export interface ExampleWeb {
   fetcher: EgressFetcher;
   /** the pages served from now on, by absolute URL as written (without ports) */
   serve(pages: Record<string, ExamplePage>): void;
+  /** how many requests (any method) reached an absolute URL as written (without its port) so far */
+  requests(url: string): number;
   /** example.com URLs in a string (or JSON) with the sites' ports put in */
   rewrite(text: string): string;
   /** the same, recursively, in an object */
@@ -30,13 +32,16 @@ export interface ExampleWeb {
 export async function startExampleWeb(): Promise<ExampleWeb> {
   const ca = createTestCa();
   let pages = new Map<string, ExamplePage>();
+  const seen = new Map<string, number>();
   let httpPort = 0;
   let httpsPort = 0;
   const rewrite = (text: string): string =>
     text.replace(EXAMPLE_URL, (_all, scheme: string, host: string) => `${scheme}://${host}:${scheme === 'https' ? httpsPort : httpPort}`);
   const handler = (scheme: 'http' | 'https') => (req: IncomingMessage, res: ServerResponse) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
-    const page = pages.get(`${scheme}://${host}${req.url ?? '/'}`);
+    const at = `${scheme}://${host}${req.url ?? '/'}`;
+    seen.set(at, (seen.get(at) ?? 0) + 1);
+    const page = pages.get(at);
     if (page === undefined) {
       res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
       res.end('<!doctype html><title>Not found</title><h1>Not found</h1>');
@@ -64,6 +69,7 @@ export async function startExampleWeb(): Promise<ExampleWeb> {
     serve(next) {
       pages = new Map(Object.entries(next));
     },
+    requests: (url) => seen.get(url) ?? 0,
     rewrite,
     rewriteValue,
     async close() {
