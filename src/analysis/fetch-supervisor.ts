@@ -10,7 +10,7 @@ import { FairQueue, type OwnerGroup, type QueuedJob } from '../engines/fair-queu
 import { noteFetchedBytes } from '../files/buffer-reclaim.ts';
 import { DEFAULT_FETCH_LIMITS, fetchPage, type FetcherOptions, type FetchLimits } from './fetcher.ts';
 import type { PageFacts } from './page-facts.ts';
-import { PageMemo } from './page-memo.ts';
+import type { PageMemo } from './page-memo.ts';
 
 export interface FetchSupervisorOptions {
   /** fetches running at once over all accounts */
@@ -166,12 +166,11 @@ export function createEgressFetcher(fetcherOptions: Omit<FetcherOptions, 'signal
   return {
     fetchAndUse(url, use, options = {}) {
       const account = options.account ?? null;
-      const key = options.memo === undefined ? undefined : PageMemo.keyOf(url, options);
       const fetchAndUseOnce = async () => {
         // The job's copy when it has one (still in a page slot: using it holds memory like a fetch).
-        const kept = key === undefined ? undefined : options.memo?.take(key);
+        const kept = options.memo?.take(url, options);
         const facts = kept ?? (await supervisor.run(account, () => fetchPage(url, merge(options)), options.signal));
-        if (kept === undefined && key !== undefined) options.memo?.keep(key, facts);
+        if (kept === undefined) options.memo?.keep(url, options, facts);
         // Read now: the body may be handed (moved) to an analysis worker. A kept page crossed no
         // network, but its copy allocated the body once more.
         const bytes = kept === undefined ? facts.transferBytes + facts.body.byteLength : facts.body.byteLength;
@@ -185,8 +184,7 @@ export function createEgressFetcher(fetcherOptions: Omit<FetcherOptions, 'signal
     },
     fetch(url, options = {}) {
       // A page the job has read already (fetchAndUse kept it) is not fetched again; nothing fetched here is kept.
-      const key = options.memo === undefined ? undefined : PageMemo.keyOf(url, options);
-      const kept = key === undefined ? undefined : options.memo?.take(key);
+      const kept = options.memo?.take(url, options);
       if (kept !== undefined) return Promise.resolve(kept);
       return supervisor.run(options.account ?? null, () => fetchPage(url, merge(options)), options.signal);
     },

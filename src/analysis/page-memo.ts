@@ -24,29 +24,35 @@ export class PageMemo {
   hits = 0;
 
   /**
-   * The key of a fetch the memo may answer, or undefined for one it must not: anything but a plain
-   * GET (a method, headers or a body of its own) is fetched every time. The limits that shape an
-   * answer (its size cap, the redirects followed) are part of the key; the timeouts only decide
-   * whether an answer comes, and a kept page has come.
+   * The page a plain GET of `url` with these options fetched before in this job, as a copy of its
+   * own (the analysis worker may take a body's memory); undefined when there is none, or when the
+   * fetch is one the memo must not answer.
    */
-  static keyOf(url: string | URL, options: EgressFetchOptions): string | undefined {
-    if ((options.method !== undefined && options.method !== 'GET') || options.headers !== undefined || options.body !== undefined) return undefined;
-    return JSON.stringify([String(url), options.limits?.maxBytes ?? null, options.limits?.maxRedirects ?? null]);
-  }
-
-  /** The page fetched under `key` before, as a copy of its own: the analysis worker may take a body's memory. */
-  take(key: string): PageFacts | undefined {
-    const facts = this.#pages.get(key);
+  take(url: string | URL, options: EgressFetchOptions): PageFacts | undefined {
+    const key = keyOf(url, options);
+    const facts = key === undefined ? undefined : this.#pages.get(key);
     if (facts === undefined) return undefined;
     this.hits++;
     return { ...facts, body: ownCopy(facts.body) };
   }
 
   /** Keeps a copy of a page just fetched (before its first use, which may move its body away). */
-  keep(key: string, facts: PageFacts): void {
-    if (this.#pages.size >= MAX_PAGES || this.#pages.has(key)) return;
+  keep(url: string | URL, options: EgressFetchOptions, facts: PageFacts): void {
+    const key = keyOf(url, options);
+    if (key === undefined || this.#pages.size >= MAX_PAGES || this.#pages.has(key)) return;
     this.#pages.set(key, { ...facts, body: ownCopy(facts.body) });
   }
+}
+
+/**
+ * The key of a fetch the memo may answer, or undefined for one it must not: anything but a plain
+ * GET (a method, headers or a body of its own) is fetched every time. The limits that shape an
+ * answer (its size cap, the redirects followed) are part of the key; the timeouts only decide
+ * whether an answer comes, and a kept page has come.
+ */
+function keyOf(url: string | URL, options: EgressFetchOptions): string | undefined {
+  if ((options.method !== undefined && options.method !== 'GET') || options.headers !== undefined || options.body !== undefined) return undefined;
+  return JSON.stringify([String(url), options.limits?.maxBytes ?? null, options.limits?.maxRedirects ?? null]);
 }
 
 /**

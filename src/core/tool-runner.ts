@@ -98,10 +98,11 @@ export class ToolRunner {
   #urlContext(ctx: ToolContext, accountId: string, pages: PageMemo | undefined): UrlToolContext {
     const fetcher = this.#deps.fetcher;
     if (!fetcher) throw new Error('URL tools need the egress-safe fetcher');
+    const own = { account: accountId, signal: ctx.signal, ...(pages === undefined ? {} : { memo: pages }) };
     return {
       ...ctx,
-      fetchPage: (url, options = {}) => fetcher.fetch(url, { ...options, account: accountId, signal: ctx.signal, ...(pages === undefined ? {} : { memo: pages }) }),
-      withPage: (url, use, options = {}) => fetcher.fetchAndUse(url, use, { ...options, account: accountId, signal: ctx.signal, ...(pages === undefined ? {} : { memo: pages }) }),
+      fetchPage: (url, options = {}) => fetcher.fetch(url, { ...options, ...own }),
+      withPage: (url, use, options = {}) => fetcher.fetchAndUse(url, use, { ...options, ...own }),
       ...(this.#deps.engines ? { engines: this.#deps.engines } : {}),
     };
   }

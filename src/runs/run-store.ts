@@ -100,6 +100,12 @@ function toRun(row: RunsTable): Run {
   };
 }
 
+/** A run with the job state of its chain's newest finished run (RunStore.getWithChainState). */
+export interface RunWithChainState {
+  run: Run;
+  chainJobState: string | undefined;
+}
+
 /** Taken over at most this many times: a run whose every holder died is closed, not passed on forever. */
 export const MAX_RUN_ATTEMPTS = 3;
 
@@ -152,9 +158,18 @@ export class RunStore {
   /**
    * The account's run, and the job state of the newest finished run of the fix loop's chain it
    * belongs to (the chain it heads when it names none): what verify_task reads of a `{runId}`
-   * baseline, in one statement instead of get and latestJobStateInChain one after the other.
+   * baseline, in one statement.
    */
-  async getWithChainState(accountId: string, runId: string): Promise<{ run: Run; chainJobState: string | undefined } | undefined> {
+  getWithChainState(accountId: string, runId: string): Promise<RunWithChainState | undefined> {
+    return this.#withChainState(accountId, 'id', runId);
+  }
+
+  /** The same for the account's job run whose answer carried this jobReport (a baseline that names no run). */
+  byReportIdWithChainState(accountId: string, reportId: string): Promise<RunWithChainState | undefined> {
+    return this.#withChainState(accountId, 'report_id', reportId);
+  }
+
+  async #withChainState(accountId: string, column: 'id' | 'report_id', value: string): Promise<RunWithChainState | undefined> {
     const row = await this.#db
       .selectFrom('runs as r')
       .selectAll('r')
@@ -170,8 +185,9 @@ export class RunStore {
           .limit(1)
           .as('chain_job_state'),
       )
-      .where('r.id', '=', runId)
+      .where(column === 'id' ? 'r.id' : 'r.report_id', '=', value)
       .where('r.account_id', '=', accountId)
+      .limit(1)
       .executeTakeFirst();
     if (!row) return undefined;
     const { chain_job_state: chainJobState, ...run } = row;
@@ -182,31 +198,6 @@ export class RunStore {
   async byIdempotencyKey(accountId: string, kind: string, key: string): Promise<Run | undefined> {
     const row = await this.#db.selectFrom('runs').selectAll().where('account_id', '=', accountId).where('kind', '=', kind).where('idempotency_key', '=', key).orderBy('created_at').limit(1).executeTakeFirst();
     return row ? toRun(row) : undefined;
-  }
-
-  /** The account's job run whose answer carried this jobReport. */
-  async byReportId(accountId: string, reportId: string): Promise<Run | undefined> {
-    const row = await this.#db.selectFrom('runs').selectAll().where('account_id', '=', accountId).where('report_id', '=', reportId).limit(1).executeTakeFirst();
-    return row ? toRun(row) : undefined;
-  }
-
-  /**
-   * The job state of the newest finished run of a fix loop's chain (the account's own): that
-   * column alone, since a verify needs nothing else of it, and a whole row would read and parse
-   * its stored answer (tens of KB for a report) on every verify.
-   */
-  async latestJobStateInChain(accountId: string, chainId: string): Promise<string | undefined> {
-    const row = await this.#db
-      .selectFrom('runs')
-      .select('job_state')
-      .where('chain_id', '=', chainId)
-      .where('account_id', '=', accountId)
-      .where('job_state', 'is not', null)
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row?.job_state ?? undefined;
   }
 
   /** What a job run keeps besides its outcome: set when the job has its answer, before the run is closed. */

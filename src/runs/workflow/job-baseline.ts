@@ -67,8 +67,8 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
   let answer: unknown = given;
   let chainId: string | null = null;
   let state: ReturnType<typeof parseJobState>;
-  // By runId the chain's newest state comes with the run (one statement); otherwise it is asked below.
-  let chainState: { newest: string | undefined } | undefined;
+  // The newest job state of the run's chain, read with the run in one statement.
+  let newest: string | undefined;
   if (runId !== undefined) {
     // A whole answer names its run and carries its report: the report must still be the one issued
     // (a forged or edited copy is refused, even though the run's own copy would be read instead).
@@ -88,7 +88,7 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
     answer = stored;
     state = parseJobState(run.jobState);
     chainId = run.chainId ?? run.runId;
-    chainState = { newest: read?.chainJobState };
+    newest = read?.chainJobState;
   }
   // By runId the answer is the run store's own copy (runs.get is scoped to this account): its seal
   // was made here and no host touched it. What a host passes is checked in full above or here.
@@ -96,17 +96,15 @@ export async function resolveVerifyBaseline(q: BaselineLookup): Promise<VerifyBa
   if (!found.ok) return refused(found.code, found.message);
   if (runId === undefined) {
     // A whole answer from before runIds, `.after` or a bare jobReport: its run, by the report it carried.
-    const run = await q.runs.byReportId(accountId, found.report.reportId);
-    if (run) {
-      state = parseJobState(run.jobState);
-      chainId = run.chainId ?? run.runId;
+    const read = await q.runs.byReportIdWithChainState(accountId, found.report.reportId);
+    if (read) {
+      state = parseJobState(read.run.jobState);
+      chainId = read.run.chainId ?? read.run.runId;
+      newest = read.chainJobState;
     }
   }
   let loop: LoopMemo | undefined = found.loop;
-  if (chainId !== null) {
-    const newest = chainState !== undefined ? chainState.newest : await q.runs.latestJobStateInChain(accountId, chainId);
-    loop = parseJobState(newest ?? null)?.loop ?? state?.loop ?? loop;
-  }
+  if (chainId !== null) loop = parseJobState(newest ?? null)?.loop ?? state?.loop ?? loop;
   return {
     ok: true,
     report: found.report,
